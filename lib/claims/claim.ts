@@ -1,0 +1,21 @@
+/**
+ * The three claimers that share the claim mechanism; the `component` label of
+ * `queuebox_claims_lost_total`.
+ * @publicApi
+ */
+export type ClaimComponent = 'outbox' | 'inbox' | 'pull';
+
+/**
+ * Proof of ownership of one row: its id and the random token the claim wrote. Immutable; a new
+ * claim of the row makes a new token, and nothing ever reuses one.
+ * @publicApi
+ */
+export interface Claim {
+  readonly component: ClaimComponent;
+  readonly id: string;
+  readonly token: string;
+  readonly leaseMs: number;
+}
+
+/** What a fenced write reports. `lost`: it changed no row, and the caller changes nothing more. */
+export type FenceResult = 'ok' | 'lost';

@@ -1,0 +1,74 @@
+import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import { DB_NOW, qualified } from './postgres-names.js';
+
+/**
+ * $1 uuid[] message ids, $2 text[] destinations, $3 text[] keys, $4 text[] headers (JSON),
+ * $5 text[] payloads, $6 int[] delays (ms). Runs in the caller's transaction; no lock beyond
+ * the inserted rows. No NOTIFY here: a NOTIFY would serialize every producer's commit.
+ */
+export const insertOutbox = (t: ResolvedTableNames): string => /* sql */ `
+INSERT INTO ${qualified(t, 'outbox')} (message_id, destination, ordering_key, headers, payload, next_attempt_at)
+SELECT u.message_id, u.destination, u.ordering_key, u.headers::jsonb, u.payload,
+       ${DB_NOW} + u.delay_ms * interval '1 millisecond'
+FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[])
+  AS u(message_id, destination, ordering_key, headers, payload, delay_ms)
+RETURNING id, message_id`;
+
+/**
+ * $1 batch size, $2 lease ms. The outbox claim: autocommit, FOR UPDATE SKIP LOCKED on the
+ * candidates, no claim lock (spec). A row is claimable when it is pending and due, no older row
+ * of its key is unfinished (A), and no row of its key is processing (B); so a batch holds at
+ * most one row per key, and only a key's oldest unfinished row. NULL keys never match (A)/(B):
+ * unordered. Each row gets its own random token (gen_random_uuid per row).
+ *
+ * `inverted` flags a claim that takes a row older than a row of its key that was already
+ * claimed or finished: the out-of-order-commit window of the lock-free claim
+ * (queuebox_outbox_order_inversions_total). One probe of the `claimed` index per keyed row.
+ */
+export const claimOutbox = (t: ResolvedTableNames): string => /* sql */ `
+WITH cand AS (
+  SELECT o.id
+  FROM ${qualified(t, 'outbox')} AS o
+  WHERE o.state = 'pending'
+    AND o.next_attempt_at <= ${DB_NOW}
+    AND NOT EXISTS (SELECT 1 FROM ${qualified(t, 'outbox')} AS b
+                    WHERE b.ordering_key = o.ordering_key AND b.id < o.id
+                      AND b.state IN ('pending', 'processing'))
+    AND NOT EXISTS (SELECT 1 FROM ${qualified(t, 'outbox')} AS p
+                    WHERE p.ordering_key = o.ordering_key AND p.state = 'processing')
+  ORDER BY o.id
+  LIMIT $1
+  FOR UPDATE OF o SKIP LOCKED
+)
+UPDATE ${qualified(t, 'outbox')} AS m
+SET state = 'processing',
+    claim_token = gen_random_uuid(),
+    claimed_at = ${DB_NOW},
+    lease_expires_at = ${DB_NOW} + $2::integer * interval '1 millisecond',
+    attempts = m.attempts + 1
+FROM cand
+WHERE m.id = cand.id
+RETURNING m.id, m.message_id, m.destination, m.ordering_key, m.headers, m.payload,
+          m.claim_token, m.attempts,
+          EXISTS (SELECT 1 FROM ${qualified(t, 'outbox')} AS y
+                  WHERE y.ordering_key = m.ordering_key AND y.id > m.id AND y.attempts > 0) AS inverted`;
+
+/**
+ * The optional outbox claim lock (`outbox.claimLock`). It must be its own statement, before the
+ * claim, in the claim's transaction: the claim statement's snapshot is then taken after the
+ * previous claimer committed, so its claims are visible as `processing` and (B) holds. Taken
+ * inside the claim statement it would not help (the snapshot predates the wait). Released by
+ * COMMIT, so it is held only for the claim. The wait is bounded like SQL Server's app lock.
+ */
+export const claimLockTimeout = (): string => /* sql */ `SET LOCAL lock_timeout = '10s'`;
+
+/** $1 lock name. Two-key form: QueueBox's own namespace in the advisory-lock key space. */
+export const claimLock = (): string => /* sql */ `SELECT pg_advisory_xact_lock(hashtext('queuebox'), hashtext($1))`;
+
+/** Backlog and oldest pending age (seconds, database clock) per destination. */
+export const outboxBacklog = (t: ResolvedTableNames): string => /* sql */ `
+SELECT destination, count(*)::integer AS pending,
+       EXTRACT(EPOCH FROM ${DB_NOW} - min(created_at))::float8 AS oldest_age_seconds
+FROM ${qualified(t, 'outbox')}
+WHERE state = 'pending'
+GROUP BY destination`;

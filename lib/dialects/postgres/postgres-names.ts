@@ -1,0 +1,24 @@
+import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import type { ClaimTable } from '../sql-dialect.interface.js';
+
+/**
+ * Quotes a validated identifier (`IDENTIFIER` in options). Quoting keeps the case as given and
+ * makes reserved words safe; validation is what keeps anything else out.
+ */
+export function quote(identifier: string): string {
+  return `"${identifier}"`;
+}
+
+/** The quoted, schema-qualified name of a QueueBox table. */
+export function qualified(tables: ResolvedTableNames, table: ClaimTable): string {
+  const name = quote(tables[table]);
+  return tables.schema ? `${quote(tables.schema)}.${name}` : name;
+}
+
+/** The state that finishes a row of a table. */
+export function doneState(table: ClaimTable): 'sent' | 'processed' {
+  return table === 'outbox' ? 'sent' : 'processed';
+}
+
+/** The database clock: when the current statement arrived (not `now()`, the transaction start). */
+export const DB_NOW = 'statement_timestamp()';

@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import type { ClaimTable, FencedRow, OutboxInsertRow, SqlDialect, SqlStatement } from '../sql-dialect.interface.js';
+import * as fenced from './fenced-writes.sql.js';
+import * as notifySql from './notify.sql.js';
+import * as outbox from './outbox.sql.js';
+
+/** PostgreSQL: `$n` placeholders, `statement_timestamp()` as the clock, SKIP LOCKED claims. */
+export class PostgresDialect implements SqlDialect {
+  readonly type = 'postgres' as const;
+  private readonly text: Record<string, string>;
+
+  constructor(readonly tables: ResolvedTableNames) {
+    // Statement text depends only on the table names: build it once.
+    this.text = {
+      insertOutbox: outbox.insertOutbox(tables),
+      claimOutbox: outbox.claimOutbox(tables),
+      outboxBacklog: outbox.outboxBacklog(tables),
+      ...Object.fromEntries(
+        (['outbox', 'inbox'] as const).flatMap((table) => [
+          [`renew:${table}`, fenced.renew(tables, table)],
+          [`complete:${table}`, fenced.complete(tables, table)],
+          [`completeMany:${table}`, fenced.completeMany(tables, table)],
+          [`retry:${table}`, fenced.retry(tables, table)],
+          [`deadLetter:${table}`, fenced.deadLetter(tables, table)],
+          [`reclaimExpired:${table}`, fenced.reclaimExpired(tables, table)],
+        ]),
+      ),
+    };
+  }
+
+  insertOutbox(rows: readonly OutboxInsertRow[]): SqlStatement {
+    return {
+      sql: this.text.insertOutbox,
+      params: [
+        rows.map((r) => r.messageId),
+        rows.map((r) => r.destination),
+        rows.map((r) => r.key),
+        rows.map((r) => r.headers),
+        rows.map((r) => r.payload),
+        rows.map((r) => r.delayMs),
+      ],
+    };
+  }
+
+  outboxClaimLock(): readonly SqlStatement[] {
+    return [
+      { sql: outbox.claimLockTimeout(), params: [] },
+      { sql: outbox.claimLock(), params: [`queuebox_outbox_claim_${this.tables.outbox}`] },
+    ];
+  }
+
+  claimOutbox(batchSize: number, leaseMs: number): SqlStatement {
+    return { sql: this.text.claimOutbox, params: [batchSize, leaseMs] };
+  }
+
+  renew(table: ClaimTable, row: FencedRow, leaseMs: number): SqlStatement {
+    return { sql: this.text[`renew:${table}`], params: [row.id, row.token, leaseMs] };
+  }
+
+  complete(table: ClaimTable, row: FencedRow): SqlStatement {
+    return { sql: this.text[`complete:${table}`], params: [row.id, row.token] };
+  }
+
+  completeMany(table: ClaimTable, rows: readonly FencedRow[]): SqlStatement {
+    return { sql: this.text[`completeMany:${table}`], params: [rows.map((r) => r.id), rows.map((r) => r.token)] };
+  }
+
+  retry(table: ClaimTable, row: FencedRow, delayMs: number, error: string): SqlStatement {
+    return { sql: this.text[`retry:${table}`], params: [row.id, row.token, delayMs, error] };
+  }
+
+  deadLetter(table: ClaimTable, row: FencedRow, error: string): SqlStatement {
+    return { sql: this.text[`deadLetter:${table}`], params: [row.id, row.token, error] };
+  }
+
+  reclaimExpired(table: ClaimTable, limit: number): SqlStatement {
+    return { sql: this.text[`reclaimExpired:${table}`], params: [limit] };
+  }
+
+  outboxBacklog(): SqlStatement {
+    return { sql: this.text.outboxBacklog, params: [] };
+  }
+
+  wakeChannel(table: ClaimTable): string {
+    const channel = ['queuebox', this.tables.schema, this.tables[table]].filter(Boolean).join('_');
+    // PostgreSQL channel names are identifiers: 63 bytes at most.
+    return channel.length <= 63 ? channel : `queuebox_${createHash('sha1').update(channel).digest('hex')}`;
+  }
+
+  notify(channel: string, senderId: string): SqlStatement {
+    return { sql: notifySql.notify(), params: [channel, senderId] };
+  }
+
+  listen(channel: string): SqlStatement {
+    return { sql: notifySql.listen(channel), params: [] };
+  }
+
+  unlistenAll(): SqlStatement {
+    return { sql: notifySql.unlistenAll(), params: [] };
+  }
+}

@@ -1,0 +1,53 @@
+import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import { qualified, quote } from './postgres-names.js';
+
+/*
+ * DDL of the outbox, run by the TypeORM migration classes (never by `synchronize`, never at
+ * run time). `state` is text + CHECK, and every statement writes the states as literals, so
+ * the planner can match the partial indexes, which hold only unfinished rows.
+ */
+
+export const createOutboxTable = (t: ResolvedTableNames): string[] => {
+  const table = qualified(t, 'outbox');
+  const ix = (suffix: string): string => quote(`${t.outbox}_${suffix}`);
+  return [
+    /* sql */ `CREATE TABLE ${table} (
+  id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  message_id       uuid        NOT NULL,
+  ordering_key     text        NULL,
+  destination      text        NOT NULL,
+  headers          jsonb       NOT NULL DEFAULT '{}'::jsonb,
+  payload          text        NOT NULL,
+  state            text        NOT NULL DEFAULT 'pending',
+  claim_token      uuid        NULL,
+  claimed_at       timestamptz NULL,
+  lease_expires_at timestamptz NULL,
+  attempts         integer     NOT NULL DEFAULT 0,
+  next_attempt_at  timestamptz NOT NULL DEFAULT statement_timestamp(),
+  created_at       timestamptz NOT NULL DEFAULT statement_timestamp(),
+  finished_at      timestamptz NULL,
+  last_error       text        NULL,
+  CONSTRAINT ${ix('message_id_uq')} UNIQUE (message_id),
+  CONSTRAINT ${ix('state_ck')} CHECK (state IN ('pending', 'processing', 'sent', 'dead')),
+  CONSTRAINT ${ix('claim_ck')} CHECK (state <> 'processing'
+    OR (claim_token IS NOT NULL AND lease_expires_at IS NOT NULL AND claimed_at IS NOT NULL))
+)`,
+    // Claim candidates in FIFO order: pending rows only.
+    /* sql */ `CREATE INDEX ${ix('pending_ix')} ON ${table} (id) WHERE state = 'pending'`,
+    // Claim anti-join (A): an older unfinished row of the same key.
+    /* sql */ `CREATE INDEX ${ix('key_unfinished_ix')} ON ${table} (ordering_key, id) WHERE state IN ('pending', 'processing')`,
+    // Claim anti-join (B) and the reclaim: rows in flight.
+    /* sql */ `CREATE INDEX ${ix('processing_ix')} ON ${table} (ordering_key, lease_expires_at) WHERE state = 'processing'`,
+    // Inversion check: a younger row of the key that was ever claimed. Rows enter at their first
+    // claim, so producers' inserts do not pay for it.
+    /* sql */ `CREATE INDEX ${ix('claimed_ix')} ON ${table} (ordering_key, id) WHERE attempts > 0`,
+    // Dead-letter listing and retention of finished rows.
+    /* sql */ `CREATE INDEX ${ix('finished_ix')} ON ${table} (finished_at) WHERE state IN ('sent', 'dead')`,
+  ];
+};
+
+export const dropOutboxTable = (t: ResolvedTableNames): string[] => [/* sql */ `DROP TABLE ${qualified(t, 'outbox')}`];
+
+/** Creates the schema when QueueBox's tables live in one of their own. */
+export const createSchema = (t: ResolvedTableNames): string[] =>
+  t.schema ? [/* sql */ `CREATE SCHEMA IF NOT EXISTS ${quote(t.schema)}`] : [];

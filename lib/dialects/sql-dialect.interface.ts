@@ -1,0 +1,56 @@
+import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+
+/** One SQL statement with its bound values. Values are never interpolated into `sql`. */
+export interface SqlStatement {
+  readonly sql: string;
+  readonly params: readonly unknown[];
+}
+
+/** A table that holds claimable rows, and the state that finishes a row there. */
+export type ClaimTable = 'outbox' | 'inbox';
+
+/** The fields of one outbox row to insert, already validated and serialized. */
+export interface OutboxInsertRow {
+  messageId: string;
+  destination: string;
+  key: string | null;
+  headers: string;
+  payload: string;
+  delayMs: number;
+}
+
+/** An id and token pair of a claim, for the batched forms of fenced writes. */
+export interface FencedRow {
+  id: string;
+  token: string;
+}
+
+/**
+ * The SQL of one database. Implementations are pure: they build statement text from validated
+ * identifiers and put every value in `params`. Only the `ClaimRepository` and the services'
+ * insert paths execute them.
+ */
+export interface SqlDialect {
+  readonly type: 'postgres' | 'mssql';
+  readonly tables: ResolvedTableNames;
+
+  insertOutbox(rows: readonly OutboxInsertRow[]): SqlStatement;
+  /** Statements to run, in one transaction, before `claimOutbox` when claims are serialized. */
+  outboxClaimLock(): readonly SqlStatement[];
+  claimOutbox(batchSize: number, leaseMs: number): SqlStatement;
+
+  renew(table: ClaimTable, row: FencedRow, leaseMs: number): SqlStatement;
+  complete(table: ClaimTable, row: FencedRow): SqlStatement;
+  completeMany(table: ClaimTable, rows: readonly FencedRow[]): SqlStatement;
+  retry(table: ClaimTable, row: FencedRow, delayMs: number, error: string): SqlStatement;
+  deadLetter(table: ClaimTable, row: FencedRow, error: string): SqlStatement;
+  reclaimExpired(table: ClaimTable, limit: number): SqlStatement;
+
+  outboxBacklog(): SqlStatement;
+  /** Channel name of the cross-replica wake-up of a table, or undefined without LISTEN/NOTIFY. */
+  wakeChannel(table: ClaimTable): string | undefined;
+  /** Sends a wake-up on `channel`; `senderId` lets the sender ignore its own notification. */
+  notify(channel: string, senderId: string): SqlStatement;
+  listen(channel: string): SqlStatement;
+  unlistenAll(): SqlStatement;
+}

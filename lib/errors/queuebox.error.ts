@@ -1,0 +1,28 @@
+/**
+ * Every error code QueueBox throws. Stable strings: match on them, not on messages.
+ * @publicApi
+ */
+export type QueueBoxErrorCode =
+  | 'INVALID_OPTIONS'
+  | 'UNSUPPORTED_DATABASE'
+  | 'INVALID_MESSAGE'
+  | 'UNKNOWN_DESTINATION'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'CLAIM_LOST'
+  | 'PUBLISH_FAILED';
+
+/**
+ * Base class of every QueueBox error. `name` is the concrete class name and the original
+ * failure, if any, is chained through the standard `cause`.
+ * @publicApi
+ */
+export class QueueBoxError extends Error {
+  constructor(
+    readonly code: QueueBoxErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}

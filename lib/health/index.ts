@@ -1,0 +1,7 @@
+/**
+ * `queuebox/terminus`: health checks for `@nestjs/terminus` (an optional peer; the root entry
+ * never imports it).
+ * @packageDocumentation
+ */
+export { QueueBoxHealthIndicator } from './queuebox.health.js';
+export { QueueBoxHealthModule } from './queuebox-health.module.js';

@@ -1,0 +1,47 @@
+/**
+ * QueueBox: reliable messaging for NestJS through the application's own database.
+ * @packageDocumentation
+ */
+export { QueueBoxModule } from './queuebox.module.js';
+export type { QueueBoxModuleExtras } from './queuebox.module-definition.js';
+export { OutboxService, type EnqueueOptions } from './outbox/outbox.service.js';
+
+export type {
+  BackoffOptions,
+  CustomDestinationOptions,
+  DestinationOptions,
+  HttpDestinationOptions,
+  NotifyOptions,
+  OutboxOptions,
+  QueueBoxModuleOptions,
+} from './interfaces/queuebox-options.interface.js';
+export type { EnqueuedMessage, OutboxMessage, OutboxMessageInput } from './interfaces/outbox-message.interface.js';
+export type { OutboxPublisher, PublishContext } from './interfaces/outbox-publisher.interface.js';
+export type { Claim, ClaimComponent } from './claims/claim.js';
+
+export { QueueBoxError, type QueueBoxErrorCode } from './errors/queuebox.error.js';
+export { InvalidQueueBoxOptionsError } from './errors/invalid-queuebox-options.error.js';
+export { UnsupportedDatabaseError } from './errors/unsupported-database.error.js';
+export { InvalidMessageError } from './errors/invalid-message.error.js';
+export { UnknownDestinationError } from './errors/unknown-destination.error.js';
+export { PayloadTooLargeError } from './errors/payload-too-large.error.js';
+export { ClaimLostError } from './errors/claim-lost.error.js';
+export { PublishFailedError } from './errors/publish-failed.error.js';
+
+export { signMessage, verifyMessageSignature, type SignatureCheck } from './publishers/message-signature.js';
+export {
+  MESSAGE_ID_HEADER,
+  MESSAGE_KEY_HEADER,
+  SIGNATURE_HEADER,
+  DEFAULT_INBOX_TABLE,
+  DEFAULT_OUTBOX_TABLE,
+} from './queuebox.constants.js';
+export {
+  CLAIMS_LOST_TOTAL,
+  OUTBOX_BACKLOG_MESSAGES,
+  OUTBOX_MESSAGES_PUBLISHED_TOTAL,
+  OUTBOX_MESSAGES_RECLAIMED_TOTAL,
+  OUTBOX_OLDEST_PENDING_AGE_SECONDS,
+  OUTBOX_ORDER_INVERSIONS_TOTAL,
+  OUTBOX_PUBLISH_DURATION_SECONDS,
+} from './metrics/queuebox.metrics.js';

@@ -1,0 +1,44 @@
+/**
+ * A message to enqueue.
+ * @publicApi
+ */
+export interface OutboxMessageInput {
+  /** A configured destination name. */
+  destination: string;
+  /** Any JSON-serializable value. */
+  payload: unknown;
+  /** Ordering key: messages of one key are published one at a time, oldest first. */
+  key?: string;
+  /** Extra headers published with the message (string values). */
+  headers?: Record<string, string>;
+  /** Publish no earlier than this many milliseconds after the commit (database clock). */
+  delayMs?: number;
+}
+
+/**
+ * A message as a publisher receives it.
+ * @publicApi
+ */
+export interface OutboxMessage {
+  /** Row id (bigint as a string). */
+  id: string;
+  /** The `X-Message-Id`: a time-ordered UUID, stable for the row's whole life. */
+  messageId: string;
+  destination: string;
+  key: string | null;
+  /** User headers plus the stored trace context (`traceparent`, `tracestate`). */
+  headers: Record<string, string>;
+  /** The payload as stored: its JSON text. */
+  payload: string;
+  /** This publish attempt, starting at 1. */
+  attempt: number;
+}
+
+/**
+ * What `enqueue` returns for each message, in input order.
+ * @publicApi
+ */
+export interface EnqueuedMessage {
+  id: string;
+  messageId: string;
+}

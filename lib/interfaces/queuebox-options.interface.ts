@@ -1,0 +1,99 @@
+import type { InjectionToken } from '@nestjs/common';
+import type { OutboxPublisher } from './outbox-publisher.interface.js';
+
+/**
+ * Options of `QueueBoxModule.forRoot()` / `forRootAsync()` (the DataSource name and `isGlobal`
+ * are `QueueBoxModuleExtras`). Every field is optional; defaults follow the claims-and-leases spec.
+ * @publicApi
+ */
+export interface QueueBoxModuleOptions {
+  /** Schema of QueueBox's tables (PostgreSQL). Unqualified names (the search path) when omitted. */
+  schema?: string;
+  /** Table names; validated identifiers. */
+  tables?: { outbox?: string; inbox?: string };
+  /** `enabled: false` runs no loops: an API-only replica, or a test that drives QueueBox itself. */
+  workers?: { enabled?: boolean };
+  /** The outbox poller. */
+  outbox?: OutboxOptions;
+  /** Where messages go, by destination name (the `destination` of an enqueued message). */
+  destinations?: Record<string, DestinationOptions>;
+}
+
+/** @publicApi */
+export interface OutboxOptions {
+  /** Lease of an outbox claim, renewed every third of it while a publish runs. Default 300000. */
+  claimTimeoutMs?: number;
+  /** How long shutdown waits for in-flight publishes before leaving them to reclaim. Default 10000. */
+  shutdownTimeoutMs?: number;
+  /** Fallback poll interval when no wake-up arrives. Default 1000. */
+  pollIntervalMs?: number;
+  /** Rows claimed per claim statement. Default 50. */
+  batchSize?: number;
+  /** Publishes in flight at once per instance. Default 50. */
+  concurrency?: number;
+  /** Publish attempts before a message is marked `dead`. Default 10. */
+  maxAttempts?: number;
+  /** Delay before a retry. */
+  backoff?: BackoffOptions;
+  /** Largest accepted serialized payload, in bytes. Default 262144 (256 KiB). */
+  maxPayloadBytes?: number;
+  /**
+   * Serialize outbox claims with a transaction advisory lock taken before the claim statement.
+   * Closes the one ordering window the lock-free claim has: producers of one key whose
+   * transactions commit in the opposite order of their inserts. Watch
+   * `queuebox_outbox_order_inversions_total` to know whether you need it. Default false.
+   */
+  claimLock?: boolean;
+  /** Cross-replica wake-up through PostgreSQL LISTEN/NOTIFY. */
+  notify?: NotifyOptions;
+  /** How often the backlog and oldest-age gauges are sampled. Default 15000. */
+  metricsIntervalMs?: number;
+}
+
+/** @publicApi */
+export interface NotifyOptions {
+  /** Listen for and send wake-ups. Default true on PostgreSQL. */
+  enabled?: boolean;
+  /** At most one NOTIFY per this window, whatever the number of commits. Default 20. */
+  coalesceMs?: number;
+}
+
+/** @publicApi */
+export interface BackoffOptions {
+  /** Delay before the first retry. Default 1000. */
+  initialDelayMs?: number;
+  /** Cap of the delay. Default 300000. */
+  maxDelayMs?: number;
+  /** Growth per attempt. Default 2. */
+  multiplier?: number;
+  /** `full`: random in [0, d]; `equal`: random in [d/2, d]; `none`: d. Default `equal`. */
+  jitter?: 'full' | 'equal' | 'none';
+}
+
+/** @publicApi */
+export type DestinationOptions = HttpDestinationOptions | CustomDestinationOptions;
+
+/**
+ * POSTs each message to a URL with `X-Message-Id`, the key and the trace context as headers.
+ * @publicApi
+ */
+export interface HttpDestinationOptions {
+  type: 'http';
+  /** An absolute http(s) URL. */
+  url: string;
+  /** Per-request timeout. Default 10000. */
+  timeoutMs?: number;
+  /** Extra headers sent with every request (an API key, say). Never logged. */
+  headers?: Record<string, string>;
+  /** When set, every request is signed with HMAC-SHA256 (`X-QueueBox-Signature`). Never logged. */
+  secret?: string;
+}
+
+/**
+ * A publisher of your own, resolved through Nest DI: provide the class (or token) in your module.
+ * @publicApi
+ */
+export interface CustomDestinationOptions {
+  type: 'custom';
+  publisher: InjectionToken<OutboxPublisher>;
+}

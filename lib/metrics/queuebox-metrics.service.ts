@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { InjectMetric } from '@willsoto/nestjs-prometheus';
+import type { Counter, Gauge, Histogram } from 'prom-client';
+import type { ClaimComponent } from '../claims/claim.js';
+import {
+  CLAIMS_LOST_TOTAL,
+  LOOP_ERRORS_TOTAL,
+  OUTBOX_BACKLOG_MESSAGES,
+  OUTBOX_MESSAGES_PUBLISHED_TOTAL,
+  OUTBOX_MESSAGES_RECLAIMED_TOTAL,
+  OUTBOX_OLDEST_PENDING_AGE_SECONDS,
+  OUTBOX_ORDER_INVERSIONS_TOTAL,
+  OUTBOX_PUBLISH_DURATION_SECONDS,
+  type PublishOutcome,
+} from './queuebox.metrics.js';
+
+/** Intent-named recording of QueueBox's metrics, so loops never touch label names. */
+@Injectable()
+export class QueueBoxMetrics {
+  constructor(
+    @InjectMetric(CLAIMS_LOST_TOTAL) private readonly claimsLost: Counter<'component'>,
+    @InjectMetric(OUTBOX_MESSAGES_RECLAIMED_TOTAL) private readonly outboxReclaimed: Counter,
+    @InjectMetric(OUTBOX_ORDER_INVERSIONS_TOTAL) private readonly outboxInversions: Counter,
+    @InjectMetric(OUTBOX_MESSAGES_PUBLISHED_TOTAL) private readonly outboxPublished: Counter<'destination' | 'outcome'>,
+    @InjectMetric(OUTBOX_PUBLISH_DURATION_SECONDS) private readonly publishDuration: Histogram<'destination'>,
+    @InjectMetric(OUTBOX_BACKLOG_MESSAGES) private readonly outboxBacklog: Gauge<'destination'>,
+    @InjectMetric(OUTBOX_OLDEST_PENDING_AGE_SECONDS) private readonly outboxOldestAge: Gauge<'destination'>,
+    @InjectMetric(LOOP_ERRORS_TOTAL) private readonly loopErrors: Counter<'loop'>,
+  ) {}
+
+  claimLost(component: ClaimComponent): void {
+    this.claimsLost.inc({ component });
+  }
+
+  outboxMessagesReclaimed(count: number): void {
+    if (count > 0) this.outboxReclaimed.inc(count);
+  }
+
+  outboxOrderInversions(count: number): void {
+    if (count > 0) this.outboxInversions.inc(count);
+  }
+
+  outboxPublishAttempt(destination: string, outcome: PublishOutcome, seconds?: number): void {
+    this.outboxPublished.inc({ destination, outcome });
+    if (seconds !== undefined) this.publishDuration.observe({ destination }, seconds);
+  }
+
+  outboxBacklogSample(destination: string, pending: number, oldestAgeSeconds: number): void {
+    this.outboxBacklog.set({ destination }, pending);
+    this.outboxOldestAge.set({ destination }, oldestAgeSeconds);
+  }
+
+  loopError(loop: string): void {
+    this.loopErrors.inc({ loop });
+  }
+}

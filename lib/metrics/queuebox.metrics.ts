@@ -1,0 +1,60 @@
+import { makeCounterProvider, makeGaugeProvider, makeHistogramProvider } from '@willsoto/nestjs-prometheus';
+
+/*
+ * Metric names (spec and `queuebox_<component>_<thing>_<unit|total>`). Labels stay bounded:
+ * component, destination, outcome; never message ids, keys or error text.
+ */
+export const CLAIMS_LOST_TOTAL = 'queuebox_claims_lost_total';
+export const OUTBOX_MESSAGES_RECLAIMED_TOTAL = 'queuebox_outbox_messages_reclaimed_total';
+export const OUTBOX_ORDER_INVERSIONS_TOTAL = 'queuebox_outbox_order_inversions_total';
+export const OUTBOX_MESSAGES_PUBLISHED_TOTAL = 'queuebox_outbox_messages_published_total';
+export const OUTBOX_PUBLISH_DURATION_SECONDS = 'queuebox_outbox_publish_duration_seconds';
+export const OUTBOX_BACKLOG_MESSAGES = 'queuebox_outbox_backlog_messages';
+export const OUTBOX_OLDEST_PENDING_AGE_SECONDS = 'queuebox_outbox_oldest_pending_age_seconds';
+export const LOOP_ERRORS_TOTAL = 'queuebox_loop_errors_total';
+
+/** Outcomes of one publish attempt. */
+export type PublishOutcome = 'sent' | 'retried' | 'dead' | 'lost';
+
+/** The metric providers QueueBox registers (on prom-client's default registry, created on first use). */
+export const queueBoxMetricProviders = [
+  makeCounterProvider({
+    name: CLAIMS_LOST_TOTAL,
+    help: 'Claims lost: a renewal or fenced write changed no row because the lease ended or another worker took the row.',
+    labelNames: ['component'],
+  }),
+  makeCounterProvider({
+    name: OUTBOX_MESSAGES_RECLAIMED_TOTAL,
+    help: 'Outbox rows whose expired claim the reclaim step returned to pending.',
+  }),
+  makeCounterProvider({
+    name: OUTBOX_ORDER_INVERSIONS_TOTAL,
+    help: 'Outbox claims that took a row older than a row of its key already claimed or finished (out-of-order commits); turn on outbox.claimLock if this moves.',
+  }),
+  makeCounterProvider({
+    name: OUTBOX_MESSAGES_PUBLISHED_TOTAL,
+    help: 'Outbox publish attempts by destination and outcome (sent, retried, dead, lost).',
+    labelNames: ['destination', 'outcome'],
+  }),
+  makeHistogramProvider({
+    name: OUTBOX_PUBLISH_DURATION_SECONDS,
+    help: 'Duration of one publish call, by destination.',
+    labelNames: ['destination'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  }),
+  makeGaugeProvider({
+    name: OUTBOX_BACKLOG_MESSAGES,
+    help: 'Pending outbox messages by destination (sampled).',
+    labelNames: ['destination'],
+  }),
+  makeGaugeProvider({
+    name: OUTBOX_OLDEST_PENDING_AGE_SECONDS,
+    help: 'Age of the oldest pending outbox message by destination, by the database clock (sampled).',
+    labelNames: ['destination'],
+  }),
+  makeCounterProvider({
+    name: LOOP_ERRORS_TOTAL,
+    help: 'Failed ticks of a QueueBox loop (the loop backs off and keeps running).',
+    labelNames: ['loop'],
+  }),
+];

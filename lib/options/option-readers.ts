@@ -1,0 +1,70 @@
+import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
+import { invalidOption } from '../queuebox.messages.js';
+
+/** A validated SQL identifier: letters, digits and underscores, 63 characters at most. */
+export const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** Reads an optional field of an options object, rejecting anything that is not an object. */
+export function readObject(value: unknown, path: string): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new InvalidQueueBoxOptionsError(path, invalidOption(path, value, 'an object'));
+  }
+  return value as Record<string, unknown>;
+}
+
+/** An integer within [min, max], or the default when undefined. */
+export function readInt(value: unknown, path: string, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new InvalidQueueBoxOptionsError(path, invalidOption(path, value, `an integer from ${min} to ${max}`));
+  }
+  return value;
+}
+
+/** A finite number within [min, max], or the default when undefined. */
+export function readNumber(value: unknown, path: string, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    throw new InvalidQueueBoxOptionsError(path, invalidOption(path, value, `a number from ${min} to ${max}`));
+  }
+  return value;
+}
+
+export function readBoolean(value: unknown, path: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new InvalidQueueBoxOptionsError(path, invalidOption(path, value, 'true or false'));
+  return value;
+}
+
+export function readEnum<T extends string>(value: unknown, path: string, fallback: T, allowed: readonly T[]): T {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || !allowed.includes(value as T)) {
+    throw new InvalidQueueBoxOptionsError(path, invalidOption(path, value, `one of ${allowed.map((a) => `'${a}'`).join(', ')}`));
+  }
+  return value as T;
+}
+
+/** A string, when given. Never echoes the value back: it may be a secret. */
+export function readSecretString(value: unknown, path: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new InvalidQueueBoxOptionsError(path, invalidOption(path, '<hidden>', 'a non-empty string'));
+  }
+  return value;
+}
+
+/**
+ * A validated identifier (table or schema name). `maxLength` leaves room for the suffixes of
+ * index and constraint names, which PostgreSQL would otherwise truncate into collisions.
+ */
+export function readIdentifier(value: unknown, path: string, fallback?: string, maxLength = 63): string | undefined {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || !IDENTIFIER.test(value) || value.length > maxLength) {
+    throw new InvalidQueueBoxOptionsError(
+      path,
+      invalidOption(path, value, `an identifier of letters, digits and underscores, starting with a letter or underscore, at most ${maxLength} characters`),
+    );
+  }
+  return value;
+}

@@ -1,0 +1,136 @@
+import type { InjectionToken } from '@nestjs/common';
+import type { OutboxPublisher } from '../interfaces/outbox-publisher.interface.js';
+import { DEFAULT_INBOX_TABLE, DEFAULT_OUTBOX_TABLE } from '../queuebox.constants.js';
+import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
+import type { QueueBoxModuleOptions } from '../interfaces/queuebox-options.interface.js';
+import { invalidOption } from '../queuebox.messages.js';
+import {
+  readBoolean,
+  readEnum,
+  readIdentifier,
+  readInt,
+  readNumber,
+  readObject,
+  readSecretString,
+} from './option-readers.js';
+import type {
+  ResolvedBackoff,
+  ResolvedDestination,
+  ResolvedOutboxOptions,
+  ResolvedQueueBoxOptions,
+} from './resolved-options.interface.js';
+
+const DAY_MS = 86_400_000;
+/** Index names append up to 15 characters to the table name; PostgreSQL keeps 63. */
+const TABLE_NAME_MAX = 48;
+/** SQL Server's DATEADD takes an int of milliseconds: 24.8 days at most. */
+const MAX_INTERVAL_MS = 2_147_483_647;
+
+/**
+ * Applies the defaults and validates the options in one place, for `forRoot` and
+ * `forRootAsync` alike. Throws `InvalidQueueBoxOptionsError` naming the option path.
+ */
+export function resolveOptions(raw: QueueBoxModuleOptions | undefined): ResolvedQueueBoxOptions {
+  const options = readObject(raw, '(options)');
+  const tables = readObject(options.tables, 'tables');
+  const workers = readObject(options.workers, 'workers');
+  const resolved: ResolvedQueueBoxOptions = {
+    tables: {
+      schema: readIdentifier(options.schema, 'schema'),
+      outbox: readIdentifier(tables.outbox, 'tables.outbox', DEFAULT_OUTBOX_TABLE, TABLE_NAME_MAX)!,
+      inbox: readIdentifier(tables.inbox, 'tables.inbox', DEFAULT_INBOX_TABLE, TABLE_NAME_MAX)!,
+    },
+    workersEnabled: readBoolean(workers.enabled, 'workers.enabled', true),
+    outbox: resolveOutbox(readObject(options.outbox, 'outbox')),
+    destinations: resolveDestinations(readObject(options.destinations, 'destinations')),
+  };
+  if (resolved.tables.outbox === resolved.tables.inbox) {
+    throw new InvalidQueueBoxOptionsError('tables.inbox', invalidOption('tables.inbox', resolved.tables.inbox, 'different from tables.outbox'));
+  }
+  return resolved;
+}
+
+function resolveOutbox(outbox: Record<string, unknown>): ResolvedOutboxOptions {
+  const notify = readObject(outbox.notify, 'outbox.notify');
+  const claimTimeoutMs = readInt(outbox.claimTimeoutMs, 'outbox.claimTimeoutMs', 300_000, 1_000, MAX_INTERVAL_MS);
+  return {
+    claimTimeoutMs,
+    shutdownTimeoutMs: readInt(outbox.shutdownTimeoutMs, 'outbox.shutdownTimeoutMs', 10_000, 0, DAY_MS),
+    pollIntervalMs: readInt(outbox.pollIntervalMs, 'outbox.pollIntervalMs', 1_000, 10, DAY_MS),
+    batchSize: readInt(outbox.batchSize, 'outbox.batchSize', 50, 1, 1_000),
+    concurrency: readInt(outbox.concurrency, 'outbox.concurrency', 50, 1, 10_000),
+    maxAttempts: readInt(outbox.maxAttempts, 'outbox.maxAttempts', 10, 1, 1_000_000),
+    backoff: resolveBackoff(readObject(outbox.backoff, 'outbox.backoff'), 'outbox.backoff'),
+    maxPayloadBytes: readInt(outbox.maxPayloadBytes, 'outbox.maxPayloadBytes', 262_144, 1, 1_073_741_824),
+    claimLock: readBoolean(outbox.claimLock, 'outbox.claimLock', false),
+    notify: {
+      enabled: readBoolean(notify.enabled, 'outbox.notify.enabled', true),
+      coalesceMs: readInt(notify.coalesceMs, 'outbox.notify.coalesceMs', 20, 0, 60_000),
+    },
+    metricsIntervalMs: readInt(outbox.metricsIntervalMs, 'outbox.metricsIntervalMs', 15_000, 100, DAY_MS),
+  };
+}
+
+/** Shared by every component that retries (outbox, relay, pull). */
+export function resolveBackoff(backoff: Record<string, unknown>, path: string): ResolvedBackoff {
+  const initialDelayMs = readInt(backoff.initialDelayMs, `${path}.initialDelayMs`, 1_000, 0, MAX_INTERVAL_MS);
+  const maxDelayMs = readInt(backoff.maxDelayMs, `${path}.maxDelayMs`, 300_000, 0, MAX_INTERVAL_MS);
+  if (maxDelayMs < initialDelayMs) {
+    throw new InvalidQueueBoxOptionsError(`${path}.maxDelayMs`, invalidOption(`${path}.maxDelayMs`, maxDelayMs, `at least ${path}.initialDelayMs (${initialDelayMs})`));
+  }
+  return {
+    initialDelayMs,
+    maxDelayMs,
+    multiplier: readNumber(backoff.multiplier, `${path}.multiplier`, 2, 1, 100),
+    jitter: readEnum(backoff.jitter, `${path}.jitter`, 'equal', ['full', 'equal', 'none'] as const),
+  };
+}
+
+function resolveDestinations(destinations: Record<string, unknown>): ReadonlyMap<string, ResolvedDestination> {
+  const resolved = new Map<string, ResolvedDestination>();
+  for (const [name, value] of Object.entries(destinations)) {
+    const path = `destinations.${name}`;
+    if (name.length === 0 || name.length > 200) {
+      throw new InvalidQueueBoxOptionsError(path, invalidOption('destinations', name, 'keyed by names of 1 to 200 characters'));
+    }
+    const destination = readObject(value, path);
+    const type = readEnum(destination.type, `${path}.type`, undefined as never, ['http', 'custom'] as const);
+    if (type === 'http') {
+      resolved.set(name, {
+        type,
+        name,
+        url: readUrl(destination.url, `${path}.url`),
+        timeoutMs: readInt(destination.timeoutMs, `${path}.timeoutMs`, 10_000, 1, DAY_MS),
+        headers: readHeaders(destination.headers, `${path}.headers`),
+        secret: readSecretString(destination.secret, `${path}.secret`),
+      });
+    } else if (type === 'custom') {
+      const publisher = destination.publisher;
+      if (typeof publisher !== 'function' && typeof publisher !== 'string' && typeof publisher !== 'symbol') {
+        throw new InvalidQueueBoxOptionsError(`${path}.publisher`, invalidOption(`${path}.publisher`, publisher, 'a provider class or injection token'));
+      }
+      resolved.set(name, { type, name, publisher: publisher as InjectionToken<OutboxPublisher> });
+    } else {
+      throw new InvalidQueueBoxOptionsError(`${path}.type`, invalidOption(`${path}.type`, destination.type, "'http' or 'custom'"));
+    }
+  }
+  return resolved;
+}
+
+function readUrl(value: unknown, path: string): URL {
+  if (typeof value === 'string' && URL.canParse(value)) {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url;
+  }
+  throw new InvalidQueueBoxOptionsError(path, invalidOption(path, value, 'an absolute http:// or https:// URL'));
+}
+
+function readHeaders(value: unknown, path: string): Record<string, string> {
+  const headers = readObject(value, path);
+  for (const [name, header] of Object.entries(headers)) {
+    if (typeof header !== 'string') {
+      throw new InvalidQueueBoxOptionsError(`${path}.${name}`, invalidOption(`${path}.${name}`, '<hidden>', 'a string'));
+    }
+  }
+  return headers as Record<string, string>;
+}

@@ -1,0 +1,42 @@
+import type { InjectionToken } from '@nestjs/common';
+import type { OutboxPublisher } from '../interfaces/outbox-publisher.interface.js';
+
+/** Options after validation, every default applied. Internal: built by `resolveOptions`. */
+export interface ResolvedQueueBoxOptions {
+  tables: ResolvedTableNames;
+  workersEnabled: boolean;
+  outbox: ResolvedOutboxOptions;
+  destinations: ReadonlyMap<string, ResolvedDestination>;
+}
+
+/** Validated identifiers; the dialect quotes them. */
+export interface ResolvedTableNames {
+  schema?: string;
+  outbox: string;
+  inbox: string;
+}
+
+export interface ResolvedBackoff {
+  initialDelayMs: number;
+  maxDelayMs: number;
+  multiplier: number;
+  jitter: 'full' | 'equal' | 'none';
+}
+
+export interface ResolvedOutboxOptions {
+  claimTimeoutMs: number;
+  shutdownTimeoutMs: number;
+  pollIntervalMs: number;
+  batchSize: number;
+  concurrency: number;
+  maxAttempts: number;
+  backoff: ResolvedBackoff;
+  maxPayloadBytes: number;
+  claimLock: boolean;
+  notify: { enabled: boolean; coalesceMs: number };
+  metricsIntervalMs: number;
+}
+
+export type ResolvedDestination =
+  | { type: 'http'; name: string; url: URL; timeoutMs: number; headers: Record<string, string>; secret?: string }
+  | { type: 'custom'; name: string; publisher: InjectionToken<OutboxPublisher> };

@@ -1,0 +1,220 @@
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import type { DataSource } from 'typeorm';
+import type { Claim } from '../claims/claim.js';
+import { ClaimRepository } from '../claims/claim.repository.js';
+import type { ClaimedOutboxRow } from '../claims/claimed-outbox-row.interface.js';
+import { LeaseKeeper } from '../claims/lease-keeper.js';
+import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
+import { PublishFailedError } from '../errors/publish-failed.error.js';
+import type { OutboxMessage } from '../interfaces/outbox-message.interface.js';
+import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
+import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
+import { PublisherRegistry } from '../publishers/publisher-registry.js';
+import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
+import { outboxMarkLost, outboxWriteLost } from '../queuebox.messages.js';
+import { backoffDelay } from '../runtime/backoff.js';
+import { errorText, PollLoop, type TickResult } from '../runtime/poll-loop.js';
+import { withMessageSpan } from '../tracing/trace-context.js';
+import { WakeUpHub } from '../wakeup/wake-up.hub.js';
+import { OutboxBacklogSampler } from './outbox-backlog-sampler.js';
+import { OutboxCompletionBatcher } from './outbox-completion-batcher.js';
+import { toOutboxMessage } from './outbox-message.mapper.js';
+
+/** How one publish ended, before its fenced write. */
+type PublishResult = { ok: true } | { ok: false; error: unknown; retryable: boolean; retryAfterMs?: number };
+
+/**
+ * Claims outbox rows in batches, publishes each to its destination with bounded concurrency,
+ * and finishes it with a fenced write: `sent`, a retry with backoff, or `dead`. Renews each
+ * claim every third of the lease while it publishes, reclaims expired claims at most once per
+ * `claimTimeoutMs / 5`, and drains on shutdown (spec "Claims and leases").
+ */
+@Injectable()
+export class OutboxPoller implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(OutboxPoller.name);
+  private readonly loop: PollLoop;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly completions: OutboxCompletionBatcher;
+  private readonly backlog: OutboxBacklogSampler;
+  /** Aborts the publishes still running when shutdown stops waiting for them. */
+  private readonly abandon = new AbortController();
+  private slotFreed?: () => void;
+  private lastReclaimAt = -Infinity;
+  private lastBacklogAt = -Infinity;
+  private unsubscribe?: () => void;
+
+  constructor(
+    private readonly repository: ClaimRepository,
+    private readonly publishers: PublisherRegistry,
+    private readonly metrics: QueueBoxMetrics,
+    private readonly wakeUps: WakeUpHub,
+    @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
+    @Inject(QUEUEBOX_DATA_SOURCE) dataSource: DataSource,
+    @Inject(QUEUEBOX_SQL_DIALECT) dialect: SqlDialect,
+  ) {
+    this.completions = new OutboxCompletionBatcher(repository);
+    this.backlog = new OutboxBacklogSampler(dataSource, dialect, metrics, () => publishers.names());
+    this.loop = new PollLoop({
+      name: 'outbox',
+      intervalMs: options.outbox.pollIntervalMs,
+      tick: (signal) => this.tick(signal),
+      onError: () => metrics.loopError('outbox'),
+    });
+  }
+
+  /** Loop state for health checks. */
+  get status(): Pick<PollLoop, 'state' | 'lastTickAt' | 'lastError' | 'consecutiveErrors'> & { inFlight: number } {
+    const { state, lastTickAt, lastError, consecutiveErrors } = this.loop;
+    return { state, lastTickAt, lastError, consecutiveErrors, inFlight: this.inFlight.size };
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.options.workersEnabled) return;
+    this.unsubscribe = this.wakeUps.subscribe('outbox', () => this.loop.wake());
+    this.loop.start();
+  }
+
+  /**
+   * Stops claiming, waits up to `outbox.shutdownTimeoutMs` for in-flight publishes, then
+   * returns: rows still in flight stay `processing` and are reclaimed after their lease.
+   * Runs before `@nestjs/typeorm` closes the DataSource.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.unsubscribe?.();
+    await this.loop.stop();
+    if (this.inFlight.size === 0) return;
+    const drained = Promise.allSettled(this.inFlight).then(() => true);
+    const timedOut = new Promise<false>((resolve) => setTimeout(() => resolve(false), this.options.outbox.shutdownTimeoutMs).unref());
+    if (await Promise.race([drained, timedOut])) return;
+    this.logger.warn({
+      message: 'shutdown timeout reached with publishes in flight; their rows stay processing and are reclaimed after the lease',
+      inFlight: this.inFlight.size,
+      shutdownTimeoutMs: this.options.outbox.shutdownTimeoutMs,
+    });
+    this.abandon.abort(new Error('QueueBox shutdown'));
+  }
+
+  private async tick(signal: AbortSignal): Promise<TickResult> {
+    const { claimTimeoutMs, batchSize, concurrency, claimLock, metricsIntervalMs } = this.options.outbox;
+    const now = performance.now();
+    if (now - this.lastReclaimAt >= claimTimeoutMs / 5) {
+      this.lastReclaimAt = now;
+      this.metrics.outboxMessagesReclaimed(await this.repository.reclaimExpired('outbox'));
+    }
+    if (now - this.lastBacklogAt >= metricsIntervalMs) {
+      this.lastBacklogAt = now;
+      await this.backlog.sample().catch((error) => this.logger.warn({ message: 'backlog sample failed', error: errorText(error) }));
+    }
+    const free = concurrency - this.inFlight.size;
+    if (free <= 0) {
+      await this.nextFreeSlot(signal);
+      return 'more';
+    }
+    const wanted = Math.min(batchSize, free);
+    const rows = await this.repository.claimOutbox(wanted, claimTimeoutMs, { lock: claimLock });
+    this.metrics.outboxOrderInversions(rows.filter((row) => row.inverted).length);
+    for (const row of rows) this.track(this.process(row));
+    // A short claim has seen everything claimable: sleep until woken (sql.md 5.4, rule 1).
+    return rows.length === wanted ? 'more' : 'idle';
+  }
+
+  private track(task: Promise<void>): void {
+    this.inFlight.add(task);
+    void task.finally(() => {
+      this.inFlight.delete(task);
+      this.slotFreed?.();
+    });
+  }
+
+  private nextFreeSlot(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.slotFreed = undefined;
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      this.slotFreed = done;
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  /** Publishes one claimed row and finishes it. Never throws: every outcome is logged and counted. */
+  private async process(row: ClaimedOutboxRow): Promise<void> {
+    const claim: Claim = { component: 'outbox', id: String(row.id), token: row.claim_token, leaseMs: this.options.outbox.claimTimeoutMs };
+    const message = toOutboxMessage(row);
+    try {
+      if (row.attempts > this.options.outbox.maxAttempts) {
+        // Claimed more often than allowed without an outcome (its workers crashed or lost it).
+        await this.finishFailed(claim, message, { ok: false, error: new Error('maximum attempts reached without an outcome'), retryable: false });
+        return;
+      }
+      const keeper = new LeaseKeeper(claim, (c) => this.repository.renew(c), (lost, cause) => this.renewalLost(lost, message, cause)).start();
+      const started = performance.now();
+      const result = await this.publish(message, AbortSignal.any([keeper.signal, this.abandon.signal]));
+      await keeper.stop();
+      const seconds = (performance.now() - started) / 1000;
+      // A lost claim changes nothing more; shutdown that gave up leaves the row to reclaim.
+      if (keeper.lost || this.abandon.signal.aborted) return;
+      if (result.ok) await this.finishSent(claim, message, seconds);
+      else await this.finishFailed(claim, message, result, seconds);
+    } catch (error) {
+      // A database failure of the finishing write: the row stays processing and is reclaimed.
+      this.logger.error({ message: 'outbox finishing write failed; the row will be reclaimed after its lease', messageId: message.messageId, rowId: claim.id, error: errorText(error) });
+    } finally {
+      if (message.key !== null) this.loop.wake();
+    }
+  }
+
+  private async publish(message: OutboxMessage, signal: AbortSignal): Promise<PublishResult> {
+    const publisher = this.publishers.get(message.destination);
+    if (!publisher) {
+      return { ok: false, retryable: true, error: new Error(`destination "${message.destination}" is not configured on this instance`) };
+    }
+    try {
+      await withMessageSpan(`publish ${message.destination}`, message.headers, { 'messaging.message.id': message.messageId, 'messaging.destination.name': message.destination }, () =>
+        publisher.publish(message, { signal }),
+      );
+      return { ok: true };
+    } catch (error) {
+      if (error instanceof PublishFailedError) return { ok: false, error, retryable: error.retryable, retryAfterMs: error.retryAfterMs };
+      return { ok: false, error, retryable: true };
+    }
+  }
+
+  private async finishSent(claim: Claim, message: OutboxMessage, seconds: number): Promise<void> {
+    if ((await this.completions.complete(claim)) === 'ok') {
+      this.metrics.outboxPublishAttempt(message.destination, 'sent', seconds);
+      return;
+    }
+    // Published, but another owner has the row now and will publish it again (spec).
+    this.logger.error({ message: outboxMarkLost(claim.id, message.messageId), messageId: message.messageId, rowId: claim.id });
+    this.metrics.claimLost('outbox');
+    this.metrics.outboxPublishAttempt(message.destination, 'lost', seconds);
+  }
+
+  private async finishFailed(claim: Claim, message: OutboxMessage, result: Extract<PublishResult, { ok: false }>, seconds?: number): Promise<void> {
+    const { maxAttempts, backoff } = this.options.outbox;
+    const error = errorText(result.error);
+    const dead = !result.retryable || message.attempt >= maxAttempts;
+    const written = dead
+      ? await this.repository.deadLetter(claim, error)
+      : await this.repository.retry(claim, Math.min(backoff.maxDelayMs, Math.max(backoffDelay(message.attempt, backoff), result.retryAfterMs ?? 0)), error);
+    if (written === 'lost') {
+      this.logger.warn({ message: outboxWriteLost(dead ? 'dead-letter' : 'retry', claim.id, message.messageId), messageId: message.messageId, rowId: claim.id });
+      this.metrics.claimLost('outbox');
+      this.metrics.outboxPublishAttempt(message.destination, 'lost', seconds);
+      return;
+    }
+    this.metrics.outboxPublishAttempt(message.destination, dead ? 'dead' : 'retried', seconds);
+    const log = { message: dead ? 'outbox message dead-lettered' : 'outbox publish failed; retrying', messageId: message.messageId, rowId: claim.id, destination: message.destination, attempt: message.attempt, error };
+    if (dead) this.logger.error(log);
+    else this.logger.warn(log);
+  }
+
+  private renewalLost(claim: Claim, message: OutboxMessage, cause: unknown): void {
+    this.logger.warn({ message: 'outbox claim lost while publishing; the publish was aborted and the row is left to its new owner', messageId: message.messageId, rowId: claim.id, error: errorText(cause) });
+    this.metrics.claimLost('outbox');
+    this.metrics.outboxPublishAttempt(message.destination, 'lost');
+  }
+}

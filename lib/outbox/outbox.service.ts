@@ -1,0 +1,59 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { DataSource, EntityManager } from 'typeorm';
+import { runStatement } from '../claims/run-statement.js';
+import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
+import type { EnqueuedMessage, OutboxMessageInput } from '../interfaces/outbox-message.interface.js';
+import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
+import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
+import { WakeUpHub } from '../wakeup/wake-up.hub.js';
+import { toOutboxRow } from './validate-outbox-message.js';
+
+/**
+ * Options of `OutboxService.enqueue`.
+ * @publicApi
+ */
+export interface EnqueueOptions {
+  /**
+   * The EntityManager of your open transaction (`dataSource.transaction(async (manager) => …)`).
+   * The messages are written in it: nothing is published unless it commits. Without it each
+   * call commits on its own.
+   */
+  manager?: EntityManager;
+}
+
+/**
+ * Writes messages to the outbox in the caller's transaction.
+ * @publicApi
+ */
+@Injectable()
+export class OutboxService {
+  constructor(
+    @Inject(QUEUEBOX_DATA_SOURCE) private readonly dataSource: DataSource,
+    @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
+    @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
+    private readonly wakeUps: WakeUpHub,
+  ) {}
+
+  /**
+   * Enqueues one message, or several in one statement. Every message is validated first: an
+   * unknown destination, a payload that cannot be serialized or is over
+   * `outbox.maxPayloadBytes`, an invalid key or header throws a typed error and writes nothing.
+   * The active W3C trace context is stored with each message.
+   */
+  enqueue(message: OutboxMessageInput, options?: EnqueueOptions): Promise<EnqueuedMessage>;
+  enqueue(messages: readonly OutboxMessageInput[], options?: EnqueueOptions): Promise<EnqueuedMessage[]>;
+  async enqueue(
+    input: OutboxMessageInput | readonly OutboxMessageInput[],
+    { manager }: EnqueueOptions = {},
+  ): Promise<EnqueuedMessage | EnqueuedMessage[]> {
+    const single = !Array.isArray(input);
+    const messages: readonly OutboxMessageInput[] = single ? [input as OutboxMessageInput] : (input as readonly OutboxMessageInput[]);
+    const rows = messages.map((message, index) => toOutboxRow(message, this.options, single ? undefined : index));
+    if (rows.length === 0) return [];
+    const inserted = await runStatement<{ id: string; message_id: string }>(this.dataSource, this.dialect.insertOutbox(rows), manager);
+    this.wakeUps.rowsWritten('outbox', manager);
+    const idByMessageId = new Map(inserted.map((row) => [row.message_id, String(row.id)]));
+    const result = rows.map((row) => ({ id: idByMessageId.get(row.messageId)!, messageId: row.messageId }));
+    return single ? result[0] : result;
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Every message text QueueBox logs or throws. Each one says what to change.
+ * Values are described, never dumped: a payload or a secret must not reach a log.
+ */
+
+/** Short, log-safe description of an option value. */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'string') return value.length > 60 ? `a string of ${value.length} characters` : JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}
+
+export const invalidOption = (path: string, value: unknown, allowed: string): string =>
+  `QueueBox option "${path}" is ${describeValue(value)}; it must be ${allowed}.`;
+
+export const unsupportedDatabase = (type: string): string =>
+  `QueueBox supports PostgreSQL and SQL Server DataSources; this DataSource is of type "${type}". Point the "dataSource" option at a postgres or mssql DataSource.`;
+
+export const unknownDestination = (destination: string, known: readonly string[]): string =>
+  `Message destination "${destination}" is not configured. Configured destinations: ${known.length ? known.map((d) => `"${d}"`).join(', ') : 'none'}; add it to the "destinations" option.`;
+
+export const payloadTooLarge = (size: number, limit: number): string =>
+  `Message payload is ${size} bytes once serialized, over the limit of ${limit} bytes ("outbox.maxPayloadBytes").`;
+
+export const payloadNotSerializable = (reason: string): string =>
+  `Message payload cannot be serialized to JSON (${reason}). Send plain data: objects, arrays, strings, numbers, booleans, null.`;
+
+export const claimLost = (component: string, id: string): string =>
+  `The ${component} claim of row ${id} was lost: its lease ended or another worker claimed the row. Nothing more was written for it.`;
+
+export const outboxMarkLost = (id: string, messageId: string): string =>
+  `Outbox message ${messageId} (row ${id}) was published but its claim was lost before it was marked sent; the new owner will publish it again (same X-Message-Id). Raise outbox.claimTimeoutMs above the slowest publish if this repeats.`;
+
+export const outboxWriteLost = (what: 'retry' | 'dead-letter', id: string, messageId: string): string =>
+  `Outbox message ${messageId} (row ${id}): the ${what} write lost the claim; the row is left to its new owner.`;
+
+export const customPublisherMissing = (destination: string, token: string): string =>
+  `Destination "${destination}" uses the custom publisher ${token}, which is not a provider visible to QueueBox. Add it to the providers of a module (or export it from a global one).`;
+
+export const customPublisherInvalid = (destination: string, token: string): string =>
+  `Destination "${destination}": the provider ${token} has no publish(message, context) method.`;

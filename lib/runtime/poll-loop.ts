@@ -1,0 +1,109 @@
+import { Logger } from '@nestjs/common';
+
+/** What one tick found: `more` runs the next tick at once, `idle` sleeps until woken or the interval. */
+export type TickResult = 'more' | 'idle';
+
+/** Lifecycle of a loop; health reports it. */
+export type PollLoopState = 'idle' | 'running' | 'stopping' | 'stopped';
+
+export interface PollLoopOptions {
+  name: string;
+  intervalMs: number;
+  /** Longest sleep after consecutive failures. */
+  maxErrorBackoffMs?: number;
+  tick(signal: AbortSignal): Promise<TickResult>;
+  onError?(error: unknown): void;
+}
+
+/**
+ * An awaited, abortable poll loop (never `setInterval`): one tick at a time, a sleep between idle
+ * ticks that `wake()` cuts short, and a backoff after failures that keeps the loop alive.
+ */
+export class PollLoop {
+  private readonly logger: Logger;
+  private controller = new AbortController();
+  private running?: Promise<void>;
+  private wakeSleep?: () => void;
+  /** A wake-up that arrived during a tick: the next tick runs without sleeping. */
+  private woken = false;
+
+  state: PollLoopState = 'idle';
+  lastTickAt?: Date;
+  lastError?: unknown;
+  consecutiveErrors = 0;
+
+  constructor(private readonly options: PollLoopOptions) {
+    this.logger = new Logger(`PollLoop:${options.name}`);
+  }
+
+  start(): void {
+    if (this.state === 'running') return;
+    this.controller = new AbortController();
+    this.state = 'running';
+    this.running = this.run();
+  }
+
+  /** Runs the next tick now (a new row was committed somewhere). */
+  wake(): void {
+    this.woken = true;
+    this.wakeSleep?.();
+  }
+
+  /** Stops after the current tick; aborts the tick's signal and any sleep. */
+  async stop(): Promise<void> {
+    if (this.state !== 'running') return;
+    this.state = 'stopping';
+    this.controller.abort();
+    this.wakeSleep?.();
+    await this.running;
+    this.state = 'stopped';
+  }
+
+  private async run(): Promise<void> {
+    const signal = this.controller.signal;
+    while (!signal.aborted) {
+      this.woken = false;
+      let result: TickResult = 'idle';
+      try {
+        result = await this.options.tick(signal);
+        this.lastTickAt = new Date();
+        this.consecutiveErrors = 0;
+      } catch (error) {
+        if (signal.aborted) break;
+        this.lastTickAt = new Date();
+        this.lastError = error;
+        this.consecutiveErrors += 1;
+        this.logger.error({ message: 'poll tick failed', loop: this.options.name, consecutiveErrors: this.consecutiveErrors, error: errorText(error) });
+        this.options.onError?.(error);
+        await this.sleep(this.errorBackoffMs(), signal, false);
+        continue;
+      }
+      if (result === 'idle' && !this.woken) await this.sleep(this.options.intervalMs, signal, true);
+    }
+  }
+
+  private errorBackoffMs(): number {
+    const cap = this.options.maxErrorBackoffMs ?? 30_000;
+    return Math.min(cap, this.options.intervalMs * 2 ** Math.min(this.consecutiveErrors, 16));
+  }
+
+  private sleep(ms: number, signal: AbortSignal, wakeable: boolean): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        this.wakeSleep = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+      if (wakeable) this.wakeSleep = done;
+      else this.wakeSleep = () => signal.aborted && done();
+    });
+  }
+}
+
+/** Error text for logs: the message only, never a payload. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { OutboxService } from '../../../lib/index.js';
+import { createTestSchema } from '../../fixtures/database.js';
+import { HttpReceiver, waitFor } from '../../fixtures/http-receiver.js';
+import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
+
+describe('outbox: transactional enqueue', () => {
+  const receiver = new HttpReceiver();
+  let app: TestApp;
+  let schema: string;
+
+  beforeAll(async () => {
+    const url = await receiver.start();
+    schema = await createTestSchema(inject('pgUrl'));
+    app = await startQueueBoxApp(inject('pgUrl'), schema, {
+      destinations: { orders: { type: 'http', url: `${url}/orders` } },
+      outbox: { pollIntervalMs: 200 },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await receiver.stop();
+  });
+
+  it('publishes nothing and leaves no row when the business transaction rolls back', async () => {
+    const outbox = app.app.get(OutboxService);
+    await expect(
+      app.dataSource.transaction(async (manager) => {
+        await outbox.enqueue({ destination: 'orders', payload: { order: 'rolled-back' } }, { manager });
+        throw new Error('business failure');
+      }),
+    ).rejects.toThrow('business failure');
+    const [{ count }] = await app.dataSource.query(`SELECT count(*)::int AS count FROM "${schema}".queuebox_outbox_messages`);
+    expect(count).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('publishes a committed message once, with its X-Message-Id, and marks it sent', async () => {
+    const outbox = app.app.get(OutboxService);
+    const enqueued = await app.dataSource.transaction((manager) =>
+      outbox.enqueue({ destination: 'orders', payload: { order: 42 }, key: 'customer-1', headers: { 'x-tenant': 't1' } }, { manager }),
+    );
+    await receiver.waitFor(() => receiver.requests.length === 1);
+    const [request] = receiver.requests;
+    expect(request.path).toBe('/orders');
+    expect(request.headers['x-message-id']).toBe(enqueued.messageId);
+    expect(request.headers['x-queuebox-key']).toBe('customer-1');
+    expect(request.headers['x-tenant']).toBe('t1');
+    expect(JSON.parse(request.body)).toEqual({ order: 42 });
+    await waitFor(async () => {
+      const [row] = await app.dataSource.query(`SELECT state FROM "${schema}".queuebox_outbox_messages WHERE id = $1`, [enqueued.id]);
+      return row.state === 'sent';
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.requests).toHaveLength(1);
+    // Time-ordered UUID (version 7).
+    expect(enqueued.messageId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
