@@ -1,0 +1,136 @@
+import 'reflect-metadata';
+import { Inject, Injectable, Module, type DynamicModule, type INestApplicationContext, type OnModuleInit } from '@nestjs/common';
+import { ModuleRef, NestFactory } from '@nestjs/core';
+import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { ClaimRepository } from '../lib/claims/claim.repository.js';
+import { OutboxService, QueueBoxModule, type OutboxMessage, type OutboxPublisher, type QueueBoxModuleOptions } from '../lib/index.js';
+import { StatementTimer } from './bench-stats.js';
+
+/** A publisher that does nothing but count, and tell `onPublish` (set by the scenario). */
+@Injectable()
+export class NoopPublisher implements OutboxPublisher {
+  published = 0;
+  onPublish?: (message: OutboxMessage) => void;
+
+  publish(message: OutboxMessage): Promise<void> {
+    this.published += 1;
+    this.onPublish?.(message);
+    return Promise.resolve();
+  }
+}
+
+/** Timers wrapped around the ClaimRepository's statements (the bench's instrumentation, not lib code). */
+export interface RepositoryTimers {
+  claim: StatementTimer;
+  completeMany: StatementTimer;
+  renew: StatementTimer;
+  reclaim: StatementTimer;
+  /** performance.now() when the first claim statement started. */
+  firstClaimAt?: number;
+  /** Rows marked sent by completeMany, as they come back. */
+  sent: number;
+  onSent?: (total: number) => void;
+}
+
+const REPOSITORY_TIMERS = Symbol('REPOSITORY_TIMERS');
+
+/**
+ * Wraps the repository's statement methods before any loop starts (onModuleInit runs before
+ * every onApplicationBootstrap), so the first claim is timed too.
+ */
+@Injectable()
+class RepositoryInstrumentation implements OnModuleInit {
+  constructor(
+    private readonly moduleRef: ModuleRef,
+    @Inject(REPOSITORY_TIMERS) private readonly timers: RepositoryTimers,
+  ) {}
+
+  onModuleInit(): void {
+    // Not exported by QueueBoxModule: found across modules.
+    const repo = this.moduleRef.get(ClaimRepository, { strict: false });
+    const timers = this.timers;
+    const claimOutbox = repo.claimOutbox.bind(repo);
+    const completeMany = repo.completeMany.bind(repo);
+    const renew = repo.renew.bind(repo);
+    const reclaimExpired = repo.reclaimExpired.bind(repo);
+    repo.claimOutbox = (...args) => {
+      timers.firstClaimAt ??= performance.now();
+      return timers.claim.time(() => claimOutbox(...args), (rows) => rows.length);
+    };
+    repo.completeMany = async (claims) => {
+      const lost = await timers.completeMany.time(() => completeMany(claims), (lostClaims) => claims.length - lostClaims.length);
+      timers.sent += claims.length - lost.length;
+      timers.onSent?.(timers.sent);
+      return lost;
+    };
+    repo.renew = (claim) => timers.renew.time(() => renew(claim), () => 1);
+    repo.reclaimExpired = (table) => timers.reclaim.time(() => reclaimExpired(table), (n) => n);
+  }
+}
+
+export interface BenchApp {
+  app: INestApplicationContext;
+  dataSource: DataSource;
+  outbox: OutboxService;
+  publisher: NoopPublisher;
+  timers: RepositoryTimers;
+  close(): Promise<void>;
+}
+
+export interface BenchAppOptions {
+  url: string;
+  schema: string;
+  poolSize: number;
+  queuebox: Omit<QueueBoxModuleOptions, 'schema' | 'destinations'>;
+  /** Called before the loops start (to set `onPublish`, `timers.onSent`). */
+  prepare?(publisher: NoopPublisher, timers: RepositoryTimers): void;
+}
+
+/**
+ * A Nest application context as a service would have it: TypeOrmModule (its own pool) and
+ * QueueBoxModule.forRoot with one custom destination `noop` resolved through DI.
+ */
+export async function startBenchApp(options: BenchAppOptions): Promise<BenchApp> {
+  const publisher = new NoopPublisher();
+  const timers: RepositoryTimers = {
+    claim: new StatementTimer(),
+    completeMany: new StatementTimer(),
+    renew: new StatementTimer(),
+    reclaim: new StatementTimer(),
+    sent: 0,
+  };
+  options.prepare?.(publisher, timers);
+
+  @Module({})
+  class BenchRootModule {
+    static forRoot(): DynamicModule {
+      return {
+        module: BenchRootModule,
+        imports: [
+          TypeOrmModule.forRoot({ type: 'postgres', url: options.url, schema: options.schema, extra: { max: options.poolSize } }),
+          QueueBoxModule.forRoot({
+            schema: options.schema,
+            ...options.queuebox,
+            destinations: { noop: { type: 'custom', publisher: NoopPublisher } },
+          }),
+        ],
+        providers: [
+          { provide: NoopPublisher, useValue: publisher },
+          { provide: REPOSITORY_TIMERS, useValue: timers },
+          RepositoryInstrumentation,
+        ],
+      };
+    }
+  }
+
+  const app = await NestFactory.createApplicationContext(BenchRootModule.forRoot(), { logger: ['error', 'warn'] });
+  return {
+    app,
+    dataSource: app.get<DataSource>(getDataSourceToken()),
+    outbox: app.get(OutboxService),
+    publisher,
+    timers,
+    close: () => app.close(),
+  };
+}

@@ -1,0 +1,12 @@
+import type pg from 'pg';
+
+/** What every scenario gets: the server, an admin pool for setup and checks, and the printer. */
+export interface BenchContext {
+  url: string;
+  /** Setup, seeding and counting only; never timed. */
+  admin: pg.Pool;
+  /** The server runs on this machine, so its processes' CPU time can be read. */
+  localPostgres: boolean;
+  print(line: string): void;
+  heading(title: string): void;
+}

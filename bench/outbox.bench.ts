@@ -1,0 +1,55 @@
+/**
+ * QueueBox outbox benchmark: drain throughput, commit-to-publish latency and enqueue
+ * throughput, each next to a hand-written baseline on the same server, table and run.
+ * Prints figures and ratios; asserts nothing. `npm run bench`; sizes: see bench-config.ts.
+ */
+import 'reflect-metadata';
+import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { readBenchConfig } from './bench-config.js';
+import type { BenchContext } from './bench-context.js';
+import { startBenchPostgres } from './bench-postgres.js';
+import { rawPool } from './bench-schema.js';
+import { f0 } from './bench-stats.js';
+import { drainScenario } from './drain.scenario.js';
+import { enqueueScenario } from './enqueue.scenario.js';
+import { latencyScenario } from './latency.scenario.js';
+
+async function main(): Promise<void> {
+  const config = readBenchConfig();
+  const started = performance.now();
+  const print = (line: string): void => console.log(line);
+  const server = await startBenchPostgres();
+  const admin = rawPool(server.url, 2);
+  try {
+    const [{ version, fsync, synchronous_commit: syncCommit }] = (
+      await admin.query<{ version: string; fsync: string; synchronous_commit: string }>(
+        `SELECT version() AS version, current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS synchronous_commit`,
+      )
+    ).rows;
+    const ctx: BenchContext = {
+      url: server.url,
+      admin,
+      localPostgres: !process.env.QUEUEBOX_PG_URL,
+      print,
+      heading: (title) => print(`\n=== ${title}`),
+    };
+    print('QueueBox outbox benchmark');
+    print(`  server: ${server.description}; ${version.split(',')[0]}; fsync=${fsync}, synchronous_commit=${syncCommit}`);
+    print(`  client: node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'})`);
+    print(`  scenarios: ${[...config.scenarios].join(', ')} (QUEUEBOX_BENCH_SCENARIOS)`);
+
+    if (config.scenarios.has('drain')) await drainScenario(ctx, config);
+    if (config.scenarios.has('latency')) await latencyScenario(ctx, config);
+    if (config.scenarios.has('enqueue')) await enqueueScenario(ctx, config);
+    print(`\nbench finished in ${f0((performance.now() - started) / 1000)} s`);
+  } finally {
+    await admin.end();
+    await server.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

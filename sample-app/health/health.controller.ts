@@ -1,0 +1,18 @@
+import { Controller, Get } from '@nestjs/common';
+import { HealthCheck, HealthCheckService, type HealthCheckResult } from '@nestjs/terminus';
+import { QueueBoxHealthIndicator } from '../../lib/health/index.js';
+
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly queueBox: QueueBoxHealthIndicator,
+  ) {}
+
+  /** 200 while the outbox poller runs and ticks; 503 otherwise. */
+  @Get()
+  @HealthCheck()
+  check(): Promise<HealthCheckResult> {
+    return this.health.check([() => this.queueBox.isHealthy()]);
+  }
+}

@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import type { DataSource } from 'typeorm';
+import type { Claim } from '../../../lib/claims/claim.js';
+import type { ClaimRepository } from '../../../lib/claims/claim.repository.js';
+import { createTestSchema, openDataSource } from '../../fixtures/database.js';
+import { insertRows, repositoryFor, rowState } from '../../fixtures/outbox-rows.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('claim repository on PostgreSQL: claims and the fence', () => {
+  let schema: string;
+  let a: DataSource;
+  let b: DataSource;
+  let repoA: ClaimRepository;
+  let repoB: ClaimRepository;
+
+  beforeAll(async () => {
+    schema = await createTestSchema(inject('pgUrl'));
+    a = await openDataSource(inject('pgUrl'), schema);
+    b = await openDataSource(inject('pgUrl'), schema);
+    repoA = repositoryFor(a, schema).repository;
+    repoB = repositoryFor(b, schema).repository;
+  });
+  beforeEach(async () => {
+    await a.query(`TRUNCATE "${schema}".queuebox_outbox_messages`);
+  });
+  afterAll(async () => {
+    await a?.destroy();
+    await b?.destroy();
+  });
+
+  const claimOf = (row: { id: string; claim_token: string }, leaseMs: number): Claim => ({ component: 'outbox', id: String(row.id), token: row.claim_token, leaseMs });
+
+  it('concurrent claims from two DataSources never take the same row', async () => {
+    await insertRows(a, schema, Array.from({ length: 200 }, () => null));
+    const claimed: string[] = [];
+    await Promise.all(
+      [repoA, repoB, repoA, repoB].map(async (repository) => {
+        for (;;) {
+          const rows = await repository.claimOutbox(7, 60_000, { lock: false });
+          if (rows.length === 0) return;
+          claimed.push(...rows.map((row) => String(row.id)));
+        }
+      }),
+    );
+    expect(claimed).toHaveLength(200);
+    expect(new Set(claimed).size).toBe(200);
+  });
+
+  it('claims one row per key, the oldest unfinished, and every unordered row', async () => {
+    const ids = await insertRows(a, schema, ['k1', 'k1', 'k2', null, 'k2', null]);
+    const rows = await repoA.claimOutbox(100, 60_000, { lock: false });
+    expect(rows.map((row) => String(row.id)).sort()).toEqual([ids[0], ids[2], ids[3], ids[5]].sort());
+    // While the heads are in flight, their keys stay blocked.
+    expect(await repoB.claimOutbox(100, 60_000, { lock: false })).toHaveLength(0);
+  });
+
+  it('a retried head keeps its key blocked until its backoff ends, then is claimed again first', async () => {
+    const ids = await insertRows(a, schema, ['k', 'k']);
+    const [head] = await repoA.claimOutbox(10, 60_000, { lock: false });
+    expect(await repoA.retry(claimOf(head, 60_000), 400, 'boom')).toBe('ok');
+    expect(await repoB.claimOutbox(10, 60_000, { lock: false })).toHaveLength(0);
+    await sleep(500);
+    const [again] = await repoB.claimOutbox(10, 60_000, { lock: false });
+    expect(String(again.id)).toBe(ids[0]);
+    expect(again.attempts).toBe(2);
+    expect(again.claim_token).not.toBe(head.claim_token);
+  });
+
+  it('a fenced write with a stale token changes nothing', async () => {
+    const [id] = await insertRows(a, schema, ['k']);
+    const [row] = await repoA.claimOutbox(1, 60_000, { lock: false });
+    const stale: Claim = { ...claimOf(row, 60_000), token: '00000000-0000-4000-8000-000000000000' };
+    expect(await repoB.renew(stale)).toBe('lost');
+    expect(await repoB.complete(stale)).toBe('lost');
+    expect(await repoB.retry(stale, 0, 'x')).toBe('lost');
+    expect(await repoB.deadLetter(stale, 'x')).toBe('lost');
+    expect(await repoB.completeMany([stale])).toEqual([stale]);
+    expect(await rowState(a, schema, id)).toMatchObject({ state: 'processing', claim_token: row.claim_token, last_error: null });
+    expect(await repoA.complete(claimOf(row, 60_000))).toBe('ok');
+    expect(await rowState(a, schema, id)).toMatchObject({ state: 'sent', claim_token: row.claim_token });
+  });
+
+  it('after the lease ended by the database clock, renew, complete, retry and dead-letter change nothing', async () => {
+    const [id] = await insertRows(a, schema, ['k']);
+    const [row] = await repoA.claimOutbox(1, 300, { lock: false });
+    const claim = claimOf(row, 300);
+    await sleep(450);
+    expect(await repoA.renew(claim)).toBe('lost');
+    expect(await repoA.complete(claim)).toBe('lost');
+    expect(await repoA.retry(claim, 0, 'late')).toBe('lost');
+    expect(await repoA.deadLetter(claim, 'late')).toBe('lost');
+    expect(await rowState(a, schema, id)).toMatchObject({ state: 'processing', claim_token: row.claim_token, last_error: null });
+  });
+
+  it('reclaim returns expired claims to pending; the new claim gets a new token and the old owner is fenced out', async () => {
+    const [id] = await insertRows(a, schema, ['k']);
+    const [first] = await repoA.claimOutbox(1, 300, { lock: false });
+    // An unexpired claim is not reclaimed.
+    expect(await repoB.reclaimExpired('outbox')).toBe(0);
+    await sleep(450);
+    expect(await repoB.reclaimExpired('outbox')).toBe(1);
+    const [second] = await repoB.claimOutbox(1, 60_000, { lock: false });
+    expect(String(second.id)).toBe(id);
+    expect(second.claim_token).not.toBe(first.claim_token);
+    expect(await repoA.complete(claimOf(first, 300))).toBe('lost');
+    expect(await repoB.complete(claimOf(second, 60_000))).toBe('ok');
+  });
+
+  it('a renewal keeps a claim past its first lease', async () => {
+    const [id] = await insertRows(a, schema, ['k']);
+    const [row] = await repoA.claimOutbox(1, 400, { lock: false });
+    const claim = claimOf(row, 400);
+    for (let i = 0; i < 4; i++) {
+      await sleep(130);
+      expect(await repoA.renew(claim)).toBe('ok');
+    }
+    expect(await repoB.reclaimExpired('outbox')).toBe(0);
+    expect(await repoA.complete(claim)).toBe('ok');
+    expect((await rowState(a, schema, id)).state).toBe('sent');
+  });
+
+  it('a batched completion reports exactly the rows whose claims were lost', async () => {
+    await insertRows(a, schema, [null, null, null]);
+    const rows = await repoA.claimOutbox(3, 60_000, { lock: false });
+    const claims = rows.map((row) => claimOf(row, 60_000));
+    const stolen: Claim = { ...claims[1], token: '00000000-0000-4000-8000-000000000001' };
+    const lost = await repoA.completeMany([claims[0], stolen, claims[2]]);
+    expect(lost).toEqual([stolen]);
+    expect((await rowState(a, schema, claims[1].id)).state).toBe('processing');
+  });
+
+  it('a claim that takes a row older than a finished row of its key is flagged as an inversion', async () => {
+    // Producer P inserts first but commits last: its row becomes visible after a younger one was sent.
+    const producer = a.createQueryRunner();
+    await producer.connect();
+    await producer.startTransaction();
+    const [older] = await insertRows(a, schema, ['k'], producer);
+    const [younger] = await insertRows(b, schema, ['k']);
+    const [first] = await repoB.claimOutbox(10, 60_000, { lock: false });
+    expect(String(first.id)).toBe(younger);
+    expect(first.inverted).toBe(false);
+    expect(await repoB.complete(claimOf(first, 60_000))).toBe('ok');
+    await producer.commitTransaction();
+    await producer.release();
+    const [late] = await repoB.claimOutbox(10, 60_000, { lock: false });
+    expect(String(late.id)).toBe(older);
+    expect(late.inverted).toBe(true);
+  });
+});
