@@ -1,4 +1,4 @@
-import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
 import type { Claim } from '../claims/claim.js';
@@ -14,7 +14,8 @@ import { PublisherRegistry } from '../publishers/publisher-registry.js';
 import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { outboxMarkLost, outboxWriteLost } from '../queuebox.messages.js';
 import { backoffDelay } from '../runtime/backoff.js';
-import { errorText, PollLoop, type TickResult } from '../runtime/poll-loop.js';
+import { ClaimWorker } from '../runtime/claim-worker.js';
+import { errorText } from '../runtime/poll-loop.js';
 import { withMessageSpan } from '../tracing/trace-context.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { OutboxBacklogSampler } from './outbox-backlog-sampler.js';
@@ -31,17 +32,9 @@ type PublishResult = { ok: true } | { ok: false; error: unknown; retryable: bool
  * `claimTimeoutMs / 5`, and drains on shutdown (spec "Claims and leases").
  */
 @Injectable()
-export class OutboxPoller implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger(OutboxPoller.name);
-  private readonly loop: PollLoop;
-  private readonly inFlight = new Set<Promise<void>>();
+export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly completions: OutboxCompletionBatcher;
   private readonly backlog: OutboxBacklogSampler;
-  /** Aborts the publishes still running when shutdown stops waiting for them. */
-  private readonly abandon = new AbortController();
-  private slotFreed?: () => void;
-  private lastReclaimAt = -Infinity;
-  private lastBacklogAt = -Infinity;
   private unsubscribe?: () => void;
 
   constructor(
@@ -53,26 +46,25 @@ export class OutboxPoller implements OnApplicationBootstrap, BeforeApplicationSh
     @Inject(QUEUEBOX_DATA_SOURCE) dataSource: DataSource,
     @Inject(QUEUEBOX_SQL_DIALECT) dialect: SqlDialect,
   ) {
+    const outbox = options.outbox;
+    super({
+      name: OutboxPoller.name,
+      pollIntervalMs: outbox.pollIntervalMs,
+      batchSize: outbox.batchSize,
+      concurrency: outbox.concurrency,
+      shutdownTimeoutMs: outbox.shutdownTimeoutMs,
+      reclaimEveryMs: outbox.claimTimeoutMs / 5,
+      sampleEveryMs: outbox.metricsIntervalMs,
+      onLoopError: () => metrics.loopError('outbox'),
+    });
     this.completions = new OutboxCompletionBatcher(repository);
     this.backlog = new OutboxBacklogSampler(dataSource, dialect, metrics, () => publishers.names());
-    this.loop = new PollLoop({
-      name: 'outbox',
-      intervalMs: options.outbox.pollIntervalMs,
-      tick: (signal) => this.tick(signal),
-      onError: () => metrics.loopError('outbox'),
-    });
-  }
-
-  /** Loop state for health checks. */
-  get status(): Pick<PollLoop, 'state' | 'lastTickAt' | 'lastError' | 'consecutiveErrors'> & { inFlight: number } {
-    const { state, lastTickAt, lastError, consecutiveErrors } = this.loop;
-    return { state, lastTickAt, lastError, consecutiveErrors, inFlight: this.inFlight.size };
   }
 
   onApplicationBootstrap(): void {
     if (!this.options.workersEnabled) return;
-    this.unsubscribe = this.wakeUps.subscribe('outbox', () => this.loop.wake());
-    this.loop.start();
+    this.unsubscribe = this.wakeUps.subscribe('outbox', () => this.wake());
+    this.startLoop();
   }
 
   /**
@@ -82,65 +74,26 @@ export class OutboxPoller implements OnApplicationBootstrap, BeforeApplicationSh
    */
   async beforeApplicationShutdown(): Promise<void> {
     this.unsubscribe?.();
-    await this.loop.stop();
-    if (this.inFlight.size === 0) return;
-    const drained = Promise.allSettled(this.inFlight).then(() => true);
-    const timedOut = new Promise<false>((resolve) => setTimeout(() => resolve(false), this.options.outbox.shutdownTimeoutMs).unref());
-    if (await Promise.race([drained, timedOut])) return;
-    this.logger.warn({
-      message: 'shutdown timeout reached with publishes in flight; their rows stay processing and are reclaimed after the lease',
-      inFlight: this.inFlight.size,
-      shutdownTimeoutMs: this.options.outbox.shutdownTimeoutMs,
-    });
-    this.abandon.abort(new Error('QueueBox shutdown'));
+    await this.drain();
   }
 
-  private async tick(signal: AbortSignal): Promise<TickResult> {
-    const { claimTimeoutMs, batchSize, concurrency, claimLock, metricsIntervalMs } = this.options.outbox;
-    const now = performance.now();
-    if (now - this.lastReclaimAt >= claimTimeoutMs / 5) {
-      this.lastReclaimAt = now;
-      this.metrics.outboxMessagesReclaimed(await this.repository.reclaimExpired('outbox'));
-    }
-    if (now - this.lastBacklogAt >= metricsIntervalMs) {
-      this.lastBacklogAt = now;
-      await this.backlog.sample().catch((error) => this.logger.warn({ message: 'backlog sample failed', error: errorText(error) }));
-    }
-    const free = concurrency - this.inFlight.size;
-    if (free <= 0) {
-      await this.nextFreeSlot(signal);
-      return 'more';
-    }
-    const wanted = Math.min(batchSize, free);
-    const rows = await this.repository.claimOutbox(wanted, claimTimeoutMs, { lock: claimLock });
+  protected override async reclaim(): Promise<void> {
+    this.metrics.outboxMessagesReclaimed(await this.repository.reclaimExpired('outbox'));
+  }
+
+  protected override sample(): Promise<void> {
+    return this.backlog.sample();
+  }
+
+  protected async claim(count: number): Promise<ClaimedOutboxRow[]> {
+    const { claimTimeoutMs, claimLock } = this.options.outbox;
+    const rows = await this.repository.claimOutbox(count, claimTimeoutMs, { lock: claimLock });
     this.metrics.outboxOrderInversions(rows.filter((row) => row.inverted).length);
-    for (const row of rows) this.track(this.process(row));
-    // A short claim has seen everything claimable: sleep until woken (sql.md 5.4, rule 1).
-    return rows.length === wanted ? 'more' : 'idle';
-  }
-
-  private track(task: Promise<void>): void {
-    this.inFlight.add(task);
-    void task.finally(() => {
-      this.inFlight.delete(task);
-      this.slotFreed?.();
-    });
-  }
-
-  private nextFreeSlot(signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        this.slotFreed = undefined;
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      this.slotFreed = done;
-      signal.addEventListener('abort', done, { once: true });
-    });
+    return rows;
   }
 
   /** Publishes one claimed row and finishes it. Never throws: every outcome is logged and counted. */
-  private async process(row: ClaimedOutboxRow): Promise<void> {
+  protected async process(row: ClaimedOutboxRow): Promise<void> {
     const claim: Claim = { component: 'outbox', id: String(row.id), token: row.claim_token, leaseMs: this.options.outbox.claimTimeoutMs };
     const message = toOutboxMessage(row);
     try {
@@ -162,7 +115,8 @@ export class OutboxPoller implements OnApplicationBootstrap, BeforeApplicationSh
       // A database failure of the finishing write: the row stays processing and is reclaimed.
       this.logger.error({ message: 'outbox finishing write failed; the row will be reclaimed after its lease', messageId: message.messageId, rowId: claim.id, error: errorText(error) });
     } finally {
-      if (message.key !== null) this.loop.wake();
+      // The next row of the key may be claimable now.
+      if (message.key !== null) this.wake();
     }
   }
 

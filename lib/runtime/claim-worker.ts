@@ -1,0 +1,137 @@
+import { Logger } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import { errorText, PollLoop, type PollLoopState, type TickResult } from './poll-loop.js';
+
+/** How a claim worker paces itself. */
+export interface ClaimWorkerSettings {
+  /** Loop name in logs, metrics and health. */
+  name: string;
+  pollIntervalMs: number;
+  batchSize: number;
+  concurrency: number;
+  shutdownTimeoutMs: number;
+  /** Run `reclaim()` at most this often (spec: claimTimeoutMs / 5); never when undefined. */
+  reclaimEveryMs?: number;
+  /** Run `sample()` (backlog gauges) at most this often. */
+  sampleEveryMs?: number;
+  onLoopError?(): void;
+}
+
+/** What health checks read of a worker. */
+export interface ClaimWorkerStatus {
+  state: PollLoopState;
+  lastTickAt?: Date;
+  lastError?: unknown;
+  consecutiveErrors: number;
+  inFlight: number;
+}
+
+/**
+ * The loop shared by the outbox poller, the inbox relay and pull workers: claim up to the free
+ * publish/handle slots, process each row concurrently, reclaim and sample on their cadence, and
+ * drain on shutdown. Subclasses say how to claim and process a row; every fenced write and every
+ * loss is theirs to handle.
+ */
+export abstract class ClaimWorker<Row> {
+  protected readonly logger: Logger;
+  protected readonly loop: PollLoop;
+  /** Aborts the work still running when shutdown stops waiting for it. */
+  protected readonly abandon = new AbortController();
+  private readonly inFlight = new Set<Promise<void>>();
+  private slotFreed?: () => void;
+  private lastReclaimAt = -Infinity;
+  private lastSampleAt = -Infinity;
+
+  constructor(protected readonly settings: ClaimWorkerSettings) {
+    this.logger = new Logger(settings.name);
+    this.loop = new PollLoop({
+      name: settings.name,
+      intervalMs: settings.pollIntervalMs,
+      tick: (signal) => this.tick(signal),
+      onError: () => settings.onLoopError?.(),
+    });
+  }
+
+  /** Claims up to `count` rows. */
+  protected abstract claim(count: number): Promise<Row[]>;
+  /** Processes one claimed row to its end. Must not throw. */
+  protected abstract process(row: Row): Promise<void>;
+  /** Returns expired claims to pending. */
+  protected reclaim?(): Promise<void>;
+  /** Samples gauges. Failures are logged, never fatal. */
+  protected sample?(): Promise<void>;
+
+  get status(): ClaimWorkerStatus {
+    const { state, lastTickAt, lastError, consecutiveErrors } = this.loop;
+    return { state, lastTickAt, lastError, consecutiveErrors, inFlight: this.inFlight.size };
+  }
+
+  protected startLoop(): void {
+    this.loop.start();
+  }
+
+  /** Claim now: new rows may be claimable. */
+  wake(): void {
+    this.loop.wake();
+  }
+
+  /**
+   * Stops claiming, waits up to `shutdownTimeoutMs` for the rows in flight, then aborts what is
+   * left (`abandon`) and returns; those rows stay `processing` until their lease ends (spec).
+   */
+  protected async drain(): Promise<void> {
+    await this.loop.stop();
+    if (this.inFlight.size === 0) return;
+    const drained = Promise.allSettled(this.inFlight).then(() => true);
+    const timedOut = new Promise<false>((resolve) => setTimeout(() => resolve(false), this.settings.shutdownTimeoutMs).unref());
+    if (await Promise.race([drained, timedOut])) return;
+    this.logger.warn({
+      message: 'shutdown timeout reached with work in flight; those rows stay processing and are reclaimed after their lease',
+      inFlight: this.inFlight.size,
+      shutdownTimeoutMs: this.settings.shutdownTimeoutMs,
+    });
+    this.abandon.abort(new Error('QueueBox shutdown'));
+  }
+
+  private async tick(signal: AbortSignal): Promise<TickResult> {
+    const now = performance.now();
+    if (this.reclaim && this.settings.reclaimEveryMs !== undefined && now - this.lastReclaimAt >= this.settings.reclaimEveryMs) {
+      this.lastReclaimAt = now;
+      await this.reclaim();
+    }
+    if (this.sample && this.settings.sampleEveryMs !== undefined && now - this.lastSampleAt >= this.settings.sampleEveryMs) {
+      this.lastSampleAt = now;
+      await this.sample().catch((error) => this.logger.warn({ message: 'gauge sample failed', error: errorText(error) }));
+    }
+    const free = this.settings.concurrency - this.inFlight.size;
+    if (free <= 0) {
+      await this.nextFreeSlot(signal);
+      return 'more';
+    }
+    const wanted = Math.min(this.settings.batchSize, free);
+    const rows = await this.claim(wanted);
+    for (const row of rows) this.track(this.process(row));
+    // A short claim has seen everything claimable now: sleep until woken (sql.md 5.4, rule 1).
+    return rows.length === wanted ? 'more' : 'idle';
+  }
+
+  private track(task: Promise<void>): void {
+    this.inFlight.add(task);
+    void task.finally(() => {
+      this.inFlight.delete(task);
+      this.slotFreed?.();
+    });
+  }
+
+  private nextFreeSlot(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.slotFreed = undefined;
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      this.slotFreed = done;
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}
