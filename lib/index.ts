@@ -5,18 +5,26 @@
 export { QueueBoxModule } from './queuebox.module.js';
 export type { QueueBoxModuleExtras } from './queuebox.module-definition.js';
 export { OutboxService, type EnqueueOptions } from './outbox/outbox.service.js';
+export { InboxService, type ReceiveOptions } from './inbox/inbox.service.js';
+export { InboxIntakeController } from './inbox/inbox-intake.controller.js';
 
 export type {
   BackoffOptions,
   CustomDestinationOptions,
   DestinationOptions,
   HttpDestinationOptions,
+  InboxOptions,
+  InboxRelayOptions,
+  InboxRouteOptions,
+  InboxSourceOptions,
+  InboxTransform,
   NotifyOptions,
   OutboxOptions,
   QueueBoxModuleOptions,
 } from './interfaces/queuebox-options.interface.js';
 export type { EnqueuedMessage, OutboxMessage, OutboxMessageInput } from './interfaces/outbox-message.interface.js';
 export type { OutboxPublisher, PublishContext } from './interfaces/outbox-publisher.interface.js';
+export type { InboxMessage, InboxMessageInput, InboxReceipt } from './interfaces/inbox-message.interface.js';
 export type { Claim, ClaimComponent } from './claims/claim.js';
 
 export { QueueBoxError, type QueueBoxErrorCode } from './errors/queuebox.error.js';
@@ -24,6 +32,7 @@ export { InvalidQueueBoxOptionsError } from './errors/invalid-queuebox-options.e
 export { UnsupportedDatabaseError } from './errors/unsupported-database.error.js';
 export { InvalidMessageError } from './errors/invalid-message.error.js';
 export { UnknownDestinationError } from './errors/unknown-destination.error.js';
+export { UnknownSourceError } from './errors/unknown-source.error.js';
 export { PayloadTooLargeError } from './errors/payload-too-large.error.js';
 export { ClaimLostError } from './errors/claim-lost.error.js';
 export { PublishFailedError } from './errors/publish-failed.error.js';
@@ -44,4 +53,9 @@ export {
   OUTBOX_OLDEST_PENDING_AGE_SECONDS,
   OUTBOX_ORDER_INVERSIONS_TOTAL,
   OUTBOX_PUBLISH_DURATION_SECONDS,
+  INBOX_BACKLOG_MESSAGES,
+  INBOX_MESSAGES_RECEIVED_TOTAL,
+  INBOX_MESSAGES_RELAYED_TOTAL,
+  INBOX_OLDEST_PENDING_AGE_SECONDS,
+  INBOX_RELAY_FAILURES_TOTAL,
 } from './metrics/queuebox.metrics.js';

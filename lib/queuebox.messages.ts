@@ -20,8 +20,14 @@ export const unsupportedDatabase = (type: string): string =>
 export const unknownDestination = (destination: string, known: readonly string[]): string =>
   `Message destination "${destination}" is not configured. Configured destinations: ${known.length ? known.map((d) => `"${d}"`).join(', ') : 'none'}; add it to the "destinations" option.`;
 
-export const payloadTooLarge = (size: number, limit: number): string =>
-  `Message payload is ${size} bytes once serialized, over the limit of ${limit} bytes ("outbox.maxPayloadBytes").`;
+export const payloadTooLarge = (size: number, limit: number, option = 'outbox.maxPayloadBytes'): string =>
+  `Message payload is ${size} bytes once serialized, over the limit of ${limit} bytes ("${option}").`;
+
+export const unknownSource = (source: string, known: readonly string[]): string =>
+  `Inbox source "${source}" is not declared. Declared sources: ${known.length ? known.map((s) => `"${s}"`).join(', ') : 'none'}; add it to "inbox.sources".`;
+
+export const inboxForwardLost = (id: string): string =>
+  `Inbox row ${id}: the relay's claim was lost before the forward committed; the forward was rolled back and the row is left to its new owner.`;
 
 export const payloadNotSerializable = (reason: string): string =>
   `Message payload cannot be serialized to JSON (${reason}). Send plain data: objects, arrays, strings, numbers, booleans, null.`;

@@ -1,5 +1,7 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
+import { RouterModule } from '@nestjs/core';
 import { getDataSourceToken } from '@nestjs/typeorm';
+import { InboxIntakeController } from './inbox/inbox-intake.controller.js';
 import type { QueueBoxModuleOptions } from './interfaces/queuebox-options.interface.js';
 import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_MODULE_OPTIONS } from './queuebox.constants.js';
 
@@ -13,15 +15,24 @@ export interface QueueBoxModuleExtras {
   isGlobal?: boolean;
   /** Name of the `@nestjs/typeorm` DataSource to use (as in `TypeOrmModule.forRoot({ name })`); the default one when omitted. */
   dataSource?: string;
+  /**
+   * Mounts the inbox HTTP intake (`POST <path>/:source`), for example `{ path: 'inbox' }`.
+   * Not mounted when omitted.
+   */
+  intake?: { path: string };
 }
 
 export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN, OPTIONS_TYPE, ASYNC_OPTIONS_TYPE } =
   new ConfigurableModuleBuilder<QueueBoxModuleOptions>({ optionsInjectionToken: QUEUEBOX_MODULE_OPTIONS })
     .setClassMethodName('forRoot')
     .setFactoryMethodName('createQueueBoxOptions')
-    .setExtras<QueueBoxModuleExtras>({ isGlobal: false, dataSource: undefined }, (definition, extras) => ({
+    .setExtras<QueueBoxModuleExtras>({ isGlobal: false, dataSource: undefined, intake: undefined }, (definition, extras) => ({
       ...definition,
       global: extras.isGlobal,
+      ...(extras.intake && {
+        controllers: [InboxIntakeController],
+        imports: [...(definition.imports ?? []), RouterModule.register([{ path: extras.intake.path, module: definition.module }])],
+      }),
       providers: [
         ...(definition.providers ?? []),
         // The application's DataSource, through @nestjs/typeorm's public token: QueueBox never

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { ClaimRepository } from './claims/claim.repository.js';
+import { InboxRelay } from './inbox/inbox-relay.js';
+import { InboxService } from './inbox/inbox.service.js';
 import { resolveDialect } from './dialects/resolve-dialect.js';
 import type { QueueBoxModuleOptions } from './interfaces/queuebox-options.interface.js';
 import { QueueBoxMetrics } from './metrics/queuebox-metrics.service.js';
@@ -20,7 +22,7 @@ import {
 import { WakeUpHub } from './wakeup/wake-up.hub.js';
 
 /**
- * QueueBox: a transactional outbox (and, later, inbox and pull workers) on the application's
+ * QueueBox: a transactional outbox, an idempotent inbox with its relay, on the application's
  * TypeORM DataSource.
  *
  * ```ts
@@ -50,7 +52,9 @@ import { WakeUpHub } from './wakeup/wake-up.hub.js';
     PublisherRegistry,
     OutboxService,
     OutboxPoller,
+    InboxService,
+    InboxRelay,
   ],
-  exports: [OutboxService, QUEUEBOX_RESOLVED_OPTIONS, OutboxPoller],
+  exports: [OutboxService, InboxService, QUEUEBOX_RESOLVED_OPTIONS, OutboxPoller, InboxRelay],
 })
 export class QueueBoxModule extends ConfigurableModuleClass {}

@@ -3,6 +3,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { ClaimTable, SqlDialect, SqlStatement } from '../dialects/sql-dialect.interface.js';
 import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import type { Claim, ClaimComponent, FenceResult } from './claim.js';
+import type { ClaimedInboxRow } from './claimed-inbox-row.interface.js';
 import type { ClaimedOutboxRow } from './claimed-outbox-row.interface.js';
 import { runStatement } from './run-statement.js';
 
@@ -36,7 +37,15 @@ export class ClaimRepository {
   async claimOutbox(batchSize: number, leaseMs: number, options: { lock: boolean }): Promise<ClaimedOutboxRow[]> {
     const claim = this.dialect.claimOutbox(batchSize, leaseMs);
     if (!options.lock) return this.run<ClaimedOutboxRow>(claim);
-    return this.inTransaction([...this.dialect.outboxClaimLock()], claim);
+    return this.inTransaction([...this.dialect.claimLock('outbox')], claim);
+  }
+
+  /**
+   * The inbox relay's claim: up to `batchSize` rows of the routed sources, at most one per
+   * aggregate, the oldest unfinished of each, always after the relay claim lock (spec).
+   */
+  claimInboxForRelay(sources: readonly string[], batchSize: number, leaseMs: number): Promise<ClaimedInboxRow[]> {
+    return this.inTransaction([...this.dialect.claimLock('inbox')], this.dialect.claimInboxForRelay(sources, batchSize, leaseMs));
   }
 
   /** Extends the lease from the database clock. */

@@ -19,6 +19,15 @@ export interface OutboxInsertRow {
   delayMs: number;
 }
 
+/** The fields of one inbox row to insert, already validated and serialized. */
+export interface InboxInsertRow {
+  source: string;
+  idempotencyKey: string;
+  aggregateKey: string | null;
+  headers: string;
+  payload: string;
+}
+
 /** An id and token pair of a claim, for the batched forms of fenced writes. */
 export interface FencedRow {
   id: string;
@@ -35,9 +44,15 @@ export interface SqlDialect {
   readonly tables: ResolvedTableNames;
 
   insertOutbox(rows: readonly OutboxInsertRow[]): SqlStatement;
-  /** Statements to run, in one transaction, before `claimOutbox` when claims are serialized. */
-  outboxClaimLock(): readonly SqlStatement[];
   claimOutbox(batchSize: number, leaseMs: number): SqlStatement;
+  /** Statements to run, in the claim's transaction, before a serialized claim of `table`. */
+  claimLock(table: ClaimTable): readonly SqlStatement[];
+
+  /** Inserts unless (source, idempotency key) exists; returns the new id, or no row for a duplicate. */
+  insertInbox(row: InboxInsertRow): SqlStatement;
+  findInbox(source: string, idempotencyKey: string): SqlStatement;
+  claimInboxForRelay(sources: readonly string[], batchSize: number, leaseMs: number): SqlStatement;
+  inboxBacklog(): SqlStatement;
 
   renew(table: ClaimTable, row: FencedRow, leaseMs: number): SqlStatement;
   complete(table: ClaimTable, row: FencedRow): SqlStatement;

@@ -7,8 +7,8 @@ export interface OutboxMessageInput {
   destination: string;
   /** Any JSON-serializable value. */
   payload: unknown;
-  /** Ordering key: messages of one key are published one at a time, oldest first. */
-  key?: string;
+  /** Ordering key: messages of one key are published one at a time, oldest first. Omitted or null: unordered. */
+  key?: string | null;
   /** Extra headers published with the message (string values). */
   headers?: Record<string, string>;
   /** Publish no earlier than this many milliseconds after the commit (database clock). */

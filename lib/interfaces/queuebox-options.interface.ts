@@ -1,4 +1,6 @@
 import type { InjectionToken } from '@nestjs/common';
+import type { InboxMessage } from './inbox-message.interface.js';
+import type { OutboxMessageInput } from './outbox-message.interface.js';
 import type { OutboxPublisher } from './outbox-publisher.interface.js';
 
 /**
@@ -17,6 +19,66 @@ export interface QueueBoxModuleOptions {
   outbox?: OutboxOptions;
   /** Where messages go, by destination name (the `destination` of an enqueued message). */
   destinations?: Record<string, DestinationOptions>;
+  /** The inbox, its HTTP intake and its relay. */
+  inbox?: InboxOptions;
+}
+
+/** @publicApi */
+export interface InboxOptions {
+  /** Largest accepted serialized payload, in bytes. Default 262144 (256 KiB). */
+  maxPayloadBytes?: number;
+  /**
+   * The sources this service receives from. When given, any other source is refused; a source
+   * with a `secret` must sign its HTTP deliveries. Any source is accepted when omitted.
+   */
+  sources?: Record<string, InboxSourceOptions>;
+  /** How far a signature's timestamp may be from now (replay window), in seconds. Default 300. */
+  signatureToleranceSeconds?: number;
+  /** Forwarding of inbox rows into the outbox. */
+  relay?: InboxRelayOptions;
+}
+
+/** @publicApi */
+export interface InboxSourceOptions {
+  /** HMAC-SHA256 secret shared with the sender (`X-QueueBox-Signature`). Never logged. */
+  secret?: string;
+}
+
+/** @publicApi */
+export interface InboxRelayOptions {
+  /** Source name → where its messages are forwarded. Only routed sources are relayed. */
+  routes?: Record<string, InboxRouteOptions>;
+  /** Lease of a relay claim, renewed every third of it while a forward runs. Default 300000. */
+  claimTimeoutMs?: number;
+  /** Fallback poll interval when no wake-up arrives. Default 1000. */
+  pollIntervalMs?: number;
+  /** Rows claimed per claim statement. Default 50. */
+  batchSize?: number;
+  /** Forwards in flight at once per instance. Default 20. */
+  concurrency?: number;
+  /** Forward attempts before a row is marked `dead`. Default 10. */
+  maxAttempts?: number;
+  /** Delay before a retry of a failed forward. */
+  backoff?: BackoffOptions;
+  /** How long shutdown waits for in-flight forwards. Default: `outbox.shutdownTimeoutMs`. */
+  shutdownTimeoutMs?: number;
+}
+
+/** @publicApi */
+export interface InboxRouteOptions {
+  /** A configured destination. */
+  destination: string;
+  /** A provider (resolved through Nest DI) that shapes the outbox message. */
+  transform?: InjectionToken<InboxTransform>;
+}
+
+/**
+ * Shapes the outbox message the relay writes for an inbox message. Throwing fails the forward:
+ * it is retried with backoff, then dead-lettered.
+ * @publicApi
+ */
+export interface InboxTransform {
+  transform(message: InboxMessage): Partial<Omit<OutboxMessageInput, 'delayMs'>> | Promise<Partial<Omit<OutboxMessageInput, 'delayMs'>>>;
 }
 
 /** @publicApi */

@@ -11,7 +11,14 @@ import {
   OUTBOX_OLDEST_PENDING_AGE_SECONDS,
   OUTBOX_ORDER_INVERSIONS_TOTAL,
   OUTBOX_PUBLISH_DURATION_SECONDS,
+  INBOX_BACKLOG_MESSAGES,
+  INBOX_MESSAGES_RECEIVED_TOTAL,
+  INBOX_MESSAGES_RELAYED_TOTAL,
+  INBOX_OLDEST_PENDING_AGE_SECONDS,
+  INBOX_RELAY_FAILURES_TOTAL,
   type PublishOutcome,
+  type ReceiveOutcome,
+  type RelayFailureOutcome,
 } from './queuebox.metrics.js';
 
 /** Intent-named recording of QueueBox's metrics, so loops never touch label names. */
@@ -26,7 +33,29 @@ export class QueueBoxMetrics {
     @InjectMetric(OUTBOX_BACKLOG_MESSAGES) private readonly outboxBacklog: Gauge<'destination'>,
     @InjectMetric(OUTBOX_OLDEST_PENDING_AGE_SECONDS) private readonly outboxOldestAge: Gauge<'destination'>,
     @InjectMetric(LOOP_ERRORS_TOTAL) private readonly loopErrors: Counter<'loop'>,
+    @InjectMetric(INBOX_MESSAGES_RECEIVED_TOTAL) private readonly inboxReceivedTotal: Counter<'source' | 'outcome'>,
+    @InjectMetric(INBOX_MESSAGES_RELAYED_TOTAL) private readonly inboxRelayedTotal: Counter<'source'>,
+    @InjectMetric(INBOX_RELAY_FAILURES_TOTAL) private readonly inboxRelayFailures: Counter<'source' | 'outcome'>,
+    @InjectMetric(INBOX_BACKLOG_MESSAGES) private readonly inboxBacklog: Gauge<'source'>,
+    @InjectMetric(INBOX_OLDEST_PENDING_AGE_SECONDS) private readonly inboxOldestAge: Gauge<'source'>,
   ) {}
+
+  inboxReceived(source: string, outcome: ReceiveOutcome): void {
+    this.inboxReceivedTotal.inc({ source, outcome });
+  }
+
+  inboxRelayed(source: string): void {
+    this.inboxRelayedTotal.inc({ source });
+  }
+
+  inboxRelayFailed(source: string, outcome: RelayFailureOutcome): void {
+    this.inboxRelayFailures.inc({ source, outcome });
+  }
+
+  inboxBacklogSample(source: string, pending: number, oldestAgeSeconds: number): void {
+    this.inboxBacklog.set({ source }, pending);
+    this.inboxOldestAge.set({ source }, oldestAgeSeconds);
+  }
 
   claimLost(component: ClaimComponent): void {
     this.claimsLost.inc({ component });

@@ -12,6 +12,17 @@ export const OUTBOX_PUBLISH_DURATION_SECONDS = 'queuebox_outbox_publish_duration
 export const OUTBOX_BACKLOG_MESSAGES = 'queuebox_outbox_backlog_messages';
 export const OUTBOX_OLDEST_PENDING_AGE_SECONDS = 'queuebox_outbox_oldest_pending_age_seconds';
 export const LOOP_ERRORS_TOTAL = 'queuebox_loop_errors_total';
+export const INBOX_MESSAGES_RECEIVED_TOTAL = 'queuebox_inbox_messages_received_total';
+export const INBOX_MESSAGES_RELAYED_TOTAL = 'queuebox_inbox_messages_relayed_total';
+export const INBOX_RELAY_FAILURES_TOTAL = 'queuebox_inbox_relay_failures_total';
+export const INBOX_BACKLOG_MESSAGES = 'queuebox_inbox_backlog_messages';
+export const INBOX_OLDEST_PENDING_AGE_SECONDS = 'queuebox_inbox_oldest_pending_age_seconds';
+
+/** Outcomes of one receive. */
+export type ReceiveOutcome = 'accepted' | 'duplicate' | 'rejected';
+
+/** Outcomes of a failed forward. */
+export type RelayFailureOutcome = 'retried' | 'dead' | 'lost';
 
 /** Outcomes of one publish attempt. */
 export type PublishOutcome = 'sent' | 'retried' | 'dead' | 'lost';
@@ -51,6 +62,31 @@ export const queueBoxMetricProviders = [
     name: OUTBOX_OLDEST_PENDING_AGE_SECONDS,
     help: 'Age of the oldest pending outbox message by destination, by the database clock (sampled).',
     labelNames: ['destination'],
+  }),
+  makeCounterProvider({
+    name: INBOX_MESSAGES_RECEIVED_TOTAL,
+    help: 'Inbox receives by source and outcome (accepted, duplicate, rejected); undeclared sources count as _other.',
+    labelNames: ['source', 'outcome'],
+  }),
+  makeCounterProvider({
+    name: INBOX_MESSAGES_RELAYED_TOTAL,
+    help: 'Inbox messages the relay forwarded into the outbox, by source.',
+    labelNames: ['source'],
+  }),
+  makeCounterProvider({
+    name: INBOX_RELAY_FAILURES_TOTAL,
+    help: 'Failed forwards of the inbox relay by source and outcome (retried, dead, lost).',
+    labelNames: ['source', 'outcome'],
+  }),
+  makeGaugeProvider({
+    name: INBOX_BACKLOG_MESSAGES,
+    help: 'Pending inbox messages by source (sampled by the relay).',
+    labelNames: ['source'],
+  }),
+  makeGaugeProvider({
+    name: INBOX_OLDEST_PENDING_AGE_SECONDS,
+    help: 'Age of the oldest pending inbox message by source, by the database clock (sampled by the relay).',
+    labelNames: ['source'],
   }),
   makeCounterProvider({
     name: LOOP_ERRORS_TOTAL,

@@ -18,8 +18,9 @@ export interface QueueBoxMigrationOptions {
   tables?: QueueBoxModuleOptions['tables'];
 }
 
-/** Timestamp of the first QueueBox schema version; TypeORM orders migrations by it. */
+/** Timestamps of QueueBox's schema versions; TypeORM orders migrations by them. */
 const OUTBOX_VERSION = 1764460800000;
+const INBOX_VERSION = 1764547200000;
 
 /**
  * The TypeORM migration classes that create QueueBox's tables. Add them to your DataSource's
@@ -32,6 +33,7 @@ export function createQueueBoxMigrations(options: QueueBoxMigrationOptions): Que
   const suffix = nameSuffix(tables);
   return [
     migration(`QueueBoxOutbox${suffix}${OUTBOX_VERSION}`, [...postgresSchema.createSchema(tables), ...postgresSchema.createOutboxTable(tables)], postgresSchema.dropOutboxTable(tables)),
+    migration(`QueueBoxInbox${suffix}${INBOX_VERSION}`, postgresSchema.createInboxTable(tables), postgresSchema.dropInboxTable(tables)),
   ];
 }
 

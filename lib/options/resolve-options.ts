@@ -13,8 +13,10 @@ import {
   readObject,
   readSecretString,
 } from './option-readers.js';
+import type { InboxTransform } from '../interfaces/queuebox-options.interface.js';
 import type {
   ResolvedBackoff,
+  ResolvedInboxOptions,
   ResolvedDestination,
   ResolvedOutboxOptions,
   ResolvedQueueBoxOptions,
@@ -23,6 +25,8 @@ import type {
 const DAY_MS = 86_400_000;
 /** Index names append up to 15 characters to the table name; PostgreSQL keeps 63. */
 const TABLE_NAME_MAX = 48;
+/** Destination and source names: stored in indexed columns and used as metric labels. */
+const MAX_NAME_LENGTH = 200;
 /** SQL Server's DATEADD takes an int of milliseconds: 24.8 days at most. */
 const MAX_INTERVAL_MS = 2_147_483_647;
 
@@ -34,6 +38,8 @@ export function resolveOptions(raw: QueueBoxModuleOptions | undefined): Resolved
   const options = readObject(raw, '(options)');
   const tables = readObject(options.tables, 'tables');
   const workers = readObject(options.workers, 'workers');
+  const outbox = resolveOutbox(readObject(options.outbox, 'outbox'));
+  const destinations = resolveDestinations(readObject(options.destinations, 'destinations'));
   const resolved: ResolvedQueueBoxOptions = {
     tables: {
       schema: readIdentifier(options.schema, 'schema'),
@@ -41,8 +47,9 @@ export function resolveOptions(raw: QueueBoxModuleOptions | undefined): Resolved
       inbox: readIdentifier(tables.inbox, 'tables.inbox', DEFAULT_INBOX_TABLE, TABLE_NAME_MAX)!,
     },
     workersEnabled: readBoolean(workers.enabled, 'workers.enabled', true),
-    outbox: resolveOutbox(readObject(options.outbox, 'outbox')),
-    destinations: resolveDestinations(readObject(options.destinations, 'destinations')),
+    outbox,
+    destinations,
+    inbox: resolveInbox(readObject(options.inbox, 'inbox'), outbox, destinations),
   };
   if (resolved.tables.outbox === resolved.tables.inbox) {
     throw new InvalidQueueBoxOptionsError('tables.inbox', invalidOption('tables.inbox', resolved.tables.inbox, 'different from tables.outbox'));
@@ -71,6 +78,57 @@ function resolveOutbox(outbox: Record<string, unknown>): ResolvedOutboxOptions {
   };
 }
 
+function resolveInbox(
+  inbox: Record<string, unknown>,
+  outbox: ResolvedOutboxOptions,
+  destinations: ReadonlyMap<string, ResolvedDestination>,
+): ResolvedInboxOptions {
+  const relay = readObject(inbox.relay, 'inbox.relay');
+  const sources = inbox.sources === undefined ? undefined : resolveSources(readObject(inbox.sources, 'inbox.sources'));
+  const routes = new Map<string, { destination: string; transform?: InjectionToken<InboxTransform> }>();
+  for (const [source, value] of Object.entries(readObject(relay.routes, 'inbox.relay.routes'))) {
+    const path = `inbox.relay.routes.${source}`;
+    const route = readObject(value, path);
+    if (sources && !sources.has(source)) {
+      throw new InvalidQueueBoxOptionsError(path, invalidOption(path, source, `a source declared in inbox.sources (${[...sources.keys()].join(', ') || 'none'})`));
+    }
+    if (typeof route.destination !== 'string' || !destinations.has(route.destination)) {
+      throw new InvalidQueueBoxOptionsError(`${path}.destination`, invalidOption(`${path}.destination`, route.destination, `a configured destination (${[...destinations.keys()].join(', ') || 'none configured'})`));
+    }
+    const transform = route.transform;
+    if (transform !== undefined && typeof transform !== 'function' && typeof transform !== 'string' && typeof transform !== 'symbol') {
+      throw new InvalidQueueBoxOptionsError(`${path}.transform`, invalidOption(`${path}.transform`, transform, 'a provider class or injection token'));
+    }
+    routes.set(source, { destination: route.destination, transform: transform as InjectionToken<InboxTransform> | undefined });
+  }
+  return {
+    maxPayloadBytes: readInt(inbox.maxPayloadBytes, 'inbox.maxPayloadBytes', 262_144, 1, 1_073_741_824),
+    sources,
+    signatureToleranceSeconds: readInt(inbox.signatureToleranceSeconds, 'inbox.signatureToleranceSeconds', 300, 1, 86_400),
+    relay: {
+      routes,
+      claimTimeoutMs: readInt(relay.claimTimeoutMs, 'inbox.relay.claimTimeoutMs', 300_000, 1_000, MAX_INTERVAL_MS),
+      pollIntervalMs: readInt(relay.pollIntervalMs, 'inbox.relay.pollIntervalMs', 1_000, 10, DAY_MS),
+      batchSize: readInt(relay.batchSize, 'inbox.relay.batchSize', 50, 1, 1_000),
+      concurrency: readInt(relay.concurrency, 'inbox.relay.concurrency', 20, 1, 10_000),
+      maxAttempts: readInt(relay.maxAttempts, 'inbox.relay.maxAttempts', 10, 1, 1_000_000),
+      backoff: resolveBackoff(readObject(relay.backoff, 'inbox.relay.backoff'), 'inbox.relay.backoff'),
+      shutdownTimeoutMs: readInt(relay.shutdownTimeoutMs, 'inbox.relay.shutdownTimeoutMs', outbox.shutdownTimeoutMs, 0, DAY_MS),
+    },
+  };
+}
+
+function resolveSources(sources: Record<string, unknown>): ReadonlyMap<string, { secret?: string }> {
+  const resolved = new Map<string, { secret?: string }>();
+  for (const [name, value] of Object.entries(sources)) {
+    const path = `inbox.sources.${name}`;
+    if (name.length === 0 || name.length > MAX_NAME_LENGTH) throw new InvalidQueueBoxOptionsError(path, invalidOption('inbox.sources', name, `keyed by names of 1 to ${MAX_NAME_LENGTH} characters`));
+    const source = readObject(value, path);
+    resolved.set(name, { secret: readSecretString(source.secret, `${path}.secret`) });
+  }
+  return resolved;
+}
+
 /** Shared by every component that retries (outbox, relay, pull). */
 export function resolveBackoff(backoff: Record<string, unknown>, path: string): ResolvedBackoff {
   const initialDelayMs = readInt(backoff.initialDelayMs, `${path}.initialDelayMs`, 1_000, 0, MAX_INTERVAL_MS);
@@ -90,8 +148,8 @@ function resolveDestinations(destinations: Record<string, unknown>): ReadonlyMap
   const resolved = new Map<string, ResolvedDestination>();
   for (const [name, value] of Object.entries(destinations)) {
     const path = `destinations.${name}`;
-    if (name.length === 0 || name.length > 200) {
-      throw new InvalidQueueBoxOptionsError(path, invalidOption('destinations', name, 'keyed by names of 1 to 200 characters'));
+    if (name.length === 0 || name.length > MAX_NAME_LENGTH) {
+      throw new InvalidQueueBoxOptionsError(path, invalidOption('destinations', name, `keyed by names of 1 to ${MAX_NAME_LENGTH} characters`));
     }
     const destination = readObject(value, path);
     const type = readEnum(destination.type, `${path}.type`, undefined as never, ['http', 'custom'] as const);

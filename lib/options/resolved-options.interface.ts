@@ -1,5 +1,6 @@
 import type { InjectionToken } from '@nestjs/common';
 import type { OutboxPublisher } from '../interfaces/outbox-publisher.interface.js';
+import type { InboxTransform } from '../interfaces/queuebox-options.interface.js';
 
 /** Options after validation, every default applied. Internal: built by `resolveOptions`. */
 export interface ResolvedQueueBoxOptions {
@@ -7,6 +8,26 @@ export interface ResolvedQueueBoxOptions {
   workersEnabled: boolean;
   outbox: ResolvedOutboxOptions;
   destinations: ReadonlyMap<string, ResolvedDestination>;
+  inbox: ResolvedInboxOptions;
+}
+
+export interface ResolvedInboxOptions {
+  maxPayloadBytes: number;
+  /** Declared sources (a closed set), or undefined when any source is accepted. */
+  sources?: ReadonlyMap<string, { secret?: string }>;
+  signatureToleranceSeconds: number;
+  relay: ResolvedRelayOptions;
+}
+
+export interface ResolvedRelayOptions {
+  routes: ReadonlyMap<string, { destination: string; transform?: InjectionToken<InboxTransform> }>;
+  claimTimeoutMs: number;
+  pollIntervalMs: number;
+  batchSize: number;
+  concurrency: number;
+  maxAttempts: number;
+  backoff: ResolvedBackoff;
+  shutdownTimeoutMs: number;
 }
 
 /** Validated identifiers; the dialect quotes them. */

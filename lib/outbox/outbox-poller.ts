@@ -8,6 +8,7 @@ import { LeaseKeeper } from '../claims/lease-keeper.js';
 import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
 import { PublishFailedError } from '../errors/publish-failed.error.js';
 import type { OutboxMessage } from '../interfaces/outbox-message.interface.js';
+import { BacklogSampler } from '../metrics/backlog-sampler.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { PublisherRegistry } from '../publishers/publisher-registry.js';
@@ -18,7 +19,6 @@ import { ClaimWorker } from '../runtime/claim-worker.js';
 import { errorText } from '../runtime/poll-loop.js';
 import { withMessageSpan } from '../tracing/trace-context.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
-import { OutboxBacklogSampler } from './outbox-backlog-sampler.js';
 import { OutboxCompletionBatcher } from './outbox-completion-batcher.js';
 import { toOutboxMessage } from './outbox-message.mapper.js';
 
@@ -34,7 +34,7 @@ type PublishResult = { ok: true } | { ok: false; error: unknown; retryable: bool
 @Injectable()
 export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly completions: OutboxCompletionBatcher;
-  private readonly backlog: OutboxBacklogSampler;
+  private readonly backlog: BacklogSampler;
   private unsubscribe?: () => void;
 
   constructor(
@@ -58,7 +58,12 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
       onLoopError: () => metrics.loopError('outbox'),
     });
     this.completions = new OutboxCompletionBatcher(repository);
-    this.backlog = new OutboxBacklogSampler(dataSource, dialect, metrics, () => publishers.names());
+    this.backlog = new BacklogSampler(
+      dataSource,
+      () => dialect.outboxBacklog(),
+      () => publishers.names(),
+      (destination, pending, age) => metrics.outboxBacklogSample(destination, pending, age),
+    );
   }
 
   onApplicationBootstrap(): void {

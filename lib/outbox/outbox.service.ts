@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
-import { runStatement } from '../claims/run-statement.js';
 import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
 import type { EnqueuedMessage, OutboxMessageInput } from '../interfaces/outbox-message.interface.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
+import { insertOutboxRows } from './insert-outbox-rows.js';
 import { toOutboxRow } from './validate-outbox-message.js';
 
 /**
@@ -49,11 +49,7 @@ export class OutboxService {
     const single = !Array.isArray(input);
     const messages: readonly OutboxMessageInput[] = single ? [input as OutboxMessageInput] : (input as readonly OutboxMessageInput[]);
     const rows = messages.map((message, index) => toOutboxRow(message, this.options, single ? undefined : index));
-    if (rows.length === 0) return [];
-    const inserted = await runStatement<{ id: string; message_id: string }>(this.dataSource, this.dialect.insertOutbox(rows), manager);
-    this.wakeUps.rowsWritten('outbox', manager);
-    const idByMessageId = new Map(inserted.map((row) => [row.message_id, String(row.id)]));
-    const result = rows.map((row) => ({ id: idByMessageId.get(row.messageId)!, messageId: row.messageId }));
+    const result = await insertOutboxRows(this.dataSource, this.dialect, this.wakeUps, rows, manager);
     return single ? result[0] : result;
   }
 }

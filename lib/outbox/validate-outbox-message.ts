@@ -21,15 +21,16 @@ const RESERVED_HEADERS = new Set([MESSAGE_ID_HEADER, MESSAGE_KEY_HEADER, SIGNATU
 
 /**
  * Validates and serializes one message into the row to insert, with a new message id and the
- * active trace context. Throws a typed error naming the field; nothing has been written then.
+ * active trace context. `serializedPayload`, when given, is the payload's JSON text. Throws a typed error naming the field; nothing has been written then.
  */
-export function toOutboxRow(input: OutboxMessageInput, options: ResolvedQueueBoxOptions, index?: number): OutboxInsertRow {
+export function toOutboxRow(input: OutboxMessageInput, options: ResolvedQueueBoxOptions, index?: number, serializedPayload?: string): OutboxInsertRow {
   if (input === null || typeof input !== 'object') throw new InvalidMessageError('message', 'A message must be an object with destination and payload.', index);
   const { destination, payload, key, headers, delayMs } = input;
   if (typeof destination !== 'string' || !options.destinations.has(destination)) {
     throw new UnknownDestinationError(String(destination), unknownDestination(String(destination), [...options.destinations.keys()]), index);
   }
-  const serialized = serializePayload(payload, index);
+  // A relayed payload is forwarded as the JSON text it arrived in (no re-parse, no lost precision).
+  const serialized = serializedPayload ?? serializePayload(payload, index);
   const size = Buffer.byteLength(serialized, 'utf8');
   if (size > options.outbox.maxPayloadBytes) {
     throw new PayloadTooLargeError(size, options.outbox.maxPayloadBytes, payloadTooLarge(size, options.outbox.maxPayloadBytes), index);
@@ -50,7 +51,8 @@ export function toOutboxRow(input: OutboxMessageInput, options: ResolvedQueueBox
   };
 }
 
-function serializePayload(payload: unknown, index?: number): string {
+/** JSON text of a payload, or a typed error naming `payload`. */
+export function serializePayload(payload: unknown, index?: number): string {
   let serialized: string | undefined;
   try {
     serialized = JSON.stringify(payload);
@@ -62,7 +64,8 @@ function serializePayload(payload: unknown, index?: number): string {
   return serialized;
 }
 
-function validateHeaders(headers: unknown, index?: number): Record<string, string> {
+/** A copy of valid user headers, or a typed error naming the header. */
+export function validateHeaders(headers: unknown, index?: number): Record<string, string> {
   if (headers === undefined) return {};
   if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) {
     throw new InvalidMessageError('headers', 'Message headers must be an object of header names to string values.', index);

@@ -21,7 +21,7 @@ describe.skipIf(!built)('built package', () => {
         console.log([typeof q.QueueBoxModule, typeof q.OutboxService, m.QueueBoxPostgresMigrations.length, typeof t.QueueBoxHealthIndicator].join(',')); })`,
       'module',
     );
-    expect(out).toBe('function,function,1,function');
+    expect(out).toBe('function,function,2,function');
   });
 
   it('loads with require', () => {
@@ -30,7 +30,7 @@ describe.skipIf(!built)('built package', () => {
        console.log([typeof q.QueueBoxModule, typeof q.ClaimLostError, m.QueueBoxPostgresMigrations.length, typeof t.QueueBoxHealthModule].join(','));`,
       'commonjs',
     );
-    expect(out).toBe('function,function,1,function');
+    expect(out).toBe('function,function,2,function');
   });
 
   it('exposes only the intended subpaths', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fence } from '../../lib/dialects/postgres/fence.sql.js';
 import { PostgresDialect } from '../../lib/dialects/postgres/postgres.dialect.js';
-import { createOutboxTable } from '../../lib/dialects/postgres/schema.sql.js';
+import { createInboxTable, createOutboxTable } from '../../lib/dialects/postgres/schema.sql.js';
 import type { ClaimTable } from '../../lib/dialects/sql-dialect.interface.js';
 import { resolveOptions } from '../../lib/options/resolve-options.js';
 
@@ -33,6 +33,8 @@ describe('PostgreSQL dialect', () => {
       dialect.claimOutbox(10, 1_000),
       dialect.reclaimExpired('outbox', 10),
       dialect.insertOutbox([]),
+      dialect.claimInboxForRelay(['s'], 1, 1),
+      dialect.reclaimExpired('inbox', 10),
     ].map((statement) => statement.sql);
     for (const sql of all) {
       expect(sql).not.toMatch(/\bnow\(\)|CURRENT_TIMESTAMP|clock_timestamp/i);
@@ -48,11 +50,12 @@ describe('PostgreSQL dialect', () => {
   });
 
   it('takes the claim lock in its own statements, before the claim', () => {
-    expect(dialect.outboxClaimLock().map((statement) => statement.sql)).toEqual([
+    expect(dialect.claimLock('outbox').map((statement) => statement.sql)).toEqual([
       "SET LOCAL lock_timeout = '10s'",
       "SELECT pg_advisory_xact_lock(hashtext('queuebox'), hashtext($1))",
     ]);
-    expect(dialect.outboxClaimLock()[1].params).toEqual(['queuebox_outbox_claim_my_outbox']);
+    expect(dialect.claimLock('outbox')[1].params).toEqual(['queuebox_outbox_claim_my_outbox']);
+    expect(dialect.claimLock('inbox')[1].params).toEqual(['queuebox_inbox_claim_my_inbox']);
   });
 
   it('keeps wake-up channel names within PostgreSQL’s 63 bytes', () => {
@@ -70,7 +73,12 @@ describe('PostgreSQL dialect', () => {
       completeMany: dialect.completeMany('outbox', []).sql,
       reclaimExpired: dialect.reclaimExpired('outbox', 1).sql,
       outboxBacklog: dialect.outboxBacklog().sql,
-      schema: createOutboxTable(tables),
+      insertInbox: dialect.insertInbox({ source: 's', idempotencyKey: 'k', aggregateKey: null, headers: '{}', payload: '1' }).sql,
+      findInbox: dialect.findInbox('s', 'k').sql,
+      claimInboxForRelay: dialect.claimInboxForRelay(['s'], 1, 1).sql,
+      inboxBacklog: dialect.inboxBacklog().sql,
+      outboxSchema: createOutboxTable(tables),
+      inboxSchema: createInboxTable(tables),
     };
     expect(statements).toMatchSnapshot();
   });

@@ -53,21 +53,9 @@ RETURNING m.id, m.message_id, m.destination, m.ordering_key, m.headers, m.payloa
           EXISTS (SELECT 1 FROM ${qualified(t, 'outbox')} AS y
                   WHERE y.ordering_key = m.ordering_key AND y.id > m.id AND y.attempts > 0) AS inverted`;
 
-/**
- * The optional outbox claim lock (`outbox.claimLock`). It must be its own statement, before the
- * claim, in the claim's transaction: the claim statement's snapshot is then taken after the
- * previous claimer committed, so its claims are visible as `processing` and (B) holds. Taken
- * inside the claim statement it would not help (the snapshot predates the wait). Released by
- * COMMIT, so it is held only for the claim. The wait is bounded like SQL Server's app lock.
- */
-export const claimLockTimeout = (): string => /* sql */ `SET LOCAL lock_timeout = '10s'`;
-
-/** $1 lock name. Two-key form: QueueBox's own namespace in the advisory-lock key space. */
-export const claimLock = (): string => /* sql */ `SELECT pg_advisory_xact_lock(hashtext('queuebox'), hashtext($1))`;
-
 /** Backlog and oldest pending age (seconds, database clock) per destination. */
 export const outboxBacklog = (t: ResolvedTableNames): string => /* sql */ `
-SELECT destination, count(*)::integer AS pending,
+SELECT destination AS label, count(*)::integer AS pending,
        EXTRACT(EPOCH FROM ${DB_NOW} - min(created_at))::float8 AS oldest_age_seconds
 FROM ${qualified(t, 'outbox')}
 WHERE state = 'pending'

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable, FencedRow, OutboxInsertRow, SqlDialect, SqlStatement } from '../sql-dialect.interface.js';
+import type { ClaimTable, FencedRow, InboxInsertRow, OutboxInsertRow, SqlDialect, SqlStatement } from '../sql-dialect.interface.js';
+import * as claimLockSql from './claim-lock.sql.js';
 import * as fenced from './fenced-writes.sql.js';
 import * as notifySql from './notify.sql.js';
+import * as inbox from './inbox.sql.js';
 import * as outbox from './outbox.sql.js';
 
 /** PostgreSQL: `$n` placeholders, `statement_timestamp()` as the clock, SKIP LOCKED claims. */
@@ -16,6 +18,10 @@ export class PostgresDialect implements SqlDialect {
       insertOutbox: outbox.insertOutbox(tables),
       claimOutbox: outbox.claimOutbox(tables),
       outboxBacklog: outbox.outboxBacklog(tables),
+      insertInbox: inbox.insertInbox(tables),
+      findInbox: inbox.findInbox(tables),
+      claimInboxForRelay: inbox.claimInboxForRelay(tables),
+      inboxBacklog: inbox.inboxBacklog(tables),
       ...Object.fromEntries(
         (['outbox', 'inbox'] as const).flatMap((table) => [
           [`renew:${table}`, fenced.renew(tables, table)],
@@ -43,11 +49,28 @@ export class PostgresDialect implements SqlDialect {
     };
   }
 
-  outboxClaimLock(): readonly SqlStatement[] {
+  claimLock(table: ClaimTable): readonly SqlStatement[] {
     return [
-      { sql: outbox.claimLockTimeout(), params: [] },
-      { sql: outbox.claimLock(), params: [`queuebox_outbox_claim_${this.tables.outbox}`] },
+      { sql: claimLockSql.claimLockTimeout(), params: [] },
+      // The lock names of the spec (the same resources SQL Server's application locks use).
+      { sql: claimLockSql.claimLock(), params: [`queuebox_${table}_claim_${this.tables[table]}`] },
     ];
+  }
+
+  insertInbox(row: InboxInsertRow): SqlStatement {
+    return { sql: this.text.insertInbox, params: [row.source, row.idempotencyKey, row.aggregateKey, row.headers, row.payload] };
+  }
+
+  findInbox(source: string, idempotencyKey: string): SqlStatement {
+    return { sql: this.text.findInbox, params: [source, idempotencyKey] };
+  }
+
+  claimInboxForRelay(sources: readonly string[], batchSize: number, leaseMs: number): SqlStatement {
+    return { sql: this.text.claimInboxForRelay, params: [batchSize, leaseMs, [...sources]] };
+  }
+
+  inboxBacklog(): SqlStatement {
+    return { sql: this.text.inboxBacklog, params: [] };
   }
 
   claimOutbox(batchSize: number, leaseMs: number): SqlStatement {

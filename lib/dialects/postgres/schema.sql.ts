@@ -51,3 +51,45 @@ export const dropOutboxTable = (t: ResolvedTableNames): string[] => [/* sql */ `
 /** Creates the schema when QueueBox's tables live in one of their own. */
 export const createSchema = (t: ResolvedTableNames): string[] =>
   t.schema ? [/* sql */ `CREATE SCHEMA IF NOT EXISTS ${quote(t.schema)}`] : [];
+
+export const createInboxTable = (t: ResolvedTableNames): string[] => {
+  const table = qualified(t, 'inbox');
+  const ix = (suffix: string): string => quote(`${t.inbox}_${suffix}`);
+  return [
+    /* sql */ `CREATE TABLE ${table} (
+  id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  source           text        NOT NULL,
+  idempotency_key  text        NOT NULL,
+  aggregate_key    text        NULL,
+  headers          jsonb       NOT NULL DEFAULT '{}'::jsonb,
+  payload          text        NOT NULL,
+  state            text        NOT NULL DEFAULT 'pending',
+  claim_token      uuid        NULL,
+  claimed_at       timestamptz NULL,
+  lease_expires_at timestamptz NULL,
+  attempts         integer     NOT NULL DEFAULT 0,
+  next_attempt_at  timestamptz NOT NULL DEFAULT statement_timestamp(),
+  received_at      timestamptz NOT NULL DEFAULT statement_timestamp(),
+  finished_at      timestamptz NULL,
+  last_error       text        NULL,
+  CONSTRAINT ${ix('source_idem_uq')} UNIQUE (source, idempotency_key),
+  CONSTRAINT ${ix('state_ck')} CHECK (state IN ('pending', 'processing', 'processed', 'dead')),
+  CONSTRAINT ${ix('claim_ck')} CHECK (state <> 'processing'
+    OR (claim_token IS NOT NULL AND lease_expires_at IS NOT NULL AND claimed_at IS NOT NULL))
+)`,
+    // Relay claim candidates in FIFO order.
+    /* sql */ `CREATE INDEX ${ix('pending_ix')} ON ${table} (id) WHERE state = 'pending'`,
+    // Pull claim candidates of one source (pending, or processing with an expired lease).
+    /* sql */ `CREATE INDEX ${ix('src_unfinished_ix')} ON ${table} (source, id) WHERE state IN ('pending', 'processing')`,
+    // Claim anti-join (A): an older unfinished row of the same aggregate.
+    /* sql */ `CREATE INDEX ${ix('agg_unfinished_ix')} ON ${table} (source, aggregate_key, id) WHERE state IN ('pending', 'processing')`,
+    // Claim anti-join (B) and the reclaim: rows in flight.
+    /* sql */ `CREATE INDEX ${ix('processing_ix')} ON ${table} (source, aggregate_key, lease_expires_at) WHERE state = 'processing'`,
+    // Inversion check: a younger row of the aggregate that was ever claimed.
+    /* sql */ `CREATE INDEX ${ix('claimed_ix')} ON ${table} (source, aggregate_key, id) WHERE attempts > 0`,
+    // Dead-letter listing and retention of finished rows.
+    /* sql */ `CREATE INDEX ${ix('finished_ix')} ON ${table} (finished_at) WHERE state IN ('processed', 'dead')`,
+  ];
+};
+
+export const dropInboxTable = (t: ResolvedTableNames): string[] => [/* sql */ `DROP TABLE ${qualified(t, 'inbox')}`];

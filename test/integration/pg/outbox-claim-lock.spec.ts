@@ -42,7 +42,7 @@ describe('outbox claim lock: producers of one key committing out of id order', (
   /** X: (lock,) claim, and keep the claim transaction open. */
   async function claimAndHold(withLock: boolean): Promise<{ runner: QueryRunner; ids: string[] }> {
     const runner = await openRunner();
-    if (withLock) for (const statement of dialect.outboxClaimLock()) await runner.query(statement.sql, [...statement.params]);
+    if (withLock) for (const statement of dialect.claimLock('outbox')) await runner.query(statement.sql, [...statement.params]);
     const claim = dialect.claimOutbox(10, 60_000);
     const rows = (await runner.query(claim.sql, [...claim.params])) as [{ id: string }[], number];
     return { runner, ids: rows[0].map((row) => String(row.id)) };

@@ -1,0 +1,58 @@
+import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import { DB_NOW, qualified } from './postgres-names.js';
+
+/**
+ * $1 source, $2 idempotency key, $3 aggregate key, $4 headers (JSON), $5 payload. Stores a
+ * received message once: a second insert of the same (source, idempotency_key) returns no row.
+ * ON CONFLICT makes concurrent receives of one key wait for each other on the unique index, so
+ * exactly one inserts, even inside longer caller transactions.
+ */
+export const insertInbox = (t: ResolvedTableNames): string => /* sql */ `
+INSERT INTO ${qualified(t, 'inbox')} (source, idempotency_key, aggregate_key, headers, payload)
+VALUES ($1, $2, $3, $4::jsonb, $5)
+ON CONFLICT (source, idempotency_key) DO NOTHING
+RETURNING id`;
+
+/** $1 source, $2 idempotency key. The row a duplicate receive refers to. */
+export const findInbox = (t: ResolvedTableNames): string => /* sql */ `
+SELECT id, state FROM ${qualified(t, 'inbox')} WHERE source = $1 AND idempotency_key = $2`;
+
+/**
+ * $1 batch size, $2 lease ms, $3 text[] sources the relay routes. The relay claim: same shape
+ * as the outbox claim with the aggregate of a source as the ordering scope, run after the relay
+ * claim lock (claim-lock.sql.ts), which the spec requires: it closes the window between two
+ * concurrent claims of one aggregate. NULL aggregates are unordered.
+ */
+export const claimInboxForRelay = (t: ResolvedTableNames): string => /* sql */ `
+WITH cand AS (
+  SELECT i.id
+  FROM ${qualified(t, 'inbox')} AS i
+  WHERE i.state = 'pending'
+    AND i.next_attempt_at <= ${DB_NOW}
+    AND i.source = ANY($3::text[])
+    AND NOT EXISTS (SELECT 1 FROM ${qualified(t, 'inbox')} AS b
+                    WHERE b.source = i.source AND b.aggregate_key = i.aggregate_key AND b.id < i.id
+                      AND b.state IN ('pending', 'processing'))
+    AND NOT EXISTS (SELECT 1 FROM ${qualified(t, 'inbox')} AS p
+                    WHERE p.source = i.source AND p.aggregate_key = i.aggregate_key AND p.state = 'processing')
+  ORDER BY i.id
+  LIMIT $1
+  FOR UPDATE OF i SKIP LOCKED
+)
+UPDATE ${qualified(t, 'inbox')} AS m
+SET state = 'processing',
+    claim_token = gen_random_uuid(),
+    claimed_at = ${DB_NOW},
+    lease_expires_at = ${DB_NOW} + $2::integer * interval '1 millisecond',
+    attempts = m.attempts + 1
+FROM cand
+WHERE m.id = cand.id
+RETURNING m.id, m.source, m.idempotency_key, m.aggregate_key, m.headers, m.payload, m.claim_token, m.attempts, m.received_at`;
+
+/** Backlog and oldest pending age (seconds, database clock) per source. */
+export const inboxBacklog = (t: ResolvedTableNames): string => /* sql */ `
+SELECT source AS label, count(*)::integer AS pending,
+       EXTRACT(EPOCH FROM ${DB_NOW} - min(received_at))::float8 AS oldest_age_seconds
+FROM ${qualified(t, 'inbox')}
+WHERE state = 'pending'
+GROUP BY source`;

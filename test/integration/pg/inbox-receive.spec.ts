@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { InboxService, InvalidMessageError, PayloadTooLargeError, UnknownSourceError } from '../../../lib/index.js';
+import { createTestSchema } from '../../fixtures/database.js';
+import { inboxRows } from '../../fixtures/inbox-rows.js';
+import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
+
+describe('inbox: receive once per (source, idempotency key)', () => {
+  let schema: string;
+  let apps: TestApp[] = [];
+
+  beforeAll(async () => {
+    schema = await createTestSchema(inject('pgUrl'));
+    for (let i = 0; i < 2; i++) {
+      apps.push(
+        await startQueueBoxApp(inject('pgUrl'), schema, {
+          workers: { enabled: false },
+          inbox: { sources: { orders: {}, billing: {} }, maxPayloadBytes: 64 },
+        }),
+      );
+    }
+  });
+  afterAll(async () => {
+    await Promise.all(apps.map((app) => app.close()));
+    apps = [];
+  });
+
+  it('20 concurrent receives of one key, across two instances, store one row and report 19 duplicates', async () => {
+    const receipts = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        apps[i % 2].app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'm-1', aggregateKey: 'o-1', payload: { n: i } }),
+      ),
+    );
+    const accepted = receipts.filter((receipt) => receipt.status === 'accepted');
+    expect(accepted).toHaveLength(1);
+    expect(receipts.filter((receipt) => receipt.status === 'duplicate')).toHaveLength(19);
+    expect(new Set(receipts.map((receipt) => receipt.id))).toEqual(new Set([accepted[0].id]));
+    const rows = (await inboxRows(apps[0].dataSource, schema)).filter((row) => row.idempotency_key === 'm-1');
+    expect(rows).toHaveLength(1);
+  });
+
+  it('the same key from another source is another message', async () => {
+    const inbox = apps[0].app.get(InboxService);
+    expect((await inbox.receive({ source: 'billing', idempotencyKey: 'm-1', payload: 1 })).status).toBe('accepted');
+  });
+
+  it('a receive inside a rolled-back transaction leaves nothing, and the key can be received again', async () => {
+    const { app, dataSource } = apps[0];
+    const inbox = app.get(InboxService);
+    await expect(
+      dataSource.transaction(async (manager) => {
+        expect((await inbox.receive({ source: 'orders', idempotencyKey: 'm-rollback', payload: 1 }, { manager })).status).toBe('accepted');
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    expect((await inbox.receive({ source: 'orders', idempotencyKey: 'm-rollback', payload: 1 })).status).toBe('accepted');
+  });
+
+  it('refuses invalid messages with typed errors and writes nothing', async () => {
+    const inbox = apps[0].app.get(InboxService);
+    const before = (await inboxRows(apps[0].dataSource, schema)).length;
+    await expect(inbox.receive({ source: 'orders', idempotencyKey: '', payload: 1 })).rejects.toMatchObject({ field: 'idempotencyKey' });
+    await expect(inbox.receive({ source: 'orders', idempotencyKey: 'k'.repeat(201), payload: 1 })).rejects.toBeInstanceOf(InvalidMessageError);
+    await expect(inbox.receive({ source: 'nobody', idempotencyKey: 'k', payload: 1 })).rejects.toBeInstanceOf(UnknownSourceError);
+    await expect(inbox.receive({ source: 'orders', idempotencyKey: 'k', payload: 'x'.repeat(100) })).rejects.toBeInstanceOf(PayloadTooLargeError);
+    await expect(inbox.receive({ source: 'orders', idempotencyKey: 'k', aggregateKey: '', payload: 1 })).rejects.toMatchObject({ field: 'aggregateKey' });
+    expect(await inboxRows(apps[0].dataSource, schema)).toHaveLength(before);
+  });
+});
