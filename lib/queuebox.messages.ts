@@ -15,7 +15,7 @@ export const invalidOption = (path: string, value: unknown, allowed: string): st
   `QueueBox option "${path}" is ${describeValue(value)}; it must be ${allowed}.`;
 
 export const unsupportedDatabase = (type: string): string =>
-  `QueueBox supports PostgreSQL and SQL Server DataSources; this DataSource is of type "${type}". Point the "dataSource" option at a postgres or mssql DataSource.`;
+  `QueueBox supports PostgreSQL DataSources (SQL Server is not available yet); this DataSource is of type "${type}". Point the "dataSource" option at a postgres DataSource.`;
 
 export const unknownDestination = (destination: string, known: readonly string[]): string =>
   `Message destination "${destination}" is not configured. Configured destinations: ${known.length ? known.map((d) => `"${d}"`).join(', ') : 'none'}; add it to the "destinations" option.`;

@@ -7,7 +7,7 @@ import { QueueBoxModule } from '../lib/index.js';
 import { QueueBoxPostgresMigrations } from '../lib/migrations/index.js';
 import { BillingReceiverController } from './billing/billing-receiver.controller.js';
 import { HealthController } from './health/health.controller.js';
-import { CreateOrdersTable1764547200000 } from './orders/create-orders-table.migration.js';
+import { CreateOrdersTable1767225600000 } from './orders/create-orders-table.migration.js';
 import { OrdersController } from './orders/orders.controller.js';
 import { OrdersService } from './orders/orders.service.js';
 import type { SampleConfig } from './sample-config.js';
@@ -27,7 +27,7 @@ export class AppModule {
           type: 'postgres',
           url: config.databaseUrl,
           // QueueBox's tables come from its migrations, next to the application's own; never synchronize.
-          migrations: [...QueueBoxPostgresMigrations, CreateOrdersTable1764547200000],
+          migrations: [...QueueBoxPostgresMigrations, CreateOrdersTable1767225600000],
           migrationsRun: true,
           synchronize: false,
         }),

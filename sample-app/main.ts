@@ -55,7 +55,7 @@ function stopDatabaseAfterNest(app: INestApplication, database: SampleDatabase):
           process.exit(0);
         },
         (error: unknown) => {
-          logger.error({ message: 'shutdown failed', error: String(error) });
+          logger.error('shutdown failed', stackOf(error));
           process.exit(1);
         },
       );
@@ -63,7 +63,11 @@ function stopDatabaseAfterNest(app: INestApplication, database: SampleDatabase):
   for (const signal of SHUTDOWN_SIGNALS) process.on(signal, onSignal);
 }
 
+function stackOf(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
 bootstrap().catch((error: unknown) => {
-  logger.error({ message: 'the sample failed to start', error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  logger.error('the sample failed to start', stackOf(error));
   process.exit(1);
 });

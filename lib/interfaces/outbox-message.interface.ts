@@ -11,7 +11,7 @@ export interface OutboxMessageInput {
   key?: string | null;
   /** Extra headers published with the message (string values). */
   headers?: Record<string, string>;
-  /** Publish no earlier than this many milliseconds after the commit (database clock). */
+  /** Publish no earlier than this many milliseconds after the insert (database clock). */
   delayMs?: number;
 }
 

