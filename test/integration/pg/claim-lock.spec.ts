@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { ClaimRepository } from '../../../lib/claims/claim.repository.js';
+import type { PostgresDialect } from '../../../lib/dialects/postgres/postgres.dialect.js';
+import type { ClaimTable, SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
+import { createTestSchema, openDataSource } from '../../fixtures/database.js';
+import { insertRows, repositoryFor } from '../../fixtures/outbox-rows.js';
+
+/**
+ * The out-of-order-commit window (sql.md 2.2 item 5), replayed step by step: producer P takes
+ * the older id of key K but commits after the younger row was claimed by X, whose claim
+ * transaction is still open when Y claims. Outbox: the lock is the `claimLock` option. Inbox
+ * relay: the spec's lock, always taken.
+ */
+describe('claim locks: producers of one key committing out of id order', () => {
+  let schema: string;
+  let main: DataSource;
+  let other: DataSource;
+  let dialect: PostgresDialect;
+  let repoY: ClaimRepository;
+
+  beforeAll(async () => {
+    schema = await createTestSchema(inject('pgUrl'));
+    main = await openDataSource(inject('pgUrl'), schema);
+    other = await openDataSource(inject('pgUrl'), schema);
+    dialect = repositoryFor(main, schema).dialect;
+    repoY = repositoryFor(other, schema).repository;
+  });
+  beforeEach(async () => {
+    await main.query(`TRUNCATE "${schema}".queuebox_outbox_messages, "${schema}".queuebox_inbox_messages`);
+  });
+  afterAll(async () => {
+    await main?.destroy();
+    await other?.destroy();
+  });
+
+  const run = async (runner: QueryRunner | DataSource, statement: SqlStatement) => runner.query(statement.sql, [...statement.params]);
+
+  async function openRunner(): Promise<QueryRunner> {
+    const runner = main.createQueryRunner();
+    await runner.connect();
+    await runner.startTransaction();
+    return runner;
+  }
+
+  async function insert(table: ClaimTable, idempotencyKey: string, runner?: QueryRunner): Promise<string> {
+    if (table === 'outbox') return (await insertRows(main, schema, ['K'], runner))[0];
+    const rows = await run(runner ?? main, dialect.insertInbox({ source: 's', idempotencyKey, aggregateKey: 'K', headers: '{}', payload: '1' }));
+    return String(rows[0].id);
+  }
+
+  const claimStatement = (table: ClaimTable) => (table === 'outbox' ? dialect.claimOutbox(10, 60_000) : dialect.claimInboxForRelay(['s'], 10, 60_000));
+
+  const claimY = (table: ClaimTable, lock: boolean) =>
+    table === 'outbox' ? repoY.claimOutbox(10, 60_000, { lock }) : repoY.claimInboxForRelay(['s'], 10, 60_000);
+
+  async function processingIds(table: ClaimTable): Promise<string[]> {
+    const rows = await main.query(`SELECT id FROM "${schema}".queuebox_${table}_messages WHERE state = 'processing' ORDER BY id`);
+    return rows.map((row: { id: string }) => String(row.id));
+  }
+
+  async function replay(table: ClaimTable, lock: boolean) {
+    const producer = await openRunner();
+    const older = await insert(table, 'older', producer);
+    const younger = await insert(table, 'younger');
+    // X: (lock,) claim, and keep the claim transaction open.
+    const x = await openRunner();
+    if (lock) for (const statement of dialect.claimLock(table)) await run(x, statement);
+    const [xRows] = (await run(x, claimStatement(table))) as [{ id: string }[], number];
+    expect(xRows.map((row) => String(row.id))).toEqual([younger]);
+    await producer.commitTransaction();
+    await producer.release();
+    // Y claims while X's claim is uncommitted; with the lock, Y waits for X's commit.
+    const y = claimY(table, lock);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await x.commitTransaction();
+    await x.release();
+    return { older, younger, yClaimed: (await y).map((row) => String(row.id)) };
+  }
+
+  it('outbox without the claim lock: the window is real, two rows of the key end up in flight', async () => {
+    const { older, younger, yClaimed } = await replay('outbox', false);
+    expect(yClaimed).toEqual([older]);
+    expect(await processingIds('outbox')).toEqual([older, younger].sort((p, q) => Number(p) - Number(q)));
+  });
+
+  it('outbox with the claim lock (its own statement before the claim): one row of the key in flight', async () => {
+    const { younger, yClaimed } = await replay('outbox', true);
+    expect(yClaimed).toEqual([]);
+    expect(await processingIds('outbox')).toEqual([younger]);
+  });
+
+  it('inbox relay, whose claim always takes the lock: one row of the aggregate in flight', async () => {
+    const { younger, yClaimed } = await replay('inbox', true);
+    expect(yClaimed).toEqual([]);
+    expect(await processingIds('inbox')).toEqual([younger]);
+  });
+});
