@@ -7,6 +7,10 @@ export type { QueueBoxModuleExtras } from './queuebox.module-definition.js';
 export { OutboxService, type EnqueueOptions } from './outbox/outbox.service.js';
 export { InboxService, type ReceiveOptions } from './inbox/inbox.service.js';
 export { InboxIntakeController } from './inbox/inbox-intake.controller.js';
+export { PullService } from './pull/pull.service.js';
+export { PullWorker, type PullWorkerMetadata } from './pull/pull-worker.decorator.js';
+export { PullWorkerHost } from './pull/pull-worker.host.js';
+export type { PullClaimOptions, PullContext, PulledMessage, PullWorkerOptions } from './interfaces/pull.interface.js';
 
 export type {
   BackoffOptions,
@@ -35,6 +39,9 @@ export { UnknownDestinationError } from './errors/unknown-destination.error.js';
 export { UnknownSourceError } from './errors/unknown-source.error.js';
 export { PayloadTooLargeError } from './errors/payload-too-large.error.js';
 export { ClaimLostError } from './errors/claim-lost.error.js';
+export { InvalidArgumentError } from './errors/invalid-argument.error.js';
+export { InvalidPullWorkerError } from './errors/invalid-pull-worker.error.js';
+export { DuplicatePullWorkerError } from './errors/duplicate-pull-worker.error.js';
 export { PublishFailedError } from './errors/publish-failed.error.js';
 
 export { signMessage, verifyMessageSignature, type SignatureCheck } from './publishers/message-signature.js';
@@ -58,4 +65,7 @@ export {
   INBOX_MESSAGES_RELAYED_TOTAL,
   INBOX_OLDEST_PENDING_AGE_SECONDS,
   INBOX_RELAY_FAILURES_TOTAL,
+  PULL_HANDLER_DURATION_SECONDS,
+  PULL_MESSAGES_HANDLED_TOTAL,
+  PULL_ORDER_INVERSIONS_TOTAL,
 } from './metrics/queuebox.metrics.js';

@@ -46,3 +46,15 @@ export const customPublisherMissing = (destination: string, token: string): stri
 
 export const customPublisherInvalid = (destination: string, token: string): string =>
   `Destination "${destination}": the provider ${token} has no publish(message, context) method.`;
+
+export const pullWorkerNotHost = (name: string): string =>
+  `@PullWorker class ${name} must extend PullWorkerHost and implement handle(message, context).`;
+
+export const pullWorkerRequestScoped = (name: string): string =>
+  `@PullWorker class ${name} is request-scoped (or depends on a request-scoped provider); pull workers must be singletons. Remove the request scope.`;
+
+export const duplicatePullWorker = (source: string, names: readonly string[]): string =>
+  `Source "${source}" has more than one @PullWorker (${names.join(', ')}); a source is consumed by exactly one worker class. Give one of them another source, or merge them.`;
+
+export const invalidPullOption = (name: string, field: string, value: unknown, allowed: string): string =>
+  `@PullWorker class ${name}: option "${field}" is ${describeValue(value)}; it must be ${allowed}.`;

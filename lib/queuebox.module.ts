@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
 import { ClaimRepository } from './claims/claim.repository.js';
 import { InboxRelay } from './inbox/inbox-relay.js';
 import { InboxService } from './inbox/inbox.service.js';
+import { SourceLabels } from './inbox/source-labels.js';
 import { resolveDialect } from './dialects/resolve-dialect.js';
 import type { QueueBoxModuleOptions } from './interfaces/queuebox-options.interface.js';
 import { QueueBoxMetrics } from './metrics/queuebox-metrics.service.js';
@@ -12,6 +14,8 @@ import type { ResolvedQueueBoxOptions } from './options/resolved-options.interfa
 import { OutboxPoller } from './outbox/outbox-poller.js';
 import { OutboxService } from './outbox/outbox.service.js';
 import { PublisherRegistry } from './publishers/publisher-registry.js';
+import { PullWorkerExplorer } from './pull/pull-worker.explorer.js';
+import { PullService } from './pull/pull.service.js';
 import { ConfigurableModuleClass } from './queuebox.module-definition.js';
 import {
   QUEUEBOX_DATA_SOURCE,
@@ -22,8 +26,8 @@ import {
 import { WakeUpHub } from './wakeup/wake-up.hub.js';
 
 /**
- * QueueBox: a transactional outbox, an idempotent inbox with its relay, on the application's
- * TypeORM DataSource.
+ * QueueBox: a transactional outbox, an idempotent inbox with its relay, and pull workers, on the
+ * application's TypeORM DataSource.
  *
  * ```ts
  * QueueBoxModule.forRoot({ destinations: { billing: { type: 'http', url: 'https://billing/hooks' } } })
@@ -32,6 +36,7 @@ import { WakeUpHub } from './wakeup/wake-up.hub.js';
  * @publicApi
  */
 @Module({
+  imports: [DiscoveryModule],
   providers: [
     {
       // Defaults and validation in one place for forRoot and forRootAsync: a bad option fails
@@ -52,9 +57,12 @@ import { WakeUpHub } from './wakeup/wake-up.hub.js';
     PublisherRegistry,
     OutboxService,
     OutboxPoller,
+    SourceLabels,
     InboxService,
     InboxRelay,
+    PullService,
+    PullWorkerExplorer,
   ],
-  exports: [OutboxService, InboxService, QUEUEBOX_RESOLVED_OPTIONS, OutboxPoller, InboxRelay],
+  exports: [OutboxService, InboxService, PullService, QUEUEBOX_RESOLVED_OPTIONS, OutboxPoller, InboxRelay, PullWorkerExplorer],
 })
 export class QueueBoxModule extends ConfigurableModuleClass {}

@@ -48,6 +48,16 @@ export class ClaimRepository {
     return this.inTransaction([...this.dialect.claimLock('inbox')], this.dialect.claimInboxForRelay(sources, batchSize, leaseMs));
   }
 
+  /**
+   * A pull claim of `source`: pending rows that are due and processing rows whose lease expired,
+   * in one statement, at most one per aggregate. With `lock`, after the per-source claim lock.
+   */
+  async claimPull(source: string, batchSize: number, leaseMs: number, options: { lock: boolean }): Promise<ClaimedInboxRow[]> {
+    const claim = this.dialect.claimPull(source, batchSize, leaseMs);
+    if (!options.lock) return this.run<ClaimedInboxRow>(claim);
+    return this.inTransaction([...this.dialect.pullClaimLock(source)], claim);
+  }
+
   /** Extends the lease from the database clock. */
   renew(claim: Claim): Promise<FenceResult> {
     return this.fenced(this.dialect.renew(tableOf(claim.component), claim, claim.leaseMs));

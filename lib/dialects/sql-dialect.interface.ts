@@ -52,6 +52,9 @@ export interface SqlDialect {
   insertInbox(row: InboxInsertRow): SqlStatement;
   findInbox(source: string, idempotencyKey: string): SqlStatement;
   claimInboxForRelay(sources: readonly string[], batchSize: number, leaseMs: number): SqlStatement;
+  claimPull(source: string, batchSize: number, leaseMs: number): SqlStatement;
+  /** Statements to run, in the claim's transaction, before a serialized pull claim of `source`. */
+  pullClaimLock(source: string): readonly SqlStatement[];
   inboxBacklog(): SqlStatement;
 
   renew(table: ClaimTable, row: FencedRow, leaseMs: number): SqlStatement;

@@ -10,6 +10,9 @@ export type QueueBoxErrorCode =
   | 'UNKNOWN_SOURCE'
   | 'PAYLOAD_TOO_LARGE'
   | 'CLAIM_LOST'
+  | 'INVALID_ARGUMENT'
+  | 'INVALID_PULL_WORKER'
+  | 'DUPLICATE_PULL_WORKER'
   | 'PUBLISH_FAILED';
 
 /**

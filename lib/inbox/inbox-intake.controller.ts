@@ -7,6 +7,7 @@ import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interf
 import { verifyMessageSignature } from '../publishers/message-signature.js';
 import { MESSAGE_ID_HEADER, MESSAGE_KEY_HEADER, QUEUEBOX_RESOLVED_OPTIONS, SIGNATURE_HEADER } from '../queuebox.constants.js';
 import { InboxService } from './inbox.service.js';
+import { SourceLabels } from './source-labels.js';
 import { MAX_INBOX_KEY_LENGTH } from './validate-inbox-message.js';
 
 /** The parts of an HTTP request the intake reads (Express or Fastify). */
@@ -46,6 +47,7 @@ export class InboxIntakeController {
   constructor(
     private readonly inbox: InboxService,
     private readonly metrics: QueueBoxMetrics,
+    private readonly labels: SourceLabels,
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
   ) {}
 
@@ -57,7 +59,7 @@ export class InboxIntakeController {
     @Res({ passthrough: true }) response: IntakeResponse,
   ): Promise<IntakeAnswer> {
     const refuse = (status: HttpStatus, error: string): IntakeAnswer => {
-      this.metrics.inboxReceived(this.inbox.sourceLabel(source), 'rejected');
+      this.metrics.inboxReceived(this.labels.of(source), 'rejected');
       response.status(status);
       return { status: 'rejected', error };
     };

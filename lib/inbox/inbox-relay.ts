@@ -24,6 +24,7 @@ import { errorText } from '../runtime/poll-loop.js';
 import { withMessageSpan } from '../tracing/trace-context.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { toInboxMessage } from './inbox-message.mapper.js';
+import { OTHER_SOURCE } from './source-labels.js';
 
 /**
  * Forwards inbox rows of the routed sources into the outbox, in order per aggregate. Each
@@ -195,7 +196,7 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
   }
 
   private label(source: string): string {
-    return this.options.inbox.relay.routes.has(source) ? source : '_other';
+    return this.options.inbox.relay.routes.has(source) ? source : OTHER_SOURCE;
   }
 }
 

@@ -7,6 +7,7 @@ import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
+import { SourceLabels } from './source-labels.js';
 import { toInboxRow } from './validate-inbox-message.js';
 
 /**
@@ -32,6 +33,7 @@ export class InboxService {
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
     private readonly wakeUps: WakeUpHub,
     private readonly metrics: QueueBoxMetrics,
+    private readonly labels: SourceLabels,
   ) {}
 
   /**
@@ -45,27 +47,17 @@ export class InboxService {
     try {
       row = toInboxRow(message, this.options.inbox, serializedPayload);
     } catch (error) {
-      this.metrics.inboxReceived(this.sourceLabel(message?.source), 'rejected');
+      this.metrics.inboxReceived(this.labels.of(message?.source), 'rejected');
       throw error;
     }
     const [inserted] = await runStatement<{ id: string }>(this.dataSource, this.dialect.insertInbox(row), manager);
     if (inserted) {
       this.wakeUps.rowsWritten('inbox', manager);
-      this.metrics.inboxReceived(this.sourceLabel(row.source), 'accepted');
+      this.metrics.inboxReceived(this.labels.of(row.source), 'accepted');
       return { status: 'accepted', id: String(inserted.id) };
     }
     const [existing] = await runStatement<{ id: string }>(this.dataSource, this.dialect.findInbox(row.source, row.idempotencyKey), manager);
-    this.metrics.inboxReceived(this.sourceLabel(row.source), 'duplicate');
+    this.metrics.inboxReceived(this.labels.of(row.source), 'duplicate');
     return { status: 'duplicate', id: String(existing.id) };
-  }
-
-  /**
-   * A bounded metric label: declared or routed sources by name, anything else as `_other`
-   * (an open intake must not let senders create label values).
-   */
-  sourceLabel(source: unknown): string {
-    const { sources, relay } = this.options.inbox;
-    if (typeof source !== 'string') return '_other';
-    return sources?.has(source) || relay.routes.has(source) ? source : '_other';
   }
 }

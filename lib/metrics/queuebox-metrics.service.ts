@@ -16,7 +16,11 @@ import {
   INBOX_MESSAGES_RELAYED_TOTAL,
   INBOX_OLDEST_PENDING_AGE_SECONDS,
   INBOX_RELAY_FAILURES_TOTAL,
+  PULL_HANDLER_DURATION_SECONDS,
+  PULL_MESSAGES_HANDLED_TOTAL,
+  PULL_ORDER_INVERSIONS_TOTAL,
   type PublishOutcome,
+  type PullOutcome,
   type ReceiveOutcome,
   type RelayFailureOutcome,
 } from './queuebox.metrics.js';
@@ -38,7 +42,19 @@ export class QueueBoxMetrics {
     @InjectMetric(INBOX_RELAY_FAILURES_TOTAL) private readonly inboxRelayFailures: Counter<'source' | 'outcome'>,
     @InjectMetric(INBOX_BACKLOG_MESSAGES) private readonly inboxBacklog: Gauge<'source'>,
     @InjectMetric(INBOX_OLDEST_PENDING_AGE_SECONDS) private readonly inboxOldestAge: Gauge<'source'>,
+    @InjectMetric(PULL_MESSAGES_HANDLED_TOTAL) private readonly pullHandledTotal: Counter<'source' | 'outcome'>,
+    @InjectMetric(PULL_HANDLER_DURATION_SECONDS) private readonly pullDuration: Histogram<'source'>,
+    @InjectMetric(PULL_ORDER_INVERSIONS_TOTAL) private readonly pullInversions: Counter<'source'>,
   ) {}
+
+  pullHandled(source: string, outcome: PullOutcome, seconds?: number): void {
+    this.pullHandledTotal.inc({ source, outcome });
+    if (seconds !== undefined) this.pullDuration.observe({ source }, seconds);
+  }
+
+  pullOrderInversions(source: string, count: number): void {
+    if (count > 0) this.pullInversions.inc({ source }, count);
+  }
 
   inboxReceived(source: string, outcome: ReceiveOutcome): void {
     this.inboxReceivedTotal.inc({ source, outcome });

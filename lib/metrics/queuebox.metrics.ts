@@ -17,12 +17,18 @@ export const INBOX_MESSAGES_RELAYED_TOTAL = 'queuebox_inbox_messages_relayed_tot
 export const INBOX_RELAY_FAILURES_TOTAL = 'queuebox_inbox_relay_failures_total';
 export const INBOX_BACKLOG_MESSAGES = 'queuebox_inbox_backlog_messages';
 export const INBOX_OLDEST_PENDING_AGE_SECONDS = 'queuebox_inbox_oldest_pending_age_seconds';
+export const PULL_MESSAGES_HANDLED_TOTAL = 'queuebox_pull_messages_handled_total';
+export const PULL_HANDLER_DURATION_SECONDS = 'queuebox_pull_handler_duration_seconds';
+export const PULL_ORDER_INVERSIONS_TOTAL = 'queuebox_pull_order_inversions_total';
 
 /** Outcomes of one receive. */
 export type ReceiveOutcome = 'accepted' | 'duplicate' | 'rejected';
 
 /** Outcomes of a failed forward. */
 export type RelayFailureOutcome = 'retried' | 'dead' | 'lost';
+
+/** Outcomes of one pull handling (worker or direct API). */
+export type PullOutcome = 'processed' | 'retried' | 'dead' | 'lost';
 
 /** Outcomes of one publish attempt. */
 export type PublishOutcome = 'sent' | 'retried' | 'dead' | 'lost';
@@ -86,6 +92,22 @@ export const queueBoxMetricProviders = [
   makeGaugeProvider({
     name: INBOX_OLDEST_PENDING_AGE_SECONDS,
     help: 'Age of the oldest pending inbox message by source, by the database clock (sampled by the relay).',
+    labelNames: ['source'],
+  }),
+  makeCounterProvider({
+    name: PULL_MESSAGES_HANDLED_TOTAL,
+    help: 'Pulled messages by source and outcome (processed, retried, dead, lost); undeclared sources count as _other.',
+    labelNames: ['source', 'outcome'],
+  }),
+  makeHistogramProvider({
+    name: PULL_HANDLER_DURATION_SECONDS,
+    help: 'Duration of one pull worker handle() call with its completion, by source.',
+    labelNames: ['source'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  }),
+  makeCounterProvider({
+    name: PULL_ORDER_INVERSIONS_TOTAL,
+    help: 'Pull claims that took a row older than a row of its aggregate already claimed or finished (out-of-order commits); turn on the claim lock if this moves.',
     labelNames: ['source'],
   }),
   makeCounterProvider({

@@ -6,6 +6,7 @@ import * as fenced from './fenced-writes.sql.js';
 import * as notifySql from './notify.sql.js';
 import * as inbox from './inbox.sql.js';
 import * as outbox from './outbox.sql.js';
+import * as pull from './pull.sql.js';
 
 /** PostgreSQL: `$n` placeholders, `statement_timestamp()` as the clock, SKIP LOCKED claims. */
 export class PostgresDialect implements SqlDialect {
@@ -22,6 +23,7 @@ export class PostgresDialect implements SqlDialect {
       findInbox: inbox.findInbox(tables),
       claimInboxForRelay: inbox.claimInboxForRelay(tables),
       inboxBacklog: inbox.inboxBacklog(tables),
+      claimPull: pull.claimPull(tables),
       ...Object.fromEntries(
         (['outbox', 'inbox'] as const).flatMap((table) => [
           [`renew:${table}`, fenced.renew(tables, table)],
@@ -50,10 +52,23 @@ export class PostgresDialect implements SqlDialect {
   }
 
   claimLock(table: ClaimTable): readonly SqlStatement[] {
+    // The lock names of the spec (the same resources SQL Server's application locks use).
+    return this.lock(`queuebox_${table}_claim_${this.tables[table]}`);
+  }
+
+  pullClaimLock(source: string): readonly SqlStatement[] {
+    // Per source: pull workers of different sources never wait for each other.
+    return this.lock(`queuebox_pull_${this.tables.inbox}:${source}`);
+  }
+
+  claimPull(source: string, batchSize: number, leaseMs: number): SqlStatement {
+    return { sql: this.text.claimPull, params: [source, batchSize, leaseMs] };
+  }
+
+  private lock(name: string): readonly SqlStatement[] {
     return [
       { sql: claimLockSql.claimLockTimeout(), params: [] },
-      // The lock names of the spec (the same resources SQL Server's application locks use).
-      { sql: claimLockSql.claimLock(), params: [`queuebox_${table}_claim_${this.tables[table]}`] },
+      { sql: claimLockSql.claimLock(), params: [name] },
     ];
   }
 

@@ -1,0 +1,44 @@
+import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import { DB_NOW, qualified } from './postgres-names.js';
+
+/**
+ * $1 source, $2 batch size, $3 lease ms. The pull claim (spec: no separate reclaim step): takes
+ * a `pending` row that is due, or a `processing` row whose lease expired, in one statement,
+ * FOR UPDATE SKIP LOCKED, no claim lock by default. An expired `processing` row is still the
+ * head of its aggregate in (A); only a live lease blocks in (B'), which excludes the candidate
+ * itself. A re-claim of an expired row is race-free: if the owner's renewal or completion
+ * committed first, the newest version no longer matches (EvalPlanQual) and drops out; if the
+ * owner is writing it now, it is locked and skipped.
+ *
+ * `inverted` flags a row older than a row of its aggregate already claimed or finished (the
+ * out-of-order-commit window; queuebox_pull_order_inversions_total).
+ */
+export const claimPull = (t: ResolvedTableNames): string => /* sql */ `
+WITH cand AS (
+  SELECT i.id
+  FROM ${qualified(t, 'inbox')} AS i
+  WHERE i.source = $1
+    AND i.state IN ('pending', 'processing')
+    AND (   (i.state = 'pending' AND i.next_attempt_at <= ${DB_NOW})
+         OR (i.state = 'processing' AND i.lease_expires_at <= ${DB_NOW}))
+    AND NOT EXISTS (SELECT 1 FROM ${qualified(t, 'inbox')} AS b
+                    WHERE b.source = i.source AND b.aggregate_key = i.aggregate_key AND b.id < i.id
+                      AND b.state IN ('pending', 'processing'))
+    AND NOT EXISTS (SELECT 1 FROM ${qualified(t, 'inbox')} AS p
+                    WHERE p.source = i.source AND p.aggregate_key = i.aggregate_key
+                      AND p.state = 'processing' AND p.lease_expires_at > ${DB_NOW} AND p.id <> i.id)
+  ORDER BY i.id
+  LIMIT $2
+  FOR UPDATE OF i SKIP LOCKED
+)
+UPDATE ${qualified(t, 'inbox')} AS m
+SET state = 'processing',
+    claim_token = gen_random_uuid(),
+    claimed_at = ${DB_NOW},
+    lease_expires_at = ${DB_NOW} + $3::integer * interval '1 millisecond',
+    attempts = m.attempts + 1
+FROM cand
+WHERE m.id = cand.id
+RETURNING m.id, m.source, m.idempotency_key, m.aggregate_key, m.headers, m.payload, m.claim_token, m.attempts, m.received_at,
+          EXISTS (SELECT 1 FROM ${qualified(t, 'inbox')} AS y
+                  WHERE y.source = m.source AND y.aggregate_key = m.aggregate_key AND y.id > m.id AND y.attempts > 0) AS inverted`;

@@ -1,0 +1,20 @@
+import { DiscoveryService } from '@nestjs/core';
+import type { PullWorkerOptions } from '../interfaces/pull.interface.js';
+
+/** What `@PullWorker` stores on a class; the explorer reads it at start-up. */
+export interface PullWorkerMetadata extends PullWorkerOptions {
+  source: string;
+}
+
+const pullWorkerDecorator = DiscoveryService.createDecorator<PullWorkerMetadata>();
+
+/**
+ * Marks a provider class (extending `PullWorkerHost`) as the consumer of an inbox source.
+ * QueueBox discovers it at start-up and runs it: claims with `leaseMs`, renews every third of
+ * it, calls `handle` in a transaction and completes the row in that transaction.
+ * @publicApi
+ */
+export const PullWorker = Object.assign(
+  (source: string, options: PullWorkerOptions = {}): ClassDecorator => pullWorkerDecorator({ ...options, source }),
+  { KEY: pullWorkerDecorator.KEY, decorator: pullWorkerDecorator },
+);

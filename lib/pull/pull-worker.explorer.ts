@@ -1,0 +1,95 @@
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
+import type { DataSource } from 'typeorm';
+import { ClaimRepository } from '../claims/claim.repository.js';
+import { DuplicatePullWorkerError } from '../errors/duplicate-pull-worker.error.js';
+import { InvalidPullWorkerError } from '../errors/invalid-pull-worker.error.js';
+import { SourceLabels } from '../inbox/source-labels.js';
+import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
+import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
+import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS } from '../queuebox.constants.js';
+import { duplicatePullWorker, pullWorkerNotHost, pullWorkerRequestScoped } from '../queuebox.messages.js';
+import { WakeUpHub } from '../wakeup/wake-up.hub.js';
+import { PullWorker } from './pull-worker.decorator.js';
+import { PullWorkerHost } from './pull-worker.host.js';
+import { PullWorkerRunner } from './pull-worker.runner.js';
+import { resolvePullWorkerOptions } from './resolve-pull-worker-options.js';
+
+/**
+ * Finds the `@PullWorker` classes at start-up (`onModuleInit`), starts their runners once the
+ * application is up (`onApplicationBootstrap`), and drains them before the DataSource closes
+ * (`beforeApplicationShutdown`). An invalid worker fails start-up.
+ */
+@Injectable()
+export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(PullWorkerExplorer.name);
+  private readonly runners: PullWorkerRunner[] = [];
+  private unsubscribe?: () => void;
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly repository: ClaimRepository,
+    private readonly metrics: QueueBoxMetrics,
+    private readonly labels: SourceLabels,
+    private readonly wakeUps: WakeUpHub,
+    @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
+    @Inject(QUEUEBOX_DATA_SOURCE) private readonly dataSource: DataSource,
+  ) {}
+
+  /** The runners, for health checks. */
+  get workers(): readonly PullWorkerRunner[] {
+    return this.runners;
+  }
+
+  onModuleInit(): void {
+    const bySource = new Map<string, string[]>();
+    for (const wrapper of this.discovery.getProviders({ metadataKey: PullWorker.KEY })) {
+      const metadata = this.discovery.getMetadataByDecorator(PullWorker.decorator, wrapper);
+      if (!metadata) continue;
+      // For factory and value providers the wrapper's metatype is not the decorated class.
+      const workerClass = (wrapper.instance?.constructor ?? wrapper.metatype) as { name: string } | undefined;
+      const name = workerClass?.name ?? String(wrapper.name);
+      if (!wrapper.isDependencyTreeStatic() || wrapper.isTransient) {
+        throw new InvalidPullWorkerError(name, pullWorkerRequestScoped(name));
+      }
+      const host = wrapper.instance as unknown;
+      if (!(host instanceof PullWorkerHost) || typeof host.handle !== 'function') {
+        throw new InvalidPullWorkerError(name, pullWorkerNotHost(name));
+      }
+      const worker = resolvePullWorkerOptions(name, metadata, this.options);
+      bySource.set(worker.source, [...(bySource.get(worker.source) ?? []), name]);
+      this.labels.register(worker.source);
+      this.runners.push(
+        new PullWorkerRunner(host, worker, {
+          repository: this.repository,
+          dataSource: this.dataSource,
+          metrics: this.metrics,
+          label: this.labels.of(worker.source),
+        }),
+      );
+    }
+    for (const [source, names] of bySource) {
+      if (names.length > 1) throw new DuplicatePullWorkerError(source, names, duplicatePullWorker(source, names));
+    }
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.options.workersEnabled || this.runners.length === 0) return;
+    // A new inbox row may be for any source: every runner tries a claim (a cheap, indexed one).
+    this.unsubscribe = this.wakeUps.subscribe('inbox', () => this.runners.forEach((runner) => runner.wake()));
+    for (const runner of this.runners) runner.start();
+    this.logger.log({ message: 'pull workers started', sources: this.runners.map((runner) => runner.source) });
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.unsubscribe?.();
+    await Promise.all(this.runners.map((runner) => runner.stop()));
+  }
+}

@@ -1,0 +1,104 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Claim, FenceResult } from '../claims/claim.js';
+import { ClaimRepository } from '../claims/claim.repository.js';
+import { ClaimLostError } from '../errors/claim-lost.error.js';
+import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
+import { UnknownSourceError } from '../errors/unknown-source.error.js';
+import { toInboxMessage } from '../inbox/inbox-message.mapper.js';
+import { SourceLabels } from '../inbox/source-labels.js';
+import type { PullClaimOptions, PulledMessage } from '../interfaces/pull.interface.js';
+import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
+import type { PullOutcome } from '../metrics/queuebox.metrics.js';
+import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
+import { QUEUEBOX_RESOLVED_OPTIONS } from '../queuebox.constants.js';
+import { claimLost, unknownSource } from '../queuebox.messages.js';
+
+/** Lease bounds: a claim shorter than 100 ms cannot be renewed in time; SQL Server's DATEADD takes an int. */
+const MIN_LEASE_MS = 100;
+const MAX_LEASE_MS = 2_147_483_647;
+/** Most rows one pull claim takes. */
+const MAX_BATCH = 1_000;
+
+/**
+ * The pull API: claim inbox rows of a source with a lease you choose, renew it, and finish each
+ * row with a fenced write. Every fenced write must change exactly one row; when it changes none
+ * the claim was lost and the call throws `ClaimLostError` (inside `dataSource.transaction`, that
+ * rolls your business change back). Never retry with another token.
+ * @publicApi
+ */
+@Injectable()
+export class PullService {
+  private readonly logger = new Logger(PullService.name);
+
+  constructor(
+    private readonly repository: ClaimRepository,
+    private readonly metrics: QueueBoxMetrics,
+    private readonly labels: SourceLabels,
+    @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
+  ) {}
+
+  /** Claims the next message of `source` (a pending one, or one whose lease expired), or returns null. */
+  async claim(source: string, options: PullClaimOptions): Promise<PulledMessage | null> {
+    const [message] = await this.claimBatch(source, { ...options, max: 1 });
+    return message ?? null;
+  }
+
+  /** Claims up to `max` messages of `source`: at most one per aggregate, the oldest of each. */
+  async claimBatch(source: string, options: PullClaimOptions & { max: number }): Promise<PulledMessage[]> {
+    const leaseMs = checkInt(options.leaseMs, 'leaseMs', MIN_LEASE_MS, MAX_LEASE_MS);
+    const max = checkInt(options.max, 'max', 1, MAX_BATCH);
+    const sources = this.options.inbox.sources;
+    if (typeof source !== 'string' || source.length === 0) throw new InvalidArgumentError('source', 'source must be a non-empty string.');
+    if (sources && !sources.has(source)) throw new UnknownSourceError(source, unknownSource(source, [...sources.keys()]));
+    const rows = await this.repository.claimPull(source, max, leaseMs, { lock: options.claimLock ?? false });
+    this.metrics.pullOrderInversions(this.labels.of(source), rows.filter((row) => row.inverted).length);
+    return rows.map((row) => ({ ...toInboxMessage(row), claim: { component: 'pull', id: String(row.id), token: row.claim_token, leaseMs } }));
+  }
+
+  /** Extends the lease by `leaseMs` from the database clock. Throws `ClaimLostError` when lost. */
+  async renew(message: PulledMessage): Promise<void> {
+    await this.fenced(message, await this.repository.renew(message.claim));
+  }
+
+  /**
+   * Marks the row `processed` in your transaction (`manager`). Throws `ClaimLostError` when the
+   * claim was lost: let it propagate so that your transaction rolls back.
+   */
+  async complete(message: PulledMessage, options: { manager?: EntityManager } = {}): Promise<void> {
+    await this.fenced(message, await this.repository.complete(message.claim, options), 'processed');
+  }
+
+  /** Returns the row to `pending`, due after `delayMs`, keeping `error`. Throws `ClaimLostError` when lost. */
+  async retry(message: PulledMessage, options: { delayMs?: number; error?: string; manager?: EntityManager } = {}): Promise<void> {
+    const delayMs = checkInt(options.delayMs ?? 0, 'delayMs', 0, MAX_LEASE_MS);
+    await this.fenced(message, await this.repository.retry(message.claim, delayMs, options.error ?? 'retried by the client', options), 'retried');
+  }
+
+  /** Marks the row `dead`, keeping `reason`. Throws `ClaimLostError` when lost. */
+  async deadLetter(message: PulledMessage, options: { reason: string; manager?: EntityManager }): Promise<void> {
+    if (typeof options?.reason !== 'string' || options.reason.length === 0) throw new InvalidArgumentError('reason', 'deadLetter needs a non-empty reason.');
+    await this.fenced(message, await this.repository.deadLetter(message.claim, options.reason, options), 'dead');
+  }
+
+  /** Counts the outcome; on a loss, logs once, counts it, and throws. */
+  private async fenced(message: PulledMessage, result: FenceResult, outcome?: PullOutcome): Promise<void> {
+    const label = this.labels.of(message.source);
+    if (result === 'ok') {
+      if (outcome) this.metrics.pullHandled(label, outcome);
+      return;
+    }
+    const claim: Claim = message.claim;
+    this.logger.warn({ message: claimLost('pull', claim.id), rowId: claim.id, source: message.source });
+    this.metrics.claimLost('pull');
+    this.metrics.pullHandled(label, 'lost');
+    throw new ClaimLostError('pull', claim.id, claimLost('pull', claim.id));
+  }
+}
+
+function checkInt(value: unknown, field: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new InvalidArgumentError(field, `${field} must be an integer from ${min} to ${max}.`);
+  }
+  return value;
+}
