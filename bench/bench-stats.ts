@@ -8,8 +8,11 @@ export class StatementTimer {
   rows = 0;
   maxMs = 0;
   private readonly samples: number[] = [];
+  private readonly sizes = new Map<string, number>();
 
   add(ms: number, rows: number): void {
+    const bucket = ROW_BUCKETS.find(([, max]) => rows <= max)![0];
+    this.sizes.set(bucket, (this.sizes.get(bucket) ?? 0) + 1);
     this.calls += 1;
     this.totalMs += ms;
     this.rows += rows;
@@ -30,7 +33,23 @@ export class StatementTimer {
     const p50 = percentile(this.samples, 50);
     return `${this.calls} calls, ${f1(this.rows / this.calls)} rows/call, ${f2(this.totalMs / this.calls)} ms avg, p50 ${f2(p50)} ms, max ${f1(this.maxMs)} ms, total ${f0(this.totalMs)} ms`;
   }
+
+  /** Calls by rows per call, e.g. `1:120 2-9:40 100+:180`. */
+  sizeHistogram(): string {
+    return ROW_BUCKETS.filter(([name]) => this.sizes.has(name))
+      .map(([name]) => `${name}:${this.sizes.get(name)}`)
+      .join(' ');
+  }
 }
+
+const ROW_BUCKETS: readonly (readonly [string, number])[] = [
+  ['0', 0],
+  ['1', 1],
+  ['2-9', 9],
+  ['10-49', 49],
+  ['50-99', 99],
+  ['100+', Number.POSITIVE_INFINITY],
+];
 
 /** Nearest-rank percentile of unsorted samples. */
 export function percentile(samples: readonly number[], p: number): number {
@@ -45,6 +64,14 @@ export function latencySummary(samples: readonly number[]): string {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (p: number): number => percentile(sorted, p);
   return `p50 ${f2(at(50))} ms, p95 ${f2(at(95))} ms, p99 ${f2(at(99))} ms, max ${f2(sorted[sorted.length - 1])} ms, min ${f2(sorted[0])} ms (n=${sorted.length})`;
+}
+
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 export const f0 = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : String(n));
@@ -92,8 +119,10 @@ async function postgresCpuMs(): Promise<number | undefined> {
           const name = stat.slice(stat.indexOf('(') + 1, close);
           if (name !== 'postgres') return;
           const fields = stat.slice(close + 2).split(' ');
-          // Fields after the name: state is 0, utime is 11, stime is 12.
-          ticks += Number(fields[11]) + Number(fields[12]);
+          // Fields after the name: state is 0, utime 11, stime 12, and cutime 13, cstime 14: the
+          // time of reaped children, so that backends that exited (idle pool connections closed)
+          // still count, through the postmaster.
+          ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
         } catch {
           // The process ended meanwhile.
         }

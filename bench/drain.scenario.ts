@@ -4,7 +4,7 @@ import { resolveOptions } from '../lib/options/resolve-options.js';
 import { startBenchApp } from './bench-app.js';
 import type { BenchConfig } from './bench-config.js';
 import { countByState, createBenchSchema, dropBenchSchema, rawPool, seedOutbox } from './bench-schema.js';
-import { cpuSummary, f0, f2, readCpu } from './bench-stats.js';
+import { cpuSummary, f0, f2, median, readCpu } from './bench-stats.js';
 import type { BenchContext } from './bench-context.js';
 import { type RawStatements, rawDrain, referenceStatements } from './raw-outbox.js';
 
@@ -86,7 +86,9 @@ async function queueBoxRun(ctx: BenchContext, cfg: BenchConfig['drain'], keys: n
       `  ${label}: ${Number.isNaN(ms) ? 'DID NOT FINISH in 120 s' : `${f0(rate)} msg/s`} (${f0(ms)} ms from first claim; ${f0(doneAt - bootStarted)} ms incl. ${f0(firstClaimAt - bootStarted)} ms bootstrap; published ${publisher.published}, states ${JSON.stringify(states)})`,
     );
     ctx.print(`      claim:        ${timers.claim.summary()}`);
+    ctx.print(`                    rows per claim: ${timers.claim.sizeHistogram()}`);
     ctx.print(`      completeMany: ${timers.completeMany.summary()}`);
+    ctx.print(`                    rows per completeMany: ${timers.completeMany.sizeHistogram()}`);
     if (timers.renew.calls > 0) ctx.print(`      renew:        ${timers.renew.summary()}`);
     ctx.print(`      reclaim:      ${timers.reclaim.summary()}`);
     ctx.print(`      cpu:          ${cpuSummary(cpu0, cpu1, doneAt - bootStarted)}; event loop utilization ${f2(elu.utilization)}`);
@@ -104,16 +106,48 @@ export async function drainScenario(ctx: BenchContext, config: BenchConfig): Pro
   const cases: { name: string; keys: number }[] = [{ name: `${cfg.keys} keys x ${Math.ceil(cfg.rows / Math.max(cfg.keys, 1))} rows`, keys: cfg.keys }];
   if (cfg.nullKeys && cfg.keys > 0) cases.push({ name: 'NULL keys (unordered)', keys: 0 });
 
-  ctx.heading(`1. Drain: ${f0(cfg.rows)} pre-inserted rows, claim batch ${cfg.batch}, no-op publisher`);
+  ctx.heading(`1. Drain: ${f0(cfg.rows)} pre-inserted rows, claim batch ${cfg.batch}, no-op publisher, ${cfg.repeats} round(s) per case`);
   for (const drainCase of cases) {
     ctx.print(`\n  case: ${drainCase.name}`);
-    const raw1 = await rawRun(ctx, cfg, drainCase.keys, 1, referenceStatements);
-    const raw2 = await rawRun(ctx, cfg, drainCase.keys, 2, referenceStatements);
-    const bestRaw = raw1.msgsPerSecond >= raw2.msgsPerSecond ? raw1 : raw2;
-    const bestLoops = bestRaw === raw1 ? 1 : 2;
-    const qb = await queueBoxRun(ctx, cfg, drainCase.keys, cfg.concurrency);
-    if (cfg.libSqlBaseline) await rawRun(ctx, cfg, drainCase.keys, bestLoops, libStatements);
-    ctx.print(`  => best raw: ${bestRaw.label} ${f0(bestRaw.msgsPerSecond)} msg/s; QueueBox ${f0(qb.msgsPerSecond)} msg/s`);
-    ctx.print(`  => ratio QueueBox/raw = ${f2(qb.msgsPerSecond / bestRaw.msgsPerSecond)} (goal >= 0.80)`);
+    const results = new Map<string, number[]>();
+    const record = (result: DrainResult): DrainResult => {
+      results.set(result.label, [...(results.get(result.label) ?? []), result.msgsPerSecond]);
+      return result;
+    };
+    for (let repeat = 0; repeat < cfg.repeats; repeat++) {
+      ctx.print(`  round ${repeat + 1}:`);
+      const runRaw = async (): Promise<DrainResult[]> => {
+        const loops = repeat % 2 === 0 ? [1, 2] : [2, 1];
+        const out: DrainResult[] = [];
+        for (const n of loops) out.push(record(await rawRun(ctx, cfg, drainCase.keys, n, referenceStatements)));
+        return out;
+      };
+      const runQueueBox = async (): Promise<void> => {
+        const order = repeat % 2 === 0 ? cfg.concurrencies : [...cfg.concurrencies].reverse();
+        for (const concurrency of order) record(await queueBoxRun(ctx, cfg, drainCase.keys, concurrency));
+      };
+      // Alternate raw-first and QueueBox-first so drift hits both alike.
+      let raw: DrainResult[];
+      if (repeat % 2 === 0) {
+        raw = await runRaw();
+        await runQueueBox();
+      } else {
+        await runQueueBox();
+        raw = await runRaw();
+      }
+      if (cfg.libSqlBaseline) {
+        const best = raw.reduce((a, b) => (b.msgsPerSecond > a.msgsPerSecond ? b : a));
+        record(await rawRun(ctx, cfg, drainCase.keys, best.label.includes('2 loops') ? 2 : 1, libStatements));
+      }
+    }
+    const med = (label: string): number => median(results.get(label) ?? []);
+    const rawLabels = [...results.keys()].filter((label) => label.startsWith('raw loop (sql.md'));
+    const bestRaw = rawLabels.reduce((a, b) => (med(b) > med(a) ? b : a));
+    ctx.print(`  summary (median msg/s over ${cfg.repeats} round(s); every run is listed above):`);
+    for (const [label, values] of results) ctx.print(`      ${f0(med(label)).padStart(7)}  ${label}  [${values.map(f0).join(', ')}]`);
+    for (const label of results.keys()) {
+      if (!label.startsWith('QueueBox')) continue;
+      ctx.print(`  => ${label}: ratio QueueBox/best raw (${bestRaw.replace('raw loop ', '')}) = ${f2(med(label) / med(bestRaw))} (goal >= 0.80)`);
+    }
   }
 }

@@ -1,17 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import type pg from 'pg';
 import { DataSource } from 'typeorm';
+import { PostgresDialect } from '../lib/dialects/postgres/postgres.dialect.js';
+import { resolveOptions } from '../lib/options/resolve-options.js';
 import { type BenchApp, startBenchApp } from './bench-app.js';
 import type { BenchConfig } from './bench-config.js';
 import type { BenchContext } from './bench-context.js';
 import { benchPayload, countByState, createBenchSchema, dropBenchSchema, outboxTable } from './bench-schema.js';
-import { cpuSummary, f0, f2, latencySummary, readCpu } from './bench-stats.js';
+import { cpuSummary, f0, f2, latencySummary, median, readCpu } from './bench-stats.js';
 
 /** Pool of both variants: the producers plus QueueBox's own needs (NOTIFY, and the poller when on). */
 const POOL_SIZE = 20;
 const KEYS = 1_000;
 
-type Variant = 'plain' | 'queuebox' | 'queuebox+workers';
+type Variant = 'plain' | 'queuebox' | 'queuebox-notify-off' | 'queuebox+workers';
 
 /** `producers` concurrent producers, each running transactions one after another until `rows` are written. */
 async function runProducers(producers: number, rows: number, transaction: (seq: number) => Promise<void>): Promise<{ ms: number; txMs: number[] }> {
@@ -48,7 +51,10 @@ async function run(ctx: BenchContext, cfg: BenchConfig['enqueue'], variant: Vari
         url: ctx.url,
         schema,
         poolSize: POOL_SIZE,
-        queuebox: { workers: { enabled: variant === 'queuebox+workers' } },
+        queuebox: {
+          workers: { enabled: variant === 'queuebox+workers' },
+          outbox: { notify: { enabled: variant !== 'queuebox-notify-off' } },
+        },
       });
       app = started;
       transaction = async (seq) => {
@@ -65,7 +71,8 @@ async function run(ctx: BenchContext, cfg: BenchConfig['enqueue'], variant: Vari
       const label = {
         plain: 'plain INSERT ... VALUES in a transaction',
         queuebox: 'outboxService.enqueue in a transaction (workers disabled, notify on)',
-        'queuebox+workers': 'outboxService.enqueue in a transaction (workers ENABLED: the poller drains meanwhile)',
+        'queuebox-notify-off': 'outboxService.enqueue in a transaction (workers disabled, notify OFF)',
+        'queuebox+workers': 'outboxService.enqueue in a transaction (workers ENABLED, defaults: the poller drains meanwhile)',
       }[variant];
       ctx.print(`  ${label}: ${f0(rate)} rows/s (${f0(ms)} ms)`);
       ctx.print(`      transaction ${latencySummary(txMs)}`);
@@ -100,12 +107,62 @@ export async function enqueueScenario(ctx: BenchContext, config: BenchConfig): P
     }
     ctx.print(`  => round ${repeat + 1} ratio QueueBox/plain = ${f2(queueBoxRates[repeat] / plainRates[repeat])}`);
   }
-  const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0);
+  const plainMedian = median(plainRates);
   if (cfg.repeats > 0) {
-    ctx.print(`  => overall: plain ${f0(sum(plainRates) / plainRates.length)} rows/s, QueueBox ${f0(sum(queueBoxRates) / queueBoxRates.length)} rows/s, ratio QueueBox/plain = ${f2(sum(queueBoxRates) / sum(plainRates))} (goal >= 0.90)`);
+    const ratios = queueBoxRates.map((rate, i) => rate / plainRates[i]);
+    ctx.print(
+      `  => overall (median of ${cfg.repeats} rounds): plain ${f0(plainMedian)} rows/s, QueueBox ${f0(median(queueBoxRates))} rows/s, ratio QueueBox/plain = ${f2(median(queueBoxRates) / plainMedian)} (goal >= 0.90); per-round ratios [${ratios.map(f2).join(', ')}]`,
+    );
   }
-  if (cfg.workersOn) {
-    const rate = await run(ctx, cfg, 'queuebox+workers', cfg.rows);
-    if (plainRates.length > 0) ctx.print(`  => workers enabled: ratio to mean plain = ${f2(rate / (sum(plainRates) / plainRates.length))}`);
+  const extra: Variant[] = [...(cfg.notifyOff ? (['queuebox-notify-off'] as const) : []), ...(cfg.workersOn ? (['queuebox+workers'] as const) : [])];
+  for (const variant of extra) {
+    const rate = await run(ctx, cfg, variant, cfg.rows);
+    if (plainRates.length > 0) ctx.print(`  => ${variant}: ratio to median plain = ${f2(rate / plainMedian)}`);
   }
+  if (cfg.statementCost > 0) await insertStatementCost(ctx, cfg.statementCost);
+}
+
+/**
+ * Where the enqueue's database time goes: the server cost of one insert statement, without the
+ * commit. One connection, `count` statements per variant inside one transaction that is rolled
+ * back, variants alternated twice. Unnamed statements (parsed and planned each time), as
+ * TypeORM sends them; the prepared forms show how much of it is parse and plan.
+ */
+async function insertStatementCost(ctx: BenchContext, count: number): Promise<void> {
+  const schema = await createBenchSchema(ctx.url, 'stmt');
+  const dialect = new PostgresDialect(resolveOptions({ schema }).tables);
+  const plain = `INSERT INTO ${outboxTable(schema)} (message_id, destination, ordering_key, headers, payload) VALUES ($1, $2, $3, $4::jsonb, $5)`;
+  const values = (seq: number): unknown[] => [randomUUID(), 'noop', `key-${seq % KEYS}`, '{}', JSON.stringify(benchPayload(seq))];
+  const queueBox = (seq: number): readonly unknown[] => {
+    const [messageId, destination, key, headers, payload] = values(seq) as string[];
+    return dialect.insertOutbox([{ messageId, destination, key, headers, payload, delayMs: 0 }]).params;
+  };
+  const queueBoxSql = dialect.insertOutbox([]).sql;
+  const variants: { name: string; query: (seq: number) => pg.QueryConfig }[] = [
+    { name: 'plain INSERT ... VALUES', query: (seq) => ({ text: plain, values: values(seq) }) },
+    { name: "QueueBox's insertOutbox (INSERT ... SELECT FROM unnest(6 arrays) RETURNING)", query: (seq) => ({ text: queueBoxSql, values: [...queueBox(seq)] }) },
+    { name: 'plain INSERT ... VALUES, prepared', query: (seq) => ({ name: 'bench_plain_insert', text: plain, values: values(seq) }) },
+    { name: "QueueBox's insertOutbox, prepared", query: (seq) => ({ name: 'bench_queuebox_insert', text: queueBoxSql, values: [...queueBox(seq)] }) },
+    { name: 'SELECT 1 (round-trip floor)', query: () => ({ text: 'SELECT 1' }) },
+  ];
+  const client = await ctx.admin.connect();
+  const perStatement = new Map<string, number[]>();
+  try {
+    // Round 0 warms the caches (a fresh schema's catalog entries, plans) and is not reported.
+    for (let round = 0; round < 3; round++) {
+      for (const variant of round % 2 === 1 ? variants : [...variants].reverse()) {
+        await client.query('BEGIN');
+        const started = performance.now();
+        for (let seq = 0; seq < count; seq++) await client.query(variant.query(seq));
+        const us = ((performance.now() - started) / count) * 1000;
+        await client.query('ROLLBACK');
+        if (round > 0) perStatement.set(variant.name, [...(perStatement.get(variant.name) ?? []), us]);
+      }
+    }
+  } finally {
+    client.release();
+    await dropBenchSchema(ctx.admin, schema);
+  }
+  ctx.print(`  insert statement cost (one connection, ${f0(count)} statements per variant in a rolled-back transaction, no commit; two rounds after a warm-up round):`);
+  for (const [name, us] of perStatement) ctx.print(`      ${f0(median(us)).padStart(5)} us/statement  ${name}  [${us.map(f0).join(', ')}]`);
 }

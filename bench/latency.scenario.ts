@@ -109,6 +109,7 @@ async function queueBoxRun(ctx: BenchContext, cfg: BenchConfig['latency']): Prom
     await waitForPublishes(timeline, 30_000);
     const p50 = report(ctx, `QueueBox (defaults: batchSize 50, concurrency 50, pollIntervalMs ${POLL_MS}, notify on; wake-up after commit)`, timeline, produced);
     ctx.print(`      claim: ${app.timers.claim.summary()}`);
+    ctx.print(`             rows per claim: ${app.timers.claim.sizeHistogram()}`);
     ctx.print(`      completeMany: ${app.timers.completeMany.summary()}`);
     ctx.print(`      cpu during the run: ${cpuSummary(cpu0, cpu1, produced.ms)}; states ${JSON.stringify(await countByState(ctx.admin, schema))}`);
     return p50;
@@ -148,6 +149,7 @@ async function rawRun(ctx: BenchContext, cfg: BenchConfig['latency']): Promise<n
     await waitForPublishes(timeline, 30_000);
     const p50 = report(ctx, `raw loop (sql.md 2.2 claim of 50 + 2.5 batched complete; in-process wake after each commit, ${POLL_MS} ms fallback poll)`, timeline, produced);
     ctx.print(`      claim: ${consumer.stats.claim.summary()}`);
+    ctx.print(`             rows per claim: ${consumer.stats.claim.sizeHistogram()}`);
     ctx.print(`      complete: ${consumer.stats.complete.summary()}`);
     ctx.print(`      cpu during the run: ${cpuSummary(cpu0, cpu1, produced.ms)}; states ${JSON.stringify(await countByState(ctx.admin, schema))}`);
     return p50;
