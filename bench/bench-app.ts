@@ -59,10 +59,10 @@ class RepositoryInstrumentation implements OnModuleInit {
       return timers.claim.time(() => claimOutbox(...args), (rows) => rows.length);
     };
     repo.completeMany = async (claims) => {
-      const lost = await timers.completeMany.time(() => completeMany(claims), (lostClaims) => claims.length - lostClaims.length);
-      timers.sent += claims.length - lost.length;
+      const result = await timers.completeMany.time(() => completeMany(claims), (done) => claims.length - done.lost.length);
+      timers.sent += claims.length - result.lost.length;
       timers.onSent?.(timers.sent);
-      return lost;
+      return result;
     };
     repo.renew = (claim) => timers.renew.time(() => renew(claim), () => 1);
     repo.reclaimExpired = (table) => timers.reclaim.time(() => reclaimExpired(table), (n) => n);

@@ -70,13 +70,14 @@ export class ClaimRepository {
 
   /**
    * Marks many rows finished in one statement, each fenced by its own token. Returns the claims
-   * that were lost (their rows were not changed).
+   * that were lost (their rows were not changed) and whether any finished row has a younger
+   * pending row of its key or aggregate (which may be claimable now).
    */
-  async completeMany(claims: readonly Claim[]): Promise<Claim[]> {
-    if (claims.length === 0) return [];
-    const done = await this.run<{ id: string }>(this.dialect.completeMany(tableOf(claims[0].component), claims));
+  async completeMany(claims: readonly Claim[]): Promise<{ lost: Claim[]; successorsPending: boolean }> {
+    if (claims.length === 0) return { lost: [], successorsPending: false };
+    const done = await this.run<{ id: string; has_successor: boolean }>(this.dialect.completeMany(tableOf(claims[0].component), claims));
     const changed = new Set(done.map((row) => String(row.id)));
-    return claims.filter((claim) => !changed.has(claim.id));
+    return { lost: claims.filter((claim) => !changed.has(claim.id)), successorsPending: done.some((row) => row.has_successor) };
   }
 
   /** Returns the row to `pending`, due after `delayMs` by the database clock. */

@@ -19,20 +19,32 @@ export class LeaseKeeper {
   private timer?: NodeJS.Timeout;
   private inFlight?: Promise<void>;
   private stopped = false;
+  private isLost = false;
 
   constructor(
     readonly claim: Claim,
     private readonly renew: (claim: Claim) => Promise<FenceResult>,
     private readonly onLost: ClaimLossHandler,
+    /** Called once by `stop()`: the owner stops tracking this keeper. */
+    private readonly onStopped?: (keeper: LeaseKeeper) => void,
   ) {}
 
-  /** Aborts when the claim is lost. */
+  /** Aborts when the claim is lost, or when the owner cancels the work (shutdown). */
   get signal(): AbortSignal {
     return this.controller.signal;
   }
 
+  /** True once a renewal or a fenced write found the claim lost. */
   get lost(): boolean {
-    return this.controller.signal.aborted;
+    return this.isLost;
+  }
+
+  /**
+   * Aborts `signal` without declaring the claim lost (shutdown begins, or gave up waiting).
+   * Renewal goes on until `stop()`: work that ends in time can still finish its row.
+   */
+  cancel(reason: unknown): void {
+    if (!this.controller.signal.aborted) this.controller.abort(reason);
   }
 
   start(): this {
@@ -42,6 +54,7 @@ export class LeaseKeeper {
 
   /** Stops renewing and waits for a renewal in flight to settle. */
   async stop(): Promise<void> {
+    if (!this.stopped) this.onStopped?.(this);
     this.stopped = true;
     clearTimeout(this.timer);
     await this.inFlight;
@@ -73,13 +86,14 @@ export class LeaseKeeper {
 
   /** Declares the claim lost (a renewal or a fenced write said so). Idempotent. */
   markLost(cause: unknown): void {
-    if (this.lost) return;
+    if (this.isLost) return;
+    this.isLost = true;
     const reason =
       cause instanceof ClaimLostError
         ? cause
         : new ClaimLostError(this.claim.component, this.claim.id, claimLost(this.claim.component, this.claim.id));
     if (reason !== cause) (reason as { cause?: unknown }).cause = cause;
-    this.controller.abort(reason);
+    this.cancel(reason);
     clearTimeout(this.timer);
     this.onLost(this.claim, cause);
   }

@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import type { Claim } from '../claims/claim.js';
 import { ClaimRepository } from '../claims/claim.repository.js';
 import type { ClaimedInboxRow } from '../claims/claimed-inbox-row.interface.js';
-import { LeaseKeeper } from '../claims/lease-keeper.js';
+import type { LeaseKeeper } from '../claims/lease-keeper.js';
 import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
 import { ClaimLostError } from '../errors/claim-lost.error.js';
 import { InvalidMessageError } from '../errors/invalid-message.error.js';
@@ -118,7 +118,7 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
         await this.finishFailed(claim, message, new Error('maximum attempts reached without an outcome'), false);
         return;
       }
-      const keeper = new LeaseKeeper(claim, (c) => this.repository.renew(c), (lost, cause) => this.claimLost(lost, message, cause)).start();
+      const keeper = this.keepLease(claim, (c) => this.repository.renew(c), (lost, cause) => this.claimLost(lost, message, cause));
       try {
         await withMessageSpan(`relay ${message.source}`, message.headers, { 'messaging.source.name': message.source }, () => this.forward(claim, message, keeper));
       } catch (error) {

@@ -11,21 +11,29 @@ interface PendingCompletion {
 const MAX_BATCH = 500;
 
 /**
- * Marks published messages `sent` in as few statements as the load allows: a mark asked for while
- * none runs is sent at once (no added latency); marks asked for while one runs go together in
- * the next. Each row stays fenced by its own token, and each caller learns whether its row was
- * lost. The duplicate window stays one publish wide: no mark waits for other publishes.
+ * Marks published messages `sent` in as few statements as the load allows: the marks asked for
+ * in one turn of the event loop go together (publishes of one claimed batch tend to end
+ * together), and marks asked for while a statement runs go in the next. Each row stays fenced by
+ * its own token, and each caller learns whether its row was lost. No mark waits for a publish
+ * still running, so the duplicate window stays one publish wide.
  */
 export class OutboxCompletionBatcher {
   private queue: PendingCompletion[] = [];
   private flushing?: Promise<void>;
 
-  constructor(private readonly repository: ClaimRepository) {}
+  constructor(
+    private readonly repository: ClaimRepository,
+    /** Called after a statement that finished a row whose key has a younger pending row. */
+    private readonly onSuccessorsPending: () => void,
+  ) {}
 
   complete(claim: Claim): Promise<FenceResult> {
     return new Promise((resolve, reject) => {
       this.queue.push({ claim, resolve, reject });
-      this.flushing ??= this.flush().finally(() => (this.flushing = undefined));
+      // setImmediate: the other completions of this turn join the statement instead of the next one.
+      this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => this.flush())
+        .finally(() => (this.flushing = undefined));
     });
   }
 
@@ -33,8 +41,10 @@ export class OutboxCompletionBatcher {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
-        const lost = new Set(await this.repository.completeMany(batch.map((pending) => pending.claim)));
+        const result = await this.repository.completeMany(batch.map((pending) => pending.claim));
+        const lost = new Set(result.lost);
         for (const pending of batch) pending.resolve(lost.has(pending.claim) ? 'lost' : 'ok');
+        if (result.successorsPending) this.onSuccessorsPending();
       } catch (error) {
         for (const pending of batch) pending.reject(error);
       }

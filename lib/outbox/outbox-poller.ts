@@ -4,7 +4,6 @@ import type { DataSource } from 'typeorm';
 import type { Claim } from '../claims/claim.js';
 import { ClaimRepository } from '../claims/claim.repository.js';
 import type { ClaimedOutboxRow } from '../claims/claimed-outbox-row.interface.js';
-import { LeaseKeeper } from '../claims/lease-keeper.js';
 import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
 import { PublishFailedError } from '../errors/publish-failed.error.js';
 import type { OutboxMessage } from '../interfaces/outbox-message.interface.js';
@@ -57,7 +56,8 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
       sampleEveryMs: outbox.metricsIntervalMs,
       onLoopError: () => metrics.loopError('outbox'),
     });
-    this.completions = new OutboxCompletionBatcher(repository);
+    // The next row of a key becomes claimable when its predecessor is sent: wake then, and only then.
+    this.completions = new OutboxCompletionBatcher(repository, () => this.wake());
     this.backlog = new BacklogSampler(
       dataSource,
       () => dialect.outboxBacklog(),
@@ -107,9 +107,9 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
         await this.finishFailed(claim, message, { ok: false, error: new Error('maximum attempts reached without an outcome'), retryable: false });
         return;
       }
-      const keeper = new LeaseKeeper(claim, (c) => this.repository.renew(c), (lost, cause) => this.renewalLost(lost, message, cause)).start();
+      const keeper = this.keepLease(claim, (c) => this.repository.renew(c), (lost, cause) => this.renewalLost(lost, message, cause));
       const started = performance.now();
-      const result = await this.publish(message, AbortSignal.any([keeper.signal, this.abandon.signal]));
+      const result = await this.publish(message, keeper.signal);
       await keeper.stop();
       const seconds = (performance.now() - started) / 1000;
       // A lost claim changes nothing more; shutdown that gave up leaves the row to reclaim.
@@ -119,9 +119,6 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
     } catch (error) {
       // A database failure of the finishing write: the row stays processing and is reclaimed.
       this.logger.error({ message: 'outbox finishing write failed; the row will be reclaimed after its lease', messageId: message.messageId, rowId: claim.id, error: errorText(error) });
-    } finally {
-      // The next row of the key may be claimable now.
-      if (message.key !== null) this.wake();
     }
   }
 
@@ -166,6 +163,8 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
       return;
     }
     this.metrics.outboxPublishAttempt(message.destination, dead ? 'dead' : 'retried', seconds);
+    // A dead row is finished: the next row of its key may be claimable now.
+    if (dead && message.key !== null) this.wake();
     const log = { message: dead ? 'outbox message dead-lettered' : 'outbox publish failed; retrying', messageId: message.messageId, rowId: claim.id, destination: message.destination, attempt: message.attempt, error };
     if (dead) this.logger.error(log);
     else this.logger.warn(log);

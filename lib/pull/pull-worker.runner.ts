@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { Claim } from '../claims/claim.js';
 import type { ClaimRepository } from '../claims/claim.repository.js';
 import type { ClaimedInboxRow } from '../claims/claimed-inbox-row.interface.js';
-import { LeaseKeeper } from '../claims/lease-keeper.js';
+import type { LeaseKeeper } from '../claims/lease-keeper.js';
 import { ClaimLostError } from '../errors/claim-lost.error.js';
 import { toInboxMessage } from '../inbox/inbox-message.mapper.js';
 import type { InboxMessage } from '../interfaces/inbox-message.interface.js';
@@ -33,8 +33,7 @@ export interface PullWorkerRunnerDeps {
  * then dead-lettered.
  */
 export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
-  /** Fires when shutdown begins: handlers see it on their signal. */
-  private readonly shuttingDown = new AbortController();
+  private shuttingDown = false;
 
   constructor(
     private readonly host: PullWorkerHost,
@@ -61,7 +60,9 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
 
   /** Stops claiming, signals the handlers, and waits for them up to the shutdown timeout. */
   async stop(): Promise<void> {
-    this.shuttingDown.abort(new Error('QueueBox shutdown'));
+    // Handlers see shutdown on their signal; their leases are renewed until they end.
+    this.shuttingDown = true;
+    this.cancelInFlight(new Error('QueueBox shutdown'));
     await this.drain();
   }
 
@@ -82,7 +83,7 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
         await this.finishFailed(claim, message, new Error('maximum attempts reached without an outcome'), true);
         return;
       }
-      const keeper = new LeaseKeeper(claim, (c) => this.deps.repository.renew(c), (lost, cause) => this.claimLost(lost, message, cause)).start();
+      const keeper = this.keepLease(claim, (c) => this.deps.repository.renew(c), (lost, cause) => this.claimLost(lost, message, cause));
       try {
         await withMessageSpan(`pull ${message.source}`, message.headers, { 'messaging.source.name': message.source }, () => this.handleInTransaction(claim, message, keeper));
       } catch (error) {
@@ -110,9 +111,8 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
    * loss that did not happen. A claim lost meanwhile rolls everything back.
    */
   private async handleInTransaction(claim: Claim, message: InboxMessage, keeper: LeaseKeeper): Promise<void> {
-    const signal = AbortSignal.any([keeper.signal, this.shuttingDown.signal]);
     await this.deps.dataSource.transaction(async (manager) => {
-      await this.host.handle(message, { manager, signal, source: message.source, idempotencyKey: message.idempotencyKey });
+      await this.host.handle(message, { manager, signal: keeper.signal, source: message.source, idempotencyKey: message.idempotencyKey });
       await keeper.stop();
       if (keeper.lost) throw keeper.signal.reason;
       if ((await this.deps.repository.complete(claim, { manager })) === 'lost') throw new ClaimLostError('pull', claim.id, claimLost('pull', claim.id));
@@ -123,7 +123,7 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
     const { maxAttempts, backoff } = this.worker;
     const text = errorText(error);
     // A handler stopped by shutdown gives its row back at once instead of holding it for a lease.
-    const releasing = this.shuttingDown.signal.aborted && !exhausted;
+    const releasing = this.shuttingDown && !exhausted;
     const dead = !releasing && (exhausted || message.attempt >= maxAttempts);
     const delay = releasing ? 0 : backoffDelay(message.attempt, backoff);
     const written = dead ? await this.deps.repository.deadLetter(claim, text) : await this.deps.repository.retry(claim, delay, text);

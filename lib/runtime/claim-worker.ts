@@ -1,4 +1,6 @@
 import { Logger } from '@nestjs/common';
+import type { Claim, FenceResult } from '../claims/claim.js';
+import { type ClaimLossHandler, LeaseKeeper } from '../claims/lease-keeper.js';
 import { performance } from 'node:perf_hooks';
 import { errorText, PollLoop, type PollLoopState, type TickResult } from './poll-loop.js';
 
@@ -35,9 +37,11 @@ export interface ClaimWorkerStatus {
 export abstract class ClaimWorker<Row> {
   protected readonly logger: Logger;
   protected readonly loop: PollLoop;
-  /** Aborts the work still running when shutdown stops waiting for it. */
+  /** Aborted when shutdown stops waiting for the work still running. */
   protected readonly abandon = new AbortController();
   private readonly inFlight = new Set<Promise<void>>();
+  /** Leases of the rows in flight, so that shutdown can cancel their work. */
+  private readonly keepers = new Set<LeaseKeeper>();
   private slotFreed?: () => void;
   private lastReclaimAt = -Infinity;
   private lastSampleAt = -Infinity;
@@ -70,6 +74,22 @@ export abstract class ClaimWorker<Row> {
     this.loop.start();
   }
 
+  /**
+   * Starts keeping the lease of a claimed row. Its signal aborts when the claim is lost or the
+   * worker cancels its work; one signal per row, no long-lived parent signal to accumulate
+   * listeners.
+   */
+  protected keepLease(claim: Claim, renew: (claim: Claim) => Promise<FenceResult>, onLost: ClaimLossHandler): LeaseKeeper {
+    const keeper = new LeaseKeeper(claim, renew, onLost, (stopped) => this.keepers.delete(stopped));
+    this.keepers.add(keeper);
+    return keeper.start();
+  }
+
+  /** Aborts the signal of every row in flight (their leases keep being renewed until they end). */
+  protected cancelInFlight(reason: unknown): void {
+    for (const keeper of this.keepers) keeper.cancel(reason);
+  }
+
   /** Claim now: new rows may be claimable. */
   wake(): void {
     this.loop.wake();
@@ -90,7 +110,9 @@ export abstract class ClaimWorker<Row> {
       inFlight: this.inFlight.size,
       shutdownTimeoutMs: this.settings.shutdownTimeoutMs,
     });
-    this.abandon.abort(new Error('QueueBox shutdown'));
+    const reason = new Error('QueueBox shutdown');
+    this.abandon.abort(reason);
+    this.cancelInFlight(reason);
   }
 
   private async tick(signal: AbortSignal): Promise<TickResult> {
@@ -104,7 +126,9 @@ export abstract class ClaimWorker<Row> {
       await this.sample().catch((error) => this.logger.warn({ message: 'gauge sample failed', error: errorText(error) }));
     }
     const free = this.settings.concurrency - this.inFlight.size;
-    if (free <= 0) {
+    // While busy, claim in worthwhile batches: a claim per freed slot would cost a statement per
+    // row. Idle workers (nothing in flight) claim at once, so latency does not suffer.
+    if (free <= 0 || (this.inFlight.size > 0 && free < Math.ceil(Math.min(this.settings.batchSize, this.settings.concurrency) / 2))) {
       await this.nextFreeSlot(signal);
       return 'more';
     }

@@ -5,6 +5,8 @@
 export class CoalescedNotifier {
   private timer?: NodeJS.Timeout;
   private pending = false;
+  private closed = false;
+  private readonly sending = new Set<Promise<void>>();
 
   constructor(
     private readonly windowMs: number,
@@ -12,6 +14,7 @@ export class CoalescedNotifier {
   ) {}
 
   signal(): void {
+    if (this.closed) return;
     if (this.timer) {
       this.pending = true;
       return;
@@ -19,18 +22,22 @@ export class CoalescedNotifier {
     this.fire();
   }
 
-  close(): void {
+  /** Sends nothing more and waits for a send in progress (before the pool it uses closes). */
+  async close(): Promise<void> {
+    this.closed = true;
     clearTimeout(this.timer);
     this.timer = undefined;
     this.pending = false;
+    await Promise.allSettled(this.sending);
   }
 
   private fire(): void {
     this.pending = false;
-    void this.send();
+    const sent = this.send().finally(() => this.sending.delete(sent));
+    this.sending.add(sent);
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      if (this.pending) this.fire();
+      if (this.pending && !this.closed) this.fire();
     }, this.windowMs);
     this.timer.unref();
   }

@@ -97,8 +97,7 @@ export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutd
     const subscribers = this.dataSource.subscribers as EntitySubscriberInterface[];
     const index = subscribers.indexOf(this.subscriber);
     if (index >= 0) subscribers.splice(index, 1);
-    this.notifiers.forEach((notifier) => notifier.close());
-    await this.listener?.close();
+    await Promise.all([...[...this.notifiers.values()].map((notifier) => notifier.close()), this.listener?.close()]);
   }
 
   private signal(table: ClaimTable): void {

@@ -45,7 +45,10 @@ describe('PostgreSQL dialect', () => {
   it('puts every value in parameters and only quoted, validated identifiers in the text', () => {
     const insert = dialect.insertOutbox([{ messageId: 'id', destination: "d'; drop", key: null, headers: '{}', payload: '"p"', delayMs: 0 }]);
     expect(insert.sql).not.toContain('drop');
-    expect(insert.params[1]).toEqual(["d'; drop"]);
+    expect(insert.params[1]).toBe("d'; drop");
+    const many = dialect.insertOutbox([0, 1].map((n) => ({ messageId: `id${n}`, destination: "d'; drop", key: null, headers: '{}', payload: '"p"', delayMs: 0 })));
+    expect(many.sql).not.toContain('drop');
+    expect(many.params[1]).toEqual(["d'; drop", "d'; drop"]);
     expect(insert.sql).toContain('"app"."my_outbox"');
   });
 
@@ -67,6 +70,7 @@ describe('PostgreSQL dialect', () => {
   it('generates the statements of the snapshot', () => {
     const statements = {
       insertOutbox: dialect.insertOutbox([]).sql,
+      insertOutboxOne: dialect.insertOutbox([{ messageId: 'm', destination: 'd', key: null, headers: '{}', payload: '1', delayMs: 0 }]).sql,
       claimOutbox: dialect.claimOutbox(1, 1).sql,
       ...Object.fromEntries(Object.entries(fencedStatements('outbox')).map(([name, statement]) => [`outbox.${name}`, statement.sql])),
       ...Object.fromEntries(Object.entries(fencedStatements('inbox')).map(([name, statement]) => [`inbox.${name}`, statement.sql])),

@@ -55,6 +55,21 @@ describe('CoalescedNotifier', () => {
     expect(send).toHaveBeenCalledTimes(2);
     await vi.advanceTimersByTimeAsync(100);
     expect(send).toHaveBeenCalledTimes(2);
-    notifier.close();
+    await notifier.close();
+    notifier.signal();
+    expect(send).toHaveBeenCalledTimes(2);
+  });
+
+  it('close() waits for a send in progress', async () => {
+    let finish!: () => void;
+    const notifier = new CoalescedNotifier(20, () => new Promise<void>((resolve) => (finish = resolve)));
+    notifier.signal();
+    let closed = false;
+    const closing = notifier.close().then(() => (closed = true));
+    await Promise.resolve();
+    expect(closed).toBe(false);
+    finish();
+    await closing;
+    expect(closed).toBe(true);
   });
 });

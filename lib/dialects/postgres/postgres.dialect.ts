@@ -17,6 +17,7 @@ export class PostgresDialect implements SqlDialect {
     // Statement text depends only on the table names: build it once.
     this.text = {
       insertOutbox: outbox.insertOutbox(tables),
+      insertOutboxOne: outbox.insertOutboxOne(tables),
       claimOutbox: outbox.claimOutbox(tables),
       outboxBacklog: outbox.outboxBacklog(tables),
       insertInbox: inbox.insertInbox(tables),
@@ -38,6 +39,10 @@ export class PostgresDialect implements SqlDialect {
   }
 
   insertOutbox(rows: readonly OutboxInsertRow[]): SqlStatement {
+    if (rows.length === 1) {
+      const [row] = rows;
+      return { sql: this.text.insertOutboxOne, params: [row.messageId, row.destination, row.key, row.headers, row.payload, row.delayMs] };
+    }
     return {
       sql: this.text.insertOutbox,
       params: [

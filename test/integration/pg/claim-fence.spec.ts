@@ -75,7 +75,7 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     expect(await repoB.complete(stale)).toBe('lost');
     expect(await repoB.retry(stale, 0, 'x')).toBe('lost');
     expect(await repoB.deadLetter(stale, 'x')).toBe('lost');
-    expect(await repoB.completeMany([stale])).toEqual([stale]);
+    expect((await repoB.completeMany([stale])).lost).toEqual([stale]);
     expect(await rowState(a, schema, id)).toMatchObject({ state: 'processing', claim_token: row.claim_token, last_error: null });
     expect(await repoA.complete(claimOf(row, 60_000))).toBe('ok');
     expect(await rowState(a, schema, id)).toMatchObject({ state: 'sent', claim_token: row.claim_token });
@@ -120,12 +120,20 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     expect((await rowState(a, schema, id)).state).toBe('sent');
   });
 
+  it('a batched completion says whether a finished row has a younger pending row of its key', async () => {
+    await insertRows(a, schema, ['k', 'k', 'solo', null]);
+    const rows = await repoA.claimOutbox(10, 60_000, { lock: false });
+    const byKey = new Map(rows.map((row) => [row.ordering_key, claimOf(row, 60_000)]));
+    expect(await repoA.completeMany([byKey.get('solo')!, byKey.get(null)!])).toEqual({ lost: [], successorsPending: false });
+    expect(await repoA.completeMany([byKey.get('k')!])).toEqual({ lost: [], successorsPending: true });
+  });
+
   it('a batched completion reports exactly the rows whose claims were lost', async () => {
     await insertRows(a, schema, [null, null, null]);
     const rows = await repoA.claimOutbox(3, 60_000, { lock: false });
     const claims = rows.map((row) => claimOf(row, 60_000));
     const stolen: Claim = { ...claims[1], token: '00000000-0000-4000-8000-000000000001' };
-    const lost = await repoA.completeMany([claims[0], stolen, claims[2]]);
+    const { lost } = await repoA.completeMany([claims[0], stolen, claims[2]]);
     expect(lost).toEqual([stolen]);
     expect((await rowState(a, schema, claims[1].id)).state).toBe('processing');
   });
