@@ -155,4 +155,25 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     expect(String(late.id)).toBe(older);
     expect(late.inverted).toBe(true);
   });
+
+  it('a pull claim of a row older than a processed row of its aggregate is flagged as an inversion', async () => {
+    const { dialect } = repositoryFor(a, schema);
+    const insert = async (key: string, runner?: { query(sql: string, params?: unknown[]): Promise<unknown> }) => {
+      const statement = dialect.insertInbox({ source: 'src', idempotencyKey: key, aggregateKey: 'agg', headers: '{}', payload: '1' });
+      const [row] = (await (runner ?? a).query(statement.sql, [...statement.params])) as { id: string }[];
+      return String(row.id);
+    };
+    const producer = a.createQueryRunner();
+    await producer.connect();
+    await producer.startTransaction();
+    const older = await insert('older', producer);
+    const younger = await insert('younger');
+    const [first] = await repoB.claimPull('src', 10, 60_000, { lock: false });
+    expect([String(first.id), first.inverted]).toEqual([younger, false]);
+    expect(await repoB.complete({ component: 'pull', id: String(first.id), token: first.claim_token, leaseMs: 60_000 })).toBe('ok');
+    await producer.commitTransaction();
+    await producer.release();
+    const [late] = await repoB.claimPull('src', 10, 60_000, { lock: false });
+    expect([String(late.id), late.inverted]).toEqual([older, true]);
+  });
 });

@@ -9,8 +9,8 @@ import { insertRows, repositoryFor } from '../../fixtures/outbox-rows.js';
 /**
  * The out-of-order-commit window (sql.md 2.2 item 5), replayed step by step: producer P takes
  * the older id of key K but commits after the younger row was claimed by X, whose claim
- * transaction is still open when Y claims. Outbox: the lock is the `claimLock` option. Inbox
- * relay: the spec's lock, always taken.
+ * transaction is still open when Y claims. Outbox and pull: the lock is an option (off by
+ * default, as the spec says). Inbox relay: the spec's lock, always taken.
  */
 describe('claim locks: producers of one key committing out of id order', () => {
   let schema: string;
@@ -49,29 +49,41 @@ describe('claim locks: producers of one key committing out of id order', () => {
     return String(rows[0].id);
   }
 
-  const claimStatement = (table: ClaimTable) => (table === 'outbox' ? dialect.claimOutbox(10, 60_000) : dialect.claimInboxForRelay(['s'], 10, 60_000));
+  /** The three claims: outbox, inbox relay, and pull (which shares the inbox table). */
+  type Claimer = ClaimTable | 'pull';
+  const tableOf = (claimer: Claimer): ClaimTable => (claimer === 'pull' ? 'inbox' : claimer);
 
-  const claimY = (table: ClaimTable, lock: boolean) =>
-    table === 'outbox' ? repoY.claimOutbox(10, 60_000, { lock }) : repoY.claimInboxForRelay(['s'], 10, 60_000);
+  const claimStatement = (claimer: Claimer) =>
+    claimer === 'outbox' ? dialect.claimOutbox(10, 60_000) : claimer === 'inbox' ? dialect.claimInboxForRelay(['s'], 10, 60_000) : dialect.claimPull('s', 10, 60_000);
+
+  const lockStatements = (claimer: Claimer) => (claimer === 'pull' ? dialect.pullClaimLock('s') : dialect.claimLock(claimer));
+
+  const claimY = (claimer: Claimer, lock: boolean) =>
+    claimer === 'outbox'
+      ? repoY.claimOutbox(10, 60_000, { lock })
+      : claimer === 'inbox'
+        ? repoY.claimInboxForRelay(['s'], 10, 60_000)
+        : repoY.claimPull('s', 10, 60_000, { lock });
 
   async function processingIds(table: ClaimTable): Promise<string[]> {
     const rows = await main.query(`SELECT id FROM "${schema}".queuebox_${table}_messages WHERE state = 'processing' ORDER BY id`);
     return rows.map((row: { id: string }) => String(row.id));
   }
 
-  async function replay(table: ClaimTable, lock: boolean) {
+  async function replay(claimer: Claimer, lock: boolean) {
+    const table = tableOf(claimer);
     const producer = await openRunner();
     const older = await insert(table, 'older', producer);
     const younger = await insert(table, 'younger');
     // X: (lock,) claim, and keep the claim transaction open.
     const x = await openRunner();
-    if (lock) for (const statement of dialect.claimLock(table)) await run(x, statement);
-    const [xRows] = (await run(x, claimStatement(table))) as [{ id: string }[], number];
+    if (lock) for (const statement of lockStatements(claimer)) await run(x, statement);
+    const [xRows] = (await run(x, claimStatement(claimer))) as [{ id: string }[], number];
     expect(xRows.map((row) => String(row.id))).toEqual([younger]);
     await producer.commitTransaction();
     await producer.release();
     // Y claims while X's claim is uncommitted; with the lock, Y waits for X's commit.
-    const y = claimY(table, lock);
+    const y = claimY(claimer, lock);
     await new Promise((resolve) => setTimeout(resolve, 200));
     await x.commitTransaction();
     await x.release();
@@ -88,6 +100,18 @@ describe('claim locks: producers of one key committing out of id order', () => {
     const { younger, yClaimed } = await replay('outbox', true);
     expect(yClaimed).toEqual([]);
     expect(await processingIds('outbox')).toEqual([younger]);
+  });
+
+  it('pull without the claim lock: two rows of the aggregate end up in flight', async () => {
+    const { older, younger, yClaimed } = await replay('pull', false);
+    expect(yClaimed).toEqual([older]);
+    expect(await processingIds('inbox')).toEqual([older, younger].sort((p, q) => Number(p) - Number(q)));
+  });
+
+  it('pull with the per-source claim lock: one row of the aggregate in flight', async () => {
+    const { younger, yClaimed } = await replay('pull', true);
+    expect(yClaimed).toEqual([]);
+    expect(await processingIds('inbox')).toEqual([younger]);
   });
 
   it('inbox relay, whose claim always takes the lock: one row of the aggregate in flight', async () => {

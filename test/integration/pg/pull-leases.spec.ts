@@ -1,0 +1,122 @@
+import { Injectable } from '@nestjs/common';
+import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
+import { ClaimRepository } from '../../../lib/claims/claim.repository.js';
+import { CLAIMS_LOST_TOTAL, ClaimLostError, InboxService, PullService, PullWorker, PullWorkerHost, type InboxMessage, type PullContext } from '../../../lib/index.js';
+import { createTestSchema } from '../../fixtures/database.js';
+import { waitFor } from '../../fixtures/http-receiver.js';
+import { inboxRows } from '../../fixtures/inbox-rows.js';
+import { counterValue } from '../../fixtures/metrics.js';
+import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
+
+let schema: string;
+/** How long the first attempt of a message holds on (abortable); later attempts are quick. */
+let firstAttemptHoldMs = 0;
+const aborted: string[] = [];
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    });
+  });
+
+@PullWorker('ledger', { leaseMs: 600, pollIntervalMs: 50 })
+@Injectable()
+class LedgerWorker extends PullWorkerHost {
+  async handle(message: InboxMessage, { manager, signal }: PullContext): Promise<void> {
+    await manager.query(`INSERT INTO "${schema}".ledger (idempotency_key, attempt) VALUES ($1, $2)`, [message.idempotencyKey, message.attempt]);
+    signal.addEventListener('abort', () => aborted.push(`${message.idempotencyKey}#${message.attempt}`));
+    if (message.attempt === 1) await sleep(firstAttemptHoldMs, signal);
+  }
+}
+
+describe('pull leases', () => {
+  const apps: TestApp[] = [];
+  const start = async (workers: boolean) => {
+    const app = await startQueueBoxApp(inject('pgUrl'), schema, { workers: { enabled: workers } }, [LedgerWorker]);
+    apps.push(app);
+    return app;
+  };
+  const ledger = async (app: TestApp) => app.dataSource.query(`SELECT idempotency_key, attempt FROM "${schema}".ledger ORDER BY n`);
+
+  beforeEach(async () => {
+    schema = await createTestSchema(inject('pgUrl'));
+    aborted.length = 0;
+    const setup = await start(false);
+    await setup.dataSource.query(`CREATE TABLE "${schema}".ledger (n bigserial PRIMARY KEY, idempotency_key text, attempt int)`);
+  });
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await Promise.all(apps.splice(0).map((app) => app.close()));
+  });
+
+  it('a handler slower than leaseMs keeps its claim through renewals', async () => {
+    firstAttemptHoldMs = 1_500;
+    const app = await start(true);
+    await app.app.get(InboxService).receive({ source: 'ledger', idempotencyKey: 'slow', payload: {} });
+    await waitFor(async () => (await inboxRows(app.dataSource, schema))[0].state === 'processed', 10_000, 'processed');
+    expect((await inboxRows(app.dataSource, schema))[0].attempts).toBe(1);
+    expect(await ledger(app)).toEqual([{ idempotency_key: 'slow', attempt: 1 }]);
+    expect(aborted).toEqual([]);
+  });
+
+  it('a handler whose renewal fails sees its signal abort, its change rolls back, and another worker takes the row once', async () => {
+    firstAttemptHoldMs = 10_000;
+    const lostBefore = await counterValue(CLAIMS_LOST_TOTAL, { component: 'pull' });
+    const first = await start(true);
+    vi.spyOn(first.app.get(ClaimRepository, { strict: false }), 'renew').mockRejectedValue(new Error('connection to the database lost'));
+    await first.app.get(InboxService).receive({ source: 'ledger', idempotencyKey: 'blocked', payload: {} });
+    await waitFor(() => aborted.includes('blocked#1'), 5_000, 'first handler aborted');
+
+    await start(true);
+    await waitFor(async () => (await inboxRows(first.dataSource, schema))[0].state === 'processed', 10_000, 'processed by the second worker');
+    expect(await ledger(first)).toEqual([{ idempotency_key: 'blocked', attempt: 2 }]);
+    expect((await inboxRows(first.dataSource, schema))[0].attempts).toBe(2);
+    expect(await counterValue(CLAIMS_LOST_TOTAL, { component: 'pull' })).toBe(lostBefore + 1);
+  });
+
+  it('a silent client’s claim expires, another claim takes the row in one statement, and the late complete commits nothing', async () => {
+    const a = await start(false);
+    const b = await start(false);
+    await a.app.get(InboxService).receive({ source: 'ledger', idempotencyKey: 'silent', payload: { n: 1 } });
+    const mine = await a.app.get(PullService).claim('ledger', { leaseMs: 300 });
+    expect(mine).not.toBeNull();
+    // Before expiry nobody else can take it.
+    expect(await b.app.get(PullService).claim('ledger', { leaseMs: 60_000 })).toBeNull();
+    await sleep(450);
+    const theirs = await b.app.get(PullService).claim('ledger', { leaseMs: 60_000 });
+    expect(theirs).toMatchObject({ id: mine!.id, attempt: 2 });
+    expect(theirs!.claim.token).not.toBe(mine!.claim.token);
+
+    const late = a.dataSource.transaction(async (manager) => {
+      await manager.query(`INSERT INTO "${schema}".ledger (idempotency_key, attempt) VALUES ('silent', 1)`);
+      await a.app.get(PullService).complete(mine!, { manager });
+    });
+    await expect(late).rejects.toBeInstanceOf(ClaimLostError);
+    await expect(a.app.get(PullService).renew(mine!)).rejects.toBeInstanceOf(ClaimLostError);
+    expect(await ledger(a)).toEqual([]);
+
+    await b.dataSource.transaction(async (manager) => {
+      await manager.query(`INSERT INTO "${schema}".ledger (idempotency_key, attempt) VALUES ('silent', 2)`);
+      await b.app.get(PullService).complete(theirs!, { manager });
+    });
+    expect(await ledger(b)).toEqual([{ idempotency_key: 'silent', attempt: 2 }]);
+    expect((await inboxRows(b.dataSource, schema))[0].state).toBe('processed');
+  });
+
+  it('retry and dead-letter through the API are fenced and keep the error', async () => {
+    const app = await start(false);
+    const pull = app.app.get(PullService);
+    await app.app.get(InboxService).receive({ source: 'ledger', idempotencyKey: 'api', payload: {} });
+    const first = (await pull.claim('ledger', { leaseMs: 60_000 }))!;
+    await pull.retry(first, { delayMs: 0, error: 'try later' });
+    await expect(pull.retry(first, { delayMs: 0 })).rejects.toBeInstanceOf(ClaimLostError);
+    const second = (await pull.claim('ledger', { leaseMs: 60_000 }))!;
+    await pull.deadLetter(second, { reason: 'poison message' });
+    const [row] = await app.dataSource.query(`SELECT state, last_error, attempts FROM "${schema}".queuebox_inbox_messages`);
+    expect(row).toEqual({ state: 'dead', last_error: 'poison message', attempts: 2 });
+    await expect(pull.claim('ledger', { leaseMs: 5 })).rejects.toMatchObject({ field: 'leaseMs' });
+  });
+});

@@ -1,0 +1,79 @@
+import { Injectable, Scope } from '@nestjs/common';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { DuplicatePullWorkerError, InvalidPullWorkerError, PullWorker, PullWorkerHost, type InboxMessage } from '../../../lib/index.js';
+import { createTestSchema } from '../../fixtures/database.js';
+import { startQueueBoxApp } from '../../fixtures/queuebox-app.js';
+
+@PullWorker('orders')
+@Injectable()
+class OrdersWorker extends PullWorkerHost {
+  async handle(_message: InboxMessage): Promise<void> {}
+}
+
+@PullWorker('orders')
+@Injectable()
+class OtherOrdersWorker extends PullWorkerHost {
+  async handle(_message: InboxMessage): Promise<void> {}
+}
+
+@PullWorker('orders')
+@Injectable()
+class NotAHost {
+  async handle(_message: InboxMessage): Promise<void> {}
+}
+
+@PullWorker('orders')
+@Injectable({ scope: Scope.REQUEST })
+class RequestScopedWorker extends PullWorkerHost {
+  async handle(_message: InboxMessage): Promise<void> {}
+}
+
+@PullWorker('orders', { leaseMs: 5 })
+@Injectable()
+class TinyLeaseWorker extends PullWorkerHost {
+  async handle(_message: InboxMessage): Promise<void> {}
+}
+
+@PullWorker('unknown-source')
+@Injectable()
+class UndeclaredSourceWorker extends PullWorkerHost {
+  async handle(_message: InboxMessage): Promise<void> {}
+}
+
+describe('pull workers: start-up fails clearly for invalid workers', () => {
+  let schema: string;
+  beforeAll(async () => {
+    schema = await createTestSchema(inject('pgUrl'));
+  });
+  const start = (providers: unknown[], sources?: string[]) =>
+    startQueueBoxApp(inject('pgUrl'), schema, { workers: { enabled: false }, inbox: sources && { sources: Object.fromEntries(sources.map((s) => [s, {}])) } }, providers as never[]);
+
+  it('refuses two workers of one source', async () => {
+    const error = await start([OrdersWorker, OtherOrdersWorker]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DuplicatePullWorkerError);
+    expect(error).toMatchObject({ source: 'orders', workerClasses: ['OrdersWorker', 'OtherOrdersWorker'] });
+    expect((error as Error).message).toContain('"orders"');
+  });
+
+  it('refuses a class that does not extend PullWorkerHost', async () => {
+    const error = await start([NotAHost]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidPullWorkerError);
+    expect((error as Error).message).toMatch(/NotAHost must extend PullWorkerHost/);
+  });
+
+  it('refuses a request-scoped worker', async () => {
+    const error = await start([RequestScopedWorker]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidPullWorkerError);
+    expect((error as Error).message).toMatch(/RequestScopedWorker is request-scoped/);
+  });
+
+  it('refuses invalid options and undeclared sources, naming the field', async () => {
+    await expect(start([TinyLeaseWorker])).rejects.toMatchObject({ name: 'InvalidPullWorkerError', field: 'leaseMs' });
+    await expect(start([UndeclaredSourceWorker], ['orders'])).rejects.toMatchObject({ name: 'InvalidPullWorkerError', field: 'source' });
+  });
+
+  it('starts a valid worker', async () => {
+    const app = await start([OrdersWorker]);
+    await app.close();
+  });
+});
