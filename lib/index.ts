@@ -29,6 +29,7 @@ export type {
 export type { EnqueuedMessage, OutboxMessage, OutboxMessageInput } from './interfaces/outbox-message.interface.js';
 export type { OutboxPublisher, PublishContext } from './interfaces/outbox-publisher.interface.js';
 export type { InboxMessage, InboxMessageInput, InboxReceipt } from './interfaces/inbox-message.interface.js';
+export type { DeadInboxMessage, DeadLetterQuery, DeadOutboxMessage } from './interfaces/dead-letter.interface.js';
 export type { Claim, ClaimComponent } from './claims/claim.js';
 
 export { QueueBoxError, type QueueBoxErrorCode } from './errors/queuebox.error.js';

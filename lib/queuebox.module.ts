@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
 import { ClaimRepository } from './claims/claim.repository.js';
+import { DeadLetterRepository } from './claims/dead-letter.repository.js';
 import { InboxRelay } from './inbox/inbox-relay.js';
 import { InboxService } from './inbox/inbox.service.js';
 import { SourceLabels } from './inbox/source-labels.js';
@@ -53,6 +54,7 @@ import { WakeUpHub } from './wakeup/wake-up.hub.js';
     ...queueBoxMetricProviders,
     QueueBoxMetrics,
     ClaimRepository,
+    DeadLetterRepository,
     WakeUpHub,
     PublisherRegistry,
     OutboxService,

@@ -65,6 +65,10 @@ export interface SqlDialect {
   reclaimExpired(table: ClaimTable, limit: number): SqlStatement;
 
   outboxBacklog(): SqlStatement;
+  /** Dead rows of a table, oldest first, after `afterId`. */
+  listDead(table: ClaimTable, afterId: string, limit: number): SqlStatement;
+  /** Dead rows back to pending; returns the ids that were dead. */
+  replayDead(table: ClaimTable, ids: readonly string[]): SqlStatement;
   /** Channel name of the cross-replica wake-up of a table, or undefined without LISTEN/NOTIFY. */
   wakeChannel(table: ClaimTable): string | undefined;
   /** Sends a wake-up on `channel`; `senderId` lets the sender ignore its own notification. */

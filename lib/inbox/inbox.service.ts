@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import { runStatement } from '../claims/run-statement.js';
 import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
+import { DeadLetterRepository } from '../claims/dead-letter.repository.js';
+import type { DeadInboxMessage, DeadLetterQuery } from '../interfaces/dead-letter.interface.js';
 import type { InboxMessageInput, InboxReceipt } from '../interfaces/inbox-message.interface.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
@@ -34,6 +36,7 @@ export class InboxService {
     private readonly wakeUps: WakeUpHub,
     private readonly metrics: QueueBoxMetrics,
     private readonly labels: SourceLabels,
+    private readonly deadLetters: DeadLetterRepository,
   ) {}
 
   /**
@@ -60,4 +63,35 @@ export class InboxService {
     this.metrics.inboxReceived(this.labels.of(row.source), 'duplicate');
     return { status: 'duplicate', id: String(existing.id) };
   }
+
+  /** Dead-lettered inbox messages, oldest first, a page at a time (`after` = last id of the previous page). */
+  async listDead(query: DeadLetterQuery = {}): Promise<DeadInboxMessage[]> {
+    const rows = await this.deadLetters.list<DeadInboxRow>('inbox', query);
+    return rows.map((row) => ({
+      id: String(row.id),
+      source: row.source,
+      idempotencyKey: row.idempotency_key,
+      aggregateKey: row.aggregate_key,
+      attempts: row.attempts,
+      lastError: row.last_error,
+      finishedAt: row.finished_at,
+    }));
+  }
+
+  /** Hands dead inbox messages to the relay or pull workers again; returns the ids that were dead. */
+  async replayDead(ids: readonly string[]): Promise<string[]> {
+    const replayed = await this.deadLetters.replay('inbox', ids);
+    if (replayed.length > 0) this.wakeUps.rowsWritten('inbox');
+    return replayed;
+  }
+}
+
+interface DeadInboxRow {
+  id: string;
+  source: string;
+  idempotency_key: string;
+  aggregate_key: string | null;
+  attempts: number;
+  last_error: string | null;
+  finished_at: Date | null;
 }

@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
+import { DeadLetterRepository } from '../claims/dead-letter.repository.js';
+import type { DeadLetterQuery, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type { EnqueuedMessage, OutboxMessageInput } from '../interfaces/outbox-message.interface.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
@@ -32,6 +34,7 @@ export class OutboxService {
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
     private readonly wakeUps: WakeUpHub,
+    private readonly deadLetters: DeadLetterRepository,
   ) {}
 
   /**
@@ -52,4 +55,38 @@ export class OutboxService {
     const result = await insertOutboxRows(this.dataSource, this.dialect, this.wakeUps, rows, manager);
     return single ? result[0] : result;
   }
+
+  /** Dead-lettered messages, oldest first, a page at a time (`after` = last id of the previous page). */
+  async listDead(query: DeadLetterQuery = {}): Promise<DeadOutboxMessage[]> {
+    const rows = await this.deadLetters.list<DeadOutboxRow>('outbox', query);
+    return rows.map((row) => ({
+      id: String(row.id),
+      messageId: row.message_id,
+      destination: row.destination,
+      key: row.ordering_key,
+      attempts: row.attempts,
+      lastError: row.last_error,
+      finishedAt: row.finished_at,
+    }));
+  }
+
+  /**
+   * Sends dead messages again: they become pending now with a fresh attempt count, keeping their
+   * `X-Message-Id`. Returns the ids that were dead (others are left alone).
+   */
+  async replayDead(ids: readonly string[]): Promise<string[]> {
+    const replayed = await this.deadLetters.replay('outbox', ids);
+    if (replayed.length > 0) this.wakeUps.rowsWritten('outbox');
+    return replayed;
+  }
+}
+
+interface DeadOutboxRow {
+  id: string;
+  message_id: string;
+  destination: string;
+  ordering_key: string | null;
+  attempts: number;
+  last_error: string | null;
+  finished_at: Date | null;
 }

@@ -54,6 +54,10 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
     return this.worker.source;
   }
 
+  get pollIntervalMs(): number {
+    return this.worker.pollIntervalMs;
+  }
+
   start(): void {
     this.startLoop();
   }

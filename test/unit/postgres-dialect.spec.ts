@@ -35,6 +35,8 @@ describe('PostgreSQL dialect', () => {
       dialect.insertOutbox([]),
       dialect.claimInboxForRelay(['s'], 1, 1),
       dialect.reclaimExpired('inbox', 10),
+      dialect.claimPull('s', 1, 1),
+      dialect.replayDead('outbox', ['1']),
     ].map((statement) => statement.sql);
     for (const sql of all) {
       expect(sql).not.toMatch(/\bnow\(\)|CURRENT_TIMESTAMP|clock_timestamp/i);
@@ -59,6 +61,7 @@ describe('PostgreSQL dialect', () => {
     ]);
     expect(dialect.claimLock('outbox')[1].params).toEqual(['queuebox_outbox_claim_my_outbox']);
     expect(dialect.claimLock('inbox')[1].params).toEqual(['queuebox_inbox_claim_my_inbox']);
+    expect(dialect.pullClaimLock('payments')[1].params).toEqual(['queuebox_pull_my_inbox:payments']);
   });
 
   it('keeps wake-up channel names within PostgreSQL’s 63 bytes', () => {
@@ -81,6 +84,10 @@ describe('PostgreSQL dialect', () => {
       findInbox: dialect.findInbox('s', 'k').sql,
       claimInboxForRelay: dialect.claimInboxForRelay(['s'], 1, 1).sql,
       inboxBacklog: dialect.inboxBacklog().sql,
+      claimPull: dialect.claimPull('s', 1, 1).sql,
+      pullClaimLock: dialect.pullClaimLock('s').map((statement) => statement.sql),
+      listDeadOutbox: dialect.listDead('outbox', '0', 1).sql,
+      replayDeadInbox: dialect.replayDead('inbox', ['1']).sql,
       outboxSchema: createOutboxTable(tables),
       inboxSchema: createInboxTable(tables),
     };

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
 import type { ClaimTable, FencedRow, InboxInsertRow, OutboxInsertRow, SqlDialect, SqlStatement } from '../sql-dialect.interface.js';
 import * as claimLockSql from './claim-lock.sql.js';
+import * as deadLetters from './dead-letters.sql.js';
 import * as fenced from './fenced-writes.sql.js';
 import * as notifySql from './notify.sql.js';
 import * as inbox from './inbox.sql.js';
@@ -33,6 +34,8 @@ export class PostgresDialect implements SqlDialect {
           [`retry:${table}`, fenced.retry(tables, table)],
           [`deadLetter:${table}`, fenced.deadLetter(tables, table)],
           [`reclaimExpired:${table}`, fenced.reclaimExpired(tables, table)],
+          [`listDead:${table}`, deadLetters.listDead(tables, table)],
+          [`replayDead:${table}`, deadLetters.replayDead(tables, table)],
         ]),
       ),
     };
@@ -119,6 +122,14 @@ export class PostgresDialect implements SqlDialect {
 
   reclaimExpired(table: ClaimTable, limit: number): SqlStatement {
     return { sql: this.text[`reclaimExpired:${table}`], params: [limit] };
+  }
+
+  listDead(table: ClaimTable, afterId: string, limit: number): SqlStatement {
+    return { sql: this.text[`listDead:${table}`], params: [afterId, limit] };
+  }
+
+  replayDead(table: ClaimTable, ids: readonly string[]): SqlStatement {
+    return { sql: this.text[`replayDead:${table}`], params: [[...ids]] };
   }
 
   outboxBacklog(): SqlStatement {

@@ -83,5 +83,14 @@ describe('inbox relay: failures and lost claims', () => {
     expect(row.attempts).toBe(3);
     expect(row.last_error).toContain('cannot shape message');
     expect(await outboxRows(app.dataSource, schema)).toHaveLength(0);
+
+    // Once the transform is fixed, replaying the dead row forwards it.
+    const inbox = app.app.get(InboxService);
+    const [dead] = await inbox.listDead();
+    expect(dead).toMatchObject({ source: 'orders', idempotencyKey: 'm-2', aggregateKey: 'b', attempts: 3 });
+    app.app.get(SlowFirstTransform).behaviour = 'slow-first';
+    expect(await inbox.replayDead([dead.id])).toEqual([dead.id]);
+    await waitFor(async () => (await inboxRows(app.dataSource, schema))[0]?.state === 'processed', 10_000, 'replayed row processed');
+    expect(await outboxRows(app.dataSource, schema)).toHaveLength(1);
   });
 });

@@ -74,3 +74,41 @@ describe('outbox: retries, backoff and dead letters', () => {
     expect(wait).toBeLessThanOrEqual(30);
   });
 });
+
+describe('outbox: dead letters can be listed and replayed', () => {
+  const receiver = new HttpReceiver();
+  let app: TestApp;
+  let schema: string;
+  let failing = true;
+
+  beforeAll(async () => {
+    const url = await receiver.start();
+    receiver.reply = () => ({ status: failing ? 422 : 200 });
+    schema = await createTestSchema(inject('pgUrl'));
+    app = await startQueueBoxApp(inject('pgUrl'), schema, { destinations: { sink: { type: 'http', url } }, outbox: { pollIntervalMs: 50 } });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await receiver.stop();
+  });
+
+  it('lists dead messages page by page without payloads, and replays them with the same X-Message-Id', async () => {
+    const outbox = app.app.get(OutboxService);
+    const sent = await outbox.enqueue([0, 1, 2].map((n) => ({ destination: 'sink', key: `k${n}`, payload: { secret: n } })));
+    await waitFor(async () => (await outbox.listDead()).length === 3, 10_000, 'three dead');
+    const firstPage = await outbox.listDead({ limit: 2 });
+    const secondPage = await outbox.listDead({ after: firstPage[1].id, limit: 2 });
+    expect([...firstPage, ...secondPage].map((dead) => dead.messageId)).toEqual(sent.map((message) => message.messageId));
+    expect(firstPage[0]).toMatchObject({ destination: 'sink', key: 'k0', attempts: 1, lastError: expect.stringContaining('HTTP 422') });
+    expect(JSON.stringify(firstPage)).not.toContain('secret');
+
+    failing = false;
+    receiver.requests.length = 0;
+    expect(await outbox.replayDead([sent[0].id, sent[1].id, '999999'])).toEqual([sent[0].id, sent[1].id]);
+    await receiver.waitFor(() => receiver.requests.length === 2);
+    expect(receiver.requests.map((request) => request.headers['x-message-id']).sort()).toEqual([sent[0].messageId, sent[1].messageId].sort());
+    await waitFor(async () => (await outbox.listDead()).length === 1, 10_000, 'one left dead');
+    await expect(outbox.listDead({ limit: 0 })).rejects.toMatchObject({ field: 'limit' });
+    await expect(outbox.replayDead(['1; drop table x'])).rejects.toMatchObject({ field: 'ids' });
+  });
+});

@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { ClaimRepository } from '../../../lib/claims/claim.repository.js';
+import { QueueBoxHealthIndicator, QueueBoxHealthModule } from '../../../lib/health/index.js';
+import { PullWorker, PullWorkerHost } from '../../../lib/index.js';
+import { createTestSchema } from '../../fixtures/database.js';
+import { waitFor } from '../../fixtures/http-receiver.js';
+import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
+
+@PullWorker('audit', { pollIntervalMs: 50 })
+@Injectable()
+class AuditWorker extends PullWorkerHost {
+  async handle(): Promise<void> {}
+}
+
+describe('health indicator', () => {
+  let schema: string;
+  let app: TestApp | undefined;
+
+  beforeAll(async () => {
+    schema = await createTestSchema(inject('pgUrl'));
+  });
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await app?.close();
+    app = undefined;
+  });
+
+  const start = (workers: boolean) =>
+    startQueueBoxApp(inject('pgUrl'), schema, { workers: { enabled: workers }, outbox: { pollIntervalMs: 10 } }, { imports: [QueueBoxHealthModule], providers: [AuditWorker] });
+
+  it('reports every loop up while they run', async () => {
+    app = await start(true);
+    const indicator = app.app.get(QueueBoxHealthIndicator);
+    await waitFor(() => indicator.isHealthy().queuebox.status === 'up', 5_000, 'up');
+    const result = indicator.isHealthy();
+    expect(Object.keys(result.queuebox)).toEqual(expect.arrayContaining(['status', 'outbox', 'pull:audit']));
+  });
+
+  it('reports down when a loop keeps failing', async () => {
+    app = await start(true);
+    vi.spyOn(app.app.get(ClaimRepository, { strict: false }), 'claimOutbox').mockRejectedValue(new Error('database unreachable'));
+    const indicator = app.app.get(QueueBoxHealthIndicator);
+    await waitFor(() => indicator.isHealthy().queuebox.status === 'down', 10_000, 'down');
+    expect(indicator.isHealthy().queuebox.outbox).toMatchObject({ healthy: false, state: 'running' });
+  });
+
+  it('reports an API-only replica as up', async () => {
+    app = await start(false);
+    expect(app.app.get(QueueBoxHealthIndicator).isHealthy()).toEqual({ queuebox: { status: 'up', workers: 'disabled' } });
+  });
+});
