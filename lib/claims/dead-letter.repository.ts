@@ -31,6 +31,7 @@ export class DeadLetterRepository {
     }
     if (ids.length === 0) return [];
     const rows = await runStatement<{ id: string }>(this.dataSource, this.dialect.replayDead(table, ids));
-    return rows.map((row) => String(row.id));
+    // In id order: UPDATE ... RETURNING gives rows in no defined order.
+    return rows.map((row) => String(row.id)).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
   }
 }

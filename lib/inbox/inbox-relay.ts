@@ -118,18 +118,16 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
         await this.finishFailed(claim, message, new Error('maximum attempts reached without an outcome'), false);
         return;
       }
-      const keeper = this.keepLease(claim, (c) => this.repository.renew(c), (lost, cause) => this.claimLost(lost, message, cause));
-      try {
-        await withMessageSpan(`relay ${message.source}`, message.headers, { 'messaging.source.name': message.source }, () => this.forward(claim, message, keeper));
-      } catch (error) {
-        await keeper.stop();
-        // A loss the keeper saw is already logged and counted; shutdown that gave up leaves the row to reclaim.
-        if (keeper.lost || this.abandon.signal.aborted) return;
-        if (error instanceof ClaimLostError) {
-          keeper.markLost(error);
-          return;
-        }
-        await this.finishFailed(claim, message, error, !(error instanceof InvalidMessageError));
+      const result = await this.runLeased(
+        claim,
+        (c) => this.repository.renew(c),
+        (lost, cause) => this.claimLost(lost, message, cause),
+        (keeper) => withMessageSpan(`relay ${message.source}`, message.headers, { 'messaging.source.name': message.source }, () => this.forward(claim, message, keeper)),
+      );
+      if (result.outcome === 'left') return;
+      if (result.outcome === 'failed') {
+        // An outbox message the transform shaped wrongly will not get better by waiting.
+        await this.finishFailed(claim, message, result.error, !(result.error instanceof InvalidMessageError));
         return;
       }
       this.metrics.inboxRelayed(this.label(message.source));

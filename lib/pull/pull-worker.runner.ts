@@ -87,18 +87,15 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
         await this.finishFailed(claim, message, new Error('maximum attempts reached without an outcome'), true);
         return;
       }
-      const keeper = this.keepLease(claim, (c) => this.deps.repository.renew(c), (lost, cause) => this.claimLost(lost, message, cause));
-      try {
-        await withMessageSpan(`pull ${message.source}`, message.headers, { 'messaging.source.name': message.source }, () => this.handleInTransaction(claim, message, keeper));
-      } catch (error) {
-        await keeper.stop();
-        // A loss the keeper saw is already logged and counted; shutdown that gave up leaves the row.
-        if (keeper.lost || this.abandon.signal.aborted) return;
-        if (error instanceof ClaimLostError) {
-          keeper.markLost(error);
-          return;
-        }
-        await this.finishFailed(claim, message, error, false);
+      const result = await this.runLeased(
+        claim,
+        (c) => this.deps.repository.renew(c),
+        (lost, cause) => this.claimLost(lost, message, cause),
+        (keeper) => withMessageSpan(`pull ${message.source}`, message.headers, { 'messaging.source.name': message.source }, () => this.handleInTransaction(claim, message, keeper)),
+      );
+      if (result.outcome === 'left') return;
+      if (result.outcome === 'failed') {
+        await this.finishFailed(claim, message, result.error, false);
         return;
       }
       this.deps.metrics.pullHandled(this.deps.label, 'processed', (performance.now() - started) / 1000);

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Claim, FenceResult } from '../claims/claim.js';
 import { type ClaimLossHandler, LeaseKeeper } from '../claims/lease-keeper.js';
+import { ClaimLostError } from '../errors/claim-lost.error.js';
 import { performance } from 'node:perf_hooks';
 import { errorText, PollLoop, type PollLoopState, type TickResult } from './poll-loop.js';
 
@@ -83,6 +84,35 @@ export abstract class ClaimWorker<Row> {
     const keeper = new LeaseKeeper(claim, renew, onLost, (stopped) => this.keepers.delete(stopped));
     this.keepers.add(keeper);
     return keeper.start();
+  }
+
+  /**
+   * Runs `work` for a claimed row under a kept lease, work that ends with the row's fenced
+   * finishing write. `done`: it succeeded. `left`: the claim was lost (the keeper logged and
+   * counted it, or a `ClaimLostError` from the finishing write is reported to it now) or
+   * shutdown gave up on the row; nothing more may be written. `failed`: the work threw; the
+   * caller decides between retry and dead-letter, with a fenced write.
+   */
+  protected async runLeased(
+    claim: Claim,
+    renew: (claim: Claim) => Promise<FenceResult>,
+    onLost: ClaimLossHandler,
+    work: (keeper: LeaseKeeper) => Promise<void>,
+  ): Promise<{ outcome: 'done' } | { outcome: 'left' } | { outcome: 'failed'; error: unknown }> {
+    const keeper = this.keepLease(claim, renew, onLost);
+    try {
+      await work(keeper);
+      await keeper.stop();
+      return { outcome: 'done' };
+    } catch (error) {
+      await keeper.stop();
+      if (keeper.lost || this.abandon.signal.aborted) return { outcome: 'left' };
+      if (error instanceof ClaimLostError) {
+        keeper.markLost(error);
+        return { outcome: 'left' };
+      }
+      return { outcome: 'failed', error };
+    }
   }
 
   /** Aborts the signal of every row in flight (their leases keep being renewed until they end). */

@@ -1,7 +1,7 @@
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
 import type { ClaimTable } from '../sql-dialect.interface.js';
 import { fence } from './fence.sql.js';
-import { DB_NOW, doneState, qualified } from './postgres-names.js';
+import { DB_NOW, doneState, qualified, sameScope } from './postgres-names.js';
 
 /*
  * Fenced writes. Each is ONE statement that returns the ids it changed: an empty result means
@@ -37,12 +37,8 @@ FROM unnest($1::bigint[], $2::uuid[]) AS c(id, token)
 WHERE ${fence('m', 'c.id', 'c.token')}
 RETURNING m.id,
           EXISTS (SELECT 1 FROM ${qualified(t, table)} AS n
-                  WHERE ${scopeMatch(table, 'n', 'm')} AND n.id > m.id AND n.state = 'pending') AS has_successor`;
+                  WHERE ${sameScope(table, 'n', 'm')} AND n.id > m.id AND n.state = 'pending') AS has_successor`;
 
-/** The ordering scope of a table: the outbox key, or the inbox aggregate of a source. */
-function scopeMatch(table: ClaimTable, a: string, b: string): string {
-  return table === 'outbox' ? `${a}.ordering_key = ${b}.ordering_key` : `${a}.source = ${b}.source AND ${a}.aggregate_key = ${b}.aggregate_key`;
-}
 
 /**
  * $1 id, $2 token, $3 delay ms, $4 error. Back to `pending`, due after the delay; the row stays

@@ -1,5 +1,9 @@
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import { markClaimed } from './claim-update.sql.js';
 import { DB_NOW, qualified } from './postgres-names.js';
+
+/** What the relay and pull claims return of an inbox row. */
+export const INBOX_CLAIM_COLUMNS = 'm.id, m.source, m.idempotency_key, m.aggregate_key, m.headers, m.payload, m.claim_token, m.attempts, m.received_at';
 
 /**
  * $1 source, $2 idempotency key, $3 aggregate key, $4 headers (JSON), $5 payload. Stores a
@@ -39,15 +43,7 @@ WITH cand AS (
   LIMIT $1
   FOR UPDATE OF i SKIP LOCKED
 )
-UPDATE ${qualified(t, 'inbox')} AS m
-SET state = 'processing',
-    claim_token = gen_random_uuid(),
-    claimed_at = ${DB_NOW},
-    lease_expires_at = ${DB_NOW} + $2::integer * interval '1 millisecond',
-    attempts = m.attempts + 1
-FROM cand
-WHERE m.id = cand.id
-RETURNING m.id, m.source, m.idempotency_key, m.aggregate_key, m.headers, m.payload, m.claim_token, m.attempts, m.received_at`;
+${markClaimed(t, 'inbox', '$2', INBOX_CLAIM_COLUMNS)}`;
 
 /** Backlog and oldest pending age (seconds, database clock) per source. */
 export const inboxBacklog = (t: ResolvedTableNames): string => /* sql */ `

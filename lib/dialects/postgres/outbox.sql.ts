@@ -1,4 +1,5 @@
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import { inverted, markClaimed } from './claim-update.sql.js';
 import { DB_NOW, qualified } from './postgres-names.js';
 
 /**
@@ -50,18 +51,13 @@ WITH cand AS (
   LIMIT $1
   FOR UPDATE OF o SKIP LOCKED
 )
-UPDATE ${qualified(t, 'outbox')} AS m
-SET state = 'processing',
-    claim_token = gen_random_uuid(),
-    claimed_at = ${DB_NOW},
-    lease_expires_at = ${DB_NOW} + $2::integer * interval '1 millisecond',
-    attempts = m.attempts + 1
-FROM cand
-WHERE m.id = cand.id
-RETURNING m.id, m.message_id, m.destination, m.ordering_key, m.headers, m.payload,
-          m.claim_token, m.attempts,
-          EXISTS (SELECT 1 FROM ${qualified(t, 'outbox')} AS y
-                  WHERE y.ordering_key = m.ordering_key AND y.id > m.id AND y.attempts > 0) AS inverted`;
+${markClaimed(
+  t,
+  'outbox',
+  '$2',
+  `m.id, m.message_id, m.destination, m.ordering_key, m.headers, m.payload, m.claim_token, m.attempts,
+          ${inverted(t, 'outbox')}`,
+)}`;
 
 /** Backlog and oldest pending age (seconds, database clock) per destination. */
 export const outboxBacklog = (t: ResolvedTableNames): string => /* sql */ `

@@ -22,3 +22,11 @@ export function doneState(table: ClaimTable): 'sent' | 'processed' {
 
 /** The database clock: when the current statement arrived (not `now()`, the transaction start). */
 export const DB_NOW = 'statement_timestamp()';
+
+/**
+ * Rows `a` and `b` share an ordering scope: the outbox key, or the aggregate of an inbox source.
+ * A NULL key or aggregate never matches: such rows are unordered.
+ */
+export function sameScope(table: ClaimTable, a: string, b: string): string {
+  return table === 'outbox' ? `${a}.ordering_key = ${b}.ordering_key` : `${a}.source = ${b}.source AND ${a}.aggregate_key = ${b}.aggregate_key`;
+}

@@ -1,4 +1,6 @@
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import { inverted, markClaimed } from './claim-update.sql.js';
+import { INBOX_CLAIM_COLUMNS } from './inbox.sql.js';
 import { DB_NOW, qualified } from './postgres-names.js';
 
 /**
@@ -31,14 +33,5 @@ WITH cand AS (
   LIMIT $2
   FOR UPDATE OF i SKIP LOCKED
 )
-UPDATE ${qualified(t, 'inbox')} AS m
-SET state = 'processing',
-    claim_token = gen_random_uuid(),
-    claimed_at = ${DB_NOW},
-    lease_expires_at = ${DB_NOW} + $3::integer * interval '1 millisecond',
-    attempts = m.attempts + 1
-FROM cand
-WHERE m.id = cand.id
-RETURNING m.id, m.source, m.idempotency_key, m.aggregate_key, m.headers, m.payload, m.claim_token, m.attempts, m.received_at,
-          EXISTS (SELECT 1 FROM ${qualified(t, 'inbox')} AS y
-                  WHERE y.source = m.source AND y.aggregate_key = m.aggregate_key AND y.id > m.id AND y.attempts > 0) AS inverted`;
+${markClaimed(t, 'inbox', '$3', `${INBOX_CLAIM_COLUMNS},
+          ${inverted(t, 'inbox')}`)}`;

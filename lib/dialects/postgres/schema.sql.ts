@@ -7,6 +7,18 @@ import { qualified, quote } from './postgres-names.js';
  * the planner can match the partial indexes, which hold only unfinished rows.
  */
 
+/** The spec's claim columns, the same in both tables. */
+const CLAIM_COLUMNS = `  state            text        NOT NULL DEFAULT 'pending',
+  claim_token      uuid        NULL,
+  claimed_at       timestamptz NULL,
+  lease_expires_at timestamptz NULL,
+  attempts         integer     NOT NULL DEFAULT 0,
+  next_attempt_at  timestamptz NOT NULL DEFAULT statement_timestamp(),`;
+
+/** A half-written claim is impossible: a processing row always has its token, lease and claim time. */
+const CLAIM_CHECK = `CHECK (state <> 'processing'
+    OR (claim_token IS NOT NULL AND lease_expires_at IS NOT NULL AND claimed_at IS NOT NULL))`;
+
 export const createOutboxTable = (t: ResolvedTableNames): string[] => {
   const table = qualified(t, 'outbox');
   const ix = (suffix: string): string => quote(`${t.outbox}_${suffix}`);
@@ -18,19 +30,13 @@ export const createOutboxTable = (t: ResolvedTableNames): string[] => {
   destination      text        NOT NULL,
   headers          jsonb       NOT NULL DEFAULT '{}'::jsonb,
   payload          text        NOT NULL,
-  state            text        NOT NULL DEFAULT 'pending',
-  claim_token      uuid        NULL,
-  claimed_at       timestamptz NULL,
-  lease_expires_at timestamptz NULL,
-  attempts         integer     NOT NULL DEFAULT 0,
-  next_attempt_at  timestamptz NOT NULL DEFAULT statement_timestamp(),
+${CLAIM_COLUMNS}
   created_at       timestamptz NOT NULL DEFAULT statement_timestamp(),
   finished_at      timestamptz NULL,
   last_error       text        NULL,
   CONSTRAINT ${ix('message_id_uq')} UNIQUE (message_id),
   CONSTRAINT ${ix('state_ck')} CHECK (state IN ('pending', 'processing', 'sent', 'dead')),
-  CONSTRAINT ${ix('claim_ck')} CHECK (state <> 'processing'
-    OR (claim_token IS NOT NULL AND lease_expires_at IS NOT NULL AND claimed_at IS NOT NULL))
+  CONSTRAINT ${ix('claim_ck')} ${CLAIM_CHECK}
 )`,
     // Claim candidates in FIFO order: pending rows only.
     /* sql */ `CREATE INDEX ${ix('pending_ix')} ON ${table} (id) WHERE state = 'pending'`,
@@ -63,19 +69,13 @@ export const createInboxTable = (t: ResolvedTableNames): string[] => {
   aggregate_key    text        NULL,
   headers          jsonb       NOT NULL DEFAULT '{}'::jsonb,
   payload          text        NOT NULL,
-  state            text        NOT NULL DEFAULT 'pending',
-  claim_token      uuid        NULL,
-  claimed_at       timestamptz NULL,
-  lease_expires_at timestamptz NULL,
-  attempts         integer     NOT NULL DEFAULT 0,
-  next_attempt_at  timestamptz NOT NULL DEFAULT statement_timestamp(),
+${CLAIM_COLUMNS}
   received_at      timestamptz NOT NULL DEFAULT statement_timestamp(),
   finished_at      timestamptz NULL,
   last_error       text        NULL,
   CONSTRAINT ${ix('source_idem_uq')} UNIQUE (source, idempotency_key),
   CONSTRAINT ${ix('state_ck')} CHECK (state IN ('pending', 'processing', 'processed', 'dead')),
-  CONSTRAINT ${ix('claim_ck')} CHECK (state <> 'processing'
-    OR (claim_token IS NOT NULL AND lease_expires_at IS NOT NULL AND claimed_at IS NOT NULL))
+  CONSTRAINT ${ix('claim_ck')} ${CLAIM_CHECK}
 )`,
     // Relay claim candidates in FIFO order.
     /* sql */ `CREATE INDEX ${ix('pending_ix')} ON ${table} (id) WHERE state = 'pending'`,

@@ -1,0 +1,27 @@
+import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import type { ClaimTable } from '../sql-dialect.interface.js';
+import { DB_NOW, qualified, sameScope } from './postgres-names.js';
+
+/**
+ * The write every claim ends with, on the rows its `cand` CTE locked: `processing`, a new random
+ * token per row (gen_random_uuid is evaluated per row), the claim time and the lease from the
+ * database clock, and one more attempt (counted at claim, so a message that kills its worker
+ * still reaches its maximum).
+ */
+export const markClaimed = (t: ResolvedTableNames, table: ClaimTable, leaseParam: string, returning: string): string => /* sql */ `UPDATE ${qualified(t, table)} AS m
+SET state = 'processing',
+    claim_token = gen_random_uuid(),
+    claimed_at = ${DB_NOW},
+    lease_expires_at = ${DB_NOW} + ${leaseParam}::integer * interval '1 millisecond',
+    attempts = m.attempts + 1
+FROM cand
+WHERE m.id = cand.id
+RETURNING ${returning}`;
+
+/**
+ * Whether a claimed row `m` is older than a row of its ordering scope that was already claimed
+ * or finished: the out-of-order-commit window of a lock-free claim. One probe of the `claimed`
+ * index (rows enter it at their first claim).
+ */
+export const inverted = (t: ResolvedTableNames, table: ClaimTable): string =>
+  /* sql */ `EXISTS (SELECT 1 FROM ${qualified(t, table)} AS y WHERE ${sameScope(table, 'y', 'm')} AND y.id > m.id AND y.attempts > 0) AS inverted`;
