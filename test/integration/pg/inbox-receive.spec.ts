@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { InboxService, InvalidMessageError, PayloadTooLargeError, UnknownSourceError } from '../../../lib/index.js';
+import { INBOX_MESSAGES_RECEIVED_TOTAL, InboxService, InvalidMessageError, PayloadTooLargeError, UnknownSourceError } from '../../../lib/index.js';
 import { createTestSchema } from '../../fixtures/database.js';
 import { inboxRows } from '../../fixtures/inbox-rows.js';
+import { counterValue } from '../../fixtures/metrics.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
 
 describe('inbox: receive once per (source, idempotency key)', () => {
@@ -25,6 +26,7 @@ describe('inbox: receive once per (source, idempotency key)', () => {
   });
 
   it('20 concurrent receives of one key, across two instances, store one row and report 19 duplicates', async () => {
+    const duplicatesBefore = await counterValue(INBOX_MESSAGES_RECEIVED_TOTAL, { source: 'orders', outcome: 'duplicate' });
     const receipts = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         apps[i % 2].app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'm-1', aggregateKey: 'o-1', payload: { n: i } }),
@@ -36,6 +38,7 @@ describe('inbox: receive once per (source, idempotency key)', () => {
     expect(new Set(receipts.map((receipt) => receipt.id))).toEqual(new Set([accepted[0].id]));
     const rows = (await inboxRows(apps[0].dataSource, schema)).filter((row) => row.idempotency_key === 'm-1');
     expect(rows).toHaveLength(1);
+    expect(await counterValue(INBOX_MESSAGES_RECEIVED_TOTAL, { source: 'orders', outcome: 'duplicate' })).toBe(duplicatesBefore + 19);
   });
 
   it('the same key from another source is another message', async () => {

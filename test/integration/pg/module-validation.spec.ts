@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   InvalidMessageError,
+  OUTBOX_BACKLOG_MESSAGES,
+  OUTBOX_OLDEST_PENDING_AGE_SECONDS,
   InvalidQueueBoxOptionsError,
   OutboxService,
   PayloadTooLargeError,
@@ -10,6 +12,7 @@ import {
   type OutboxPublisher,
 } from '../../../lib/index.js';
 import { createTestSchema } from '../../fixtures/database.js';
+import { counterValue } from '../../fixtures/metrics.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
 
@@ -30,7 +33,7 @@ describe('module start-up and enqueue validation', () => {
     app = await startQueueBoxApp(
       inject('pgUrl'),
       schema,
-      { destinations: { custom: { type: 'custom', publisher: RecordingPublisher } }, outbox: { maxPayloadBytes: 100, pollIntervalMs: 50 } },
+      { destinations: { custom: { type: 'custom', publisher: RecordingPublisher } }, outbox: { maxPayloadBytes: 100, pollIntervalMs: 50, metricsIntervalMs: 100 } },
       [RecordingPublisher],
     );
   });
@@ -51,6 +54,12 @@ describe('module start-up and enqueue validation', () => {
     await expect(startFails({ outbox: { claimTimeoutMs: -5 } })).rejects.toMatchObject({ path: 'outbox.claimTimeoutMs', message: expect.stringContaining('integer from 1000') });
     await expect(startFails({ destinations: { d: { type: 'http', url: 'ftp://x' } } })).rejects.toMatchObject({ path: 'destinations.d.url' });
     await expect(startFails({ destinations: { d: { type: 'custom', publisher: class Missing {} } } })).rejects.toMatchObject({ path: 'destinations.d.publisher' });
+  });
+
+  it('samples the backlog and the oldest pending age per configured destination', async () => {
+    await app.app.get(OutboxService).enqueue({ destination: 'custom', payload: 'later', delayMs: 3_600_000 });
+    await waitFor(async () => (await counterValue(OUTBOX_BACKLOG_MESSAGES, { destination: 'custom' })) >= 1, 5_000, 'backlog sampled');
+    expect(await counterValue(OUTBOX_OLDEST_PENDING_AGE_SECONDS, { destination: 'custom' })).toBeGreaterThanOrEqual(0);
   });
 
   it('publishes through a custom publisher provided by DI', async () => {

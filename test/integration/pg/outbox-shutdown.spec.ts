@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { OutboxService } from '../../../lib/index.js';
+import { OUTBOX_MESSAGES_RECLAIMED_TOTAL, OutboxService } from '../../../lib/index.js';
+import { counterValue } from '../../fixtures/metrics.js';
 import { createTestSchema } from '../../fixtures/database.js';
 import { HttpReceiver, waitFor } from '../../fixtures/http-receiver.js';
 import { rowState } from '../../fixtures/outbox-rows.js';
@@ -39,8 +40,10 @@ describe('outbox: shutdown with a publish in flight', () => {
     expect((await rowState(restarted.dataSource, schema, id)).state).toBe('processing');
     await restarted.close();
 
+    const reclaimedBefore = await counterValue(OUTBOX_MESSAGES_RECLAIMED_TOTAL);
     restarted = await startQueueBoxApp(inject('pgUrl'), schema, options());
     await waitFor(async () => (await rowState(restarted!.dataSource, schema, id)).state === 'sent', 10_000, 'row sent after restart');
+    expect(await counterValue(OUTBOX_MESSAGES_RECLAIMED_TOTAL)).toBe(reclaimedBefore + 1);
     expect(receiver.requests.map((request) => request.headers['x-message-id'])).toEqual([messageId, messageId]);
     await restarted.close();
     restarted = undefined;

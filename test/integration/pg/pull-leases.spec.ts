@@ -120,3 +120,41 @@ describe('pull leases', () => {
     await expect(pull.claim('ledger', { leaseMs: 5 })).rejects.toMatchObject({ field: 'leaseMs' });
   });
 });
+
+describe('pull workers at shutdown', () => {
+  it('stop claiming and let a running handler finish within the shutdown timeout', async () => {
+    schema = await createTestSchema(inject('pgUrl'));
+    firstAttemptHoldMs = 0;
+    const app = await startQueueBoxApp(inject('pgUrl'), schema, { outbox: { shutdownTimeoutMs: 5_000 } }, [SlowLedgerWorker]);
+    await app.dataSource.query(`CREATE TABLE "${schema}".ledger (n bigserial PRIMARY KEY, idempotency_key text, attempt int)`);
+    const inbox = app.app.get(InboxService);
+    await inbox.receive({ source: 'slow-ledger', idempotencyKey: 'first', payload: {} });
+    await waitFor(() => slowStarted.length === 1, 5_000, 'handler started');
+    await inbox.receive({ source: 'slow-ledger', idempotencyKey: 'second', payload: {} });
+    await app.close();
+    const check = await startQueueBoxApp(inject('pgUrl'), schema, { workers: { enabled: false } });
+    try {
+      const rows = await inboxRows(check.dataSource, schema);
+      expect(rows.map((row) => [row.idempotency_key, row.state])).toEqual([
+        ['first', 'processed'],
+        ['second', 'pending'],
+      ]);
+      expect(await check.dataSource.query(`SELECT idempotency_key FROM "${schema}".ledger`)).toEqual([{ idempotency_key: 'first' }]);
+    } finally {
+      await check.close();
+    }
+  });
+});
+
+const slowStarted: string[] = [];
+
+/** Takes 400 ms and ignores the shutdown signal: it is allowed to finish within the timeout. */
+@PullWorker('slow-ledger', { pollIntervalMs: 50 })
+@Injectable()
+class SlowLedgerWorker extends PullWorkerHost {
+  async handle(message: InboxMessage, { manager }: PullContext): Promise<void> {
+    slowStarted.push(message.idempotencyKey);
+    await sleep(400);
+    await manager.query(`INSERT INTO "${schema}".ledger (idempotency_key, attempt) VALUES ($1, $2)`, [message.idempotencyKey, message.attempt]);
+  }
+}

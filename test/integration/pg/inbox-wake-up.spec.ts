@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { InboxService, PullWorker, PullWorkerHost, type InboxMessage } from '../../../lib/index.js';
+import { createTestSchema } from '../../fixtures/database.js';
+import { waitFor } from '../../fixtures/http-receiver.js';
+import { inboxRows } from '../../fixtures/inbox-rows.js';
+import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
+import { RecordingPublisher } from '../../fixtures/recording-publisher.js';
+
+const handled: string[] = [];
+
+@PullWorker('tickets', { pollIntervalMs: 60_000 })
+@Injectable()
+class TicketsWorker extends PullWorkerHost {
+  async handle(message: InboxMessage): Promise<void> {
+    handled.push(message.idempotencyKey);
+  }
+}
+
+/** Poll intervals are a minute: only a wake-up can get the rows through within the test's time. */
+describe('inbox relay and pull workers wake on new rows', () => {
+  const apps: TestApp[] = [];
+  let schema: string;
+
+  beforeAll(async () => {
+    schema = await createTestSchema(inject('pgUrl'));
+    const options = {
+      destinations: { sink: { type: 'custom' as const, publisher: RecordingPublisher } },
+      inbox: { relay: { routes: { orders: { destination: 'sink' } }, pollIntervalMs: 60_000 } },
+      outbox: { pollIntervalMs: 60_000 },
+    };
+    apps.push(await startQueueBoxApp(inject('pgUrl'), schema, options, [RecordingPublisher, TicketsWorker]));
+    apps.push(await startQueueBoxApp(inject('pgUrl'), schema, { ...options, workers: { enabled: false } }, [RecordingPublisher, TicketsWorker]));
+    // Let the start-up polls pass.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  });
+  afterAll(async () => {
+    await Promise.all(apps.map((app) => app.close()));
+  });
+
+  it('relays and pulls rows received in this process and in an API-only replica', async () => {
+    const [worker, api] = apps;
+    await worker.app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'o-local', payload: 1 });
+    await api.app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'o-remote', payload: 2 });
+    await api.app.get(InboxService).receive({ source: 'tickets', idempotencyKey: 't-remote', payload: 3 });
+    await waitFor(async () => (await inboxRows(worker.dataSource, schema)).every((row) => row.state === 'processed'), 5_000, 'all processed');
+    expect(handled).toEqual(['t-remote']);
+    // The relay's outbox rows were published too: the outbox woke after the forward committed.
+    await waitFor(() => worker.app.get(RecordingPublisher).published.length === 2, 5_000, 'forwarded messages published');
+  });
+});

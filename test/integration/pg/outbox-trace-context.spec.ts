@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { OutboxService } from '../../../lib/index.js';
+import { createTestSchema } from '../../fixtures/database.js';
+import { HttpReceiver } from '../../fixtures/http-receiver.js';
+import { inTrace, installTestTracing } from '../../fixtures/otel.js';
+import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
+
+const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
+
+describe('outbox: W3C trace context from enqueue to publish', () => {
+  const receiver = new HttpReceiver();
+  let app: TestApp;
+  let schema: string;
+  let uninstall: () => void;
+
+  beforeAll(async () => {
+    uninstall = installTestTracing();
+    const url = await receiver.start();
+    schema = await createTestSchema(inject('pgUrl'));
+    app = await startQueueBoxApp(inject('pgUrl'), schema, { destinations: { sink: { type: 'http', url } }, outbox: { pollIntervalMs: 50 } });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await receiver.stop();
+    uninstall?.();
+  });
+
+  it('stores the active trace context with the message and sends it as traceparent', async () => {
+    const { id } = await inTrace(TRACE_ID, () => app.app.get(OutboxService).enqueue({ destination: 'sink', payload: { n: 1 } }));
+    const [row] = await app.dataSource.query(`SELECT headers FROM "${schema}".queuebox_outbox_messages WHERE id = $1`, [id]);
+    expect(row.headers.traceparent).toMatch(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-01$`));
+    await receiver.waitFor(() => receiver.requests.length === 1);
+    expect(receiver.requests[0].headers.traceparent).toMatch(new RegExp(`^00-${TRACE_ID}-`));
+  });
+
+  it('stores no trace context outside a trace', async () => {
+    const { id } = await app.app.get(OutboxService).enqueue({ destination: 'sink', payload: { n: 2 } });
+    const [row] = await app.dataSource.query(`SELECT headers FROM "${schema}".queuebox_outbox_messages WHERE id = $1`, [id]);
+    expect(row.headers).toEqual({});
+  });
+});
