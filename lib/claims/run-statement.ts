@@ -12,8 +12,10 @@ export async function runStatement<T = Record<string, unknown>>(
   statement: SqlStatement,
   manager?: EntityManager,
 ): Promise<T[]> {
+  // A manager's query runner is used even when released: TypeORM then throws, instead of the
+  // statement silently leaving the caller's transaction.
   const joined = manager?.queryRunner;
-  if (joined && !joined.isReleased) {
+  if (joined) {
     return (await joined.query(statement.sql, [...statement.params], true)).records as T[];
   }
   const runner = dataSource.createQueryRunner();

@@ -91,7 +91,7 @@ export interface OutboxOptions {
   pollIntervalMs?: number;
   /** Rows claimed per claim statement. Default 50. */
   batchSize?: number;
-  /** Publishes in flight at once per instance. Default 50. */
+  /** Publishes in flight at once per instance (rows claimed and not yet marked). Default 100: two batches, so that a claim overlaps the previous batch's marks. */
   concurrency?: number;
   /** Publish attempts before a message is marked `dead`. Default 10. */
   maxAttempts?: number;

@@ -65,7 +65,8 @@ function resolveOutbox(outbox: Record<string, unknown>): ResolvedOutboxOptions {
     shutdownTimeoutMs: readInt(outbox.shutdownTimeoutMs, 'outbox.shutdownTimeoutMs', 10_000, 0, DAY_MS),
     pollIntervalMs: readInt(outbox.pollIntervalMs, 'outbox.pollIntervalMs', 1_000, 10, DAY_MS),
     batchSize: readInt(outbox.batchSize, 'outbox.batchSize', 50, 1, 1_000),
-    concurrency: readInt(outbox.concurrency, 'outbox.concurrency', 50, 1, 10_000),
+    // Two batches in flight by default: the next claim overlaps the marks of the previous batch.
+    concurrency: readInt(outbox.concurrency, 'outbox.concurrency', 100, 1, 10_000),
     maxAttempts: readInt(outbox.maxAttempts, 'outbox.maxAttempts', 10, 1, 1_000_000),
     backoff: resolveBackoff(readObject(outbox.backoff, 'outbox.backoff'), 'outbox.backoff'),
     maxPayloadBytes: readInt(outbox.maxPayloadBytes, 'outbox.maxPayloadBytes', 262_144, 1, 1_073_741_824),
