@@ -44,8 +44,8 @@ export class ClaimRepository {
    * The inbox relay's claim: up to `batchSize` rows of the routed sources, at most one per
    * aggregate, the oldest unfinished of each, always after the relay claim lock (spec).
    */
-  claimInboxForRelay(sources: readonly string[], batchSize: number, leaseMs: number): Promise<ClaimedInboxRow[]> {
-    return this.inTransaction([...this.dialect.claimLock('inbox')], this.dialect.claimInboxForRelay(sources, batchSize, leaseMs));
+  claimInbox(sources: readonly string[], batchSize: number, leaseMs: number): Promise<ClaimedInboxRow[]> {
+    return this.inTransaction([...this.dialect.claimLock('inbox')], this.dialect.claimInbox(sources, batchSize, leaseMs));
   }
 
   /**

@@ -51,7 +51,7 @@ export interface SqlDialect {
   /** Inserts unless (source, idempotency key) exists; returns the new id, or no row for a duplicate. */
   insertInbox(row: InboxInsertRow): SqlStatement;
   findInbox(source: string, idempotencyKey: string): SqlStatement;
-  claimInboxForRelay(sources: readonly string[], batchSize: number, leaseMs: number): SqlStatement;
+  claimInbox(sources: readonly string[], batchSize: number, leaseMs: number): SqlStatement;
   claimPull(source: string, batchSize: number, leaseMs: number): SqlStatement;
   /** Statements to run, in the claim's transaction, before a serialized pull claim of `source`. */
   pullClaimLock(source: string): readonly SqlStatement[];

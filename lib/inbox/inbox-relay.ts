@@ -106,7 +106,7 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
   }
 
   protected claim(count: number): Promise<ClaimedInboxRow[]> {
-    return this.repository.claimInboxForRelay(this.sources, count, this.options.inbox.relay.claimTimeoutMs);
+    return this.repository.claimInbox(this.sources, count, this.options.inbox.relay.claimTimeoutMs);
   }
 
   /** Forwards one claimed row and finishes it. Never throws: every outcome is logged and counted. */

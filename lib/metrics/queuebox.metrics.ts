@@ -4,21 +4,37 @@ import { makeCounterProvider, makeGaugeProvider, makeHistogramProvider } from '@
  * Metric names (spec and `queuebox_<component>_<thing>_<unit|total>`). Labels stay bounded:
  * component, destination, outcome; never message ids, keys or error text.
  */
+/** Counter `{component}`: a renewal or fenced write changed no row (spec). @publicApi */
 export const CLAIMS_LOST_TOTAL = 'queuebox_claims_lost_total';
+/** Counter: outbox rows whose expired claim the reclaim step returned to pending (spec). @publicApi */
 export const OUTBOX_MESSAGES_RECLAIMED_TOTAL = 'queuebox_outbox_messages_reclaimed_total';
+/** Counter: outbox claims that took a row older than a claimed or finished row of its key. @publicApi */
 export const OUTBOX_ORDER_INVERSIONS_TOTAL = 'queuebox_outbox_order_inversions_total';
+/** Counter `{destination, outcome}`: publish attempts (sent, retried, dead, lost). @publicApi */
 export const OUTBOX_MESSAGES_PUBLISHED_TOTAL = 'queuebox_outbox_messages_published_total';
+/** Histogram `{destination}`: duration of one publish call. @publicApi */
 export const OUTBOX_PUBLISH_DURATION_SECONDS = 'queuebox_outbox_publish_duration_seconds';
+/** Gauge `{destination}`: pending outbox messages (sampled). @publicApi */
 export const OUTBOX_BACKLOG_MESSAGES = 'queuebox_outbox_backlog_messages';
+/** Gauge `{destination}`: age of the oldest pending outbox message (sampled). @publicApi */
 export const OUTBOX_OLDEST_PENDING_AGE_SECONDS = 'queuebox_outbox_oldest_pending_age_seconds';
+/** Counter `{loop}`: failed ticks of a QueueBox loop. @publicApi */
 export const LOOP_ERRORS_TOTAL = 'queuebox_loop_errors_total';
+/** Counter `{source, outcome}`: receives (accepted, duplicate, rejected). @publicApi */
 export const INBOX_MESSAGES_RECEIVED_TOTAL = 'queuebox_inbox_messages_received_total';
+/** Counter `{source}`: inbox messages the relay forwarded into the outbox. @publicApi */
 export const INBOX_MESSAGES_RELAYED_TOTAL = 'queuebox_inbox_messages_relayed_total';
+/** Counter `{source, outcome}`: failed forwards (retried, dead, lost). @publicApi */
 export const INBOX_RELAY_FAILURES_TOTAL = 'queuebox_inbox_relay_failures_total';
+/** Gauge `{source}`: pending inbox messages of the routed sources (sampled). @publicApi */
 export const INBOX_BACKLOG_MESSAGES = 'queuebox_inbox_backlog_messages';
+/** Gauge `{source}`: age of the oldest pending inbox message (sampled). @publicApi */
 export const INBOX_OLDEST_PENDING_AGE_SECONDS = 'queuebox_inbox_oldest_pending_age_seconds';
+/** Counter `{source, outcome}`: pulled messages (processed, retried, dead, lost). @publicApi */
 export const PULL_MESSAGES_HANDLED_TOTAL = 'queuebox_pull_messages_handled_total';
+/** Histogram `{source}`: duration of one pull worker handle() with its completion. @publicApi */
 export const PULL_HANDLER_DURATION_SECONDS = 'queuebox_pull_handler_duration_seconds';
+/** Counter `{source}`: pull claims that took a row older than a claimed or finished row of its aggregate. @publicApi */
 export const PULL_ORDER_INVERSIONS_TOTAL = 'queuebox_pull_order_inversions_total';
 
 /** Outcomes of one receive. */

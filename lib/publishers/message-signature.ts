@@ -4,16 +4,17 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * The signature scheme shared by the HTTP publisher and the HTTP intake:
  * `X-QueueBox-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<message id>.<body>">`.
  * The timestamp bounds replays; the message id binds the signature to one message.
+ * @publicApi
  */
 export function signMessage(secret: string, messageId: string, body: string, unixSeconds: number): string {
   const digest = createHmac('sha256', secret).update(`${unixSeconds}.${messageId}.${body}`).digest('hex');
   return `t=${unixSeconds},v1=${digest}`;
 }
 
-/** Why a signature was refused, or `ok`. */
+/** Why a signature was refused, or `ok`. @publicApi */
 export type SignatureCheck = 'ok' | 'missing' | 'malformed' | 'expired' | 'mismatch';
 
-/** Verifies a signature header in constant time, refusing timestamps outside `toleranceSeconds`. */
+/** Verifies a signature header in constant time, refusing timestamps outside `toleranceSeconds`. @publicApi */
 export function verifyMessageSignature(
   secret: string,
   messageId: string,

@@ -1,7 +1,7 @@
 import { DiscoveryService } from '@nestjs/core';
 import type { PullWorkerOptions } from '../interfaces/pull.interface.js';
 
-/** What `@PullWorker` stores on a class; the explorer reads it at start-up. */
+/** What `@PullWorker` stores on a class; the explorer reads it at start-up. @publicApi */
 export interface PullWorkerMetadata extends PullWorkerOptions {
   source: string;
 }

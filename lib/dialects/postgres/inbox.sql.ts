@@ -27,7 +27,7 @@ SELECT id, state FROM ${qualified(t, 'inbox')} WHERE source = $1 AND idempotency
  * claim lock (claim-lock.sql.ts), which the spec requires: it closes the window between two
  * concurrent claims of one aggregate. NULL aggregates are unordered.
  */
-export const claimInboxForRelay = (t: ResolvedTableNames): string => /* sql */ `
+export const claimInbox = (t: ResolvedTableNames): string => /* sql */ `
 WITH cand AS (
   SELECT i.id
   FROM ${qualified(t, 'inbox')} AS i

@@ -23,7 +23,7 @@ export class PostgresDialect implements SqlDialect {
       outboxBacklog: outbox.outboxBacklog(tables),
       insertInbox: inbox.insertInbox(tables),
       findInbox: inbox.findInbox(tables),
-      claimInboxForRelay: inbox.claimInboxForRelay(tables),
+      claimInbox: inbox.claimInbox(tables),
       inboxBacklog: inbox.inboxBacklog(tables),
       claimPull: pull.claimPull(tables),
       ...Object.fromEntries(
@@ -88,8 +88,8 @@ export class PostgresDialect implements SqlDialect {
     return { sql: this.text.findInbox, params: [source, idempotencyKey] };
   }
 
-  claimInboxForRelay(sources: readonly string[], batchSize: number, leaseMs: number): SqlStatement {
-    return { sql: this.text.claimInboxForRelay, params: [batchSize, leaseMs, [...sources]] };
+  claimInbox(sources: readonly string[], batchSize: number, leaseMs: number): SqlStatement {
+    return { sql: this.text.claimInbox, params: [batchSize, leaseMs, [...sources]] };
   }
 
   inboxBacklog(): SqlStatement {

@@ -54,7 +54,7 @@ describe('claim locks: producers of one key committing out of id order', () => {
   const tableOf = (claimer: Claimer): ClaimTable => (claimer === 'pull' ? 'inbox' : claimer);
 
   const claimStatement = (claimer: Claimer) =>
-    claimer === 'outbox' ? dialect.claimOutbox(10, 60_000) : claimer === 'inbox' ? dialect.claimInboxForRelay(['s'], 10, 60_000) : dialect.claimPull('s', 10, 60_000);
+    claimer === 'outbox' ? dialect.claimOutbox(10, 60_000) : claimer === 'inbox' ? dialect.claimInbox(['s'], 10, 60_000) : dialect.claimPull('s', 10, 60_000);
 
   const lockStatements = (claimer: Claimer) => (claimer === 'pull' ? dialect.pullClaimLock('s') : dialect.claimLock(claimer));
 
@@ -62,7 +62,7 @@ describe('claim locks: producers of one key committing out of id order', () => {
     claimer === 'outbox'
       ? repoY.claimOutbox(10, 60_000, { lock })
       : claimer === 'inbox'
-        ? repoY.claimInboxForRelay(['s'], 10, 60_000)
+        ? repoY.claimInbox(['s'], 10, 60_000)
         : repoY.claimPull('s', 10, 60_000, { lock });
 
   async function processingIds(table: ClaimTable): Promise<string[]> {
