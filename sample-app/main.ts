@@ -1,53 +1,94 @@
 import 'reflect-metadata';
 import { type INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { AppModule } from './app.module.js';
 import { startDatabase, type SampleDatabase } from './database/sample-database.js';
-import { readPort } from './sample-config.js';
+import { OrdersAppModule } from './orders-app.module.js';
+import { readSampleConfig, type SampleConfig } from './sample-config.js';
+import { ShippingAppModule } from './shipping-app.module.js';
+import { SHIPPING_SCHEMA } from './shipping/shipping.constants.js';
 
-/** The signals that shut the sample down: Nest closes first, then the database stops. */
+/** The signals that shut the sample down: both applications close first, then the database stops. */
 const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 const logger = new Logger('SampleApp');
 
+/** The sample's two services, in the order they start. */
+interface SampleApps {
+  shipping: INestApplication;
+  orders: INestApplication;
+}
+
 async function bootstrap(): Promise<void> {
-  const port = readPort(process.env.PORT);
+  // Read the settings first: a bad PORT fails before any database starts.
+  const settings = readSampleConfig(process.env);
   const database = await startDatabase(process.env.DATABASE_URL);
-  let app: INestApplication | undefined;
+  const config: SampleConfig = { ...settings, databaseUrl: database.url };
+  const started: INestApplication[] = [];
+  let apps: SampleApps;
   try {
-    // abortOnError: false, so that a failed start-up reaches the catch below and stops the database.
-    app = await NestFactory.create(AppModule.forRoot({ databaseUrl: database.url, port }), { abortOnError: false });
+    // Shipping first: the orders service publishes to its intake. abortOnError: false, so that a
+    // failed start-up reaches the catch below and stops the database.
+    // rawBody: true, because the intake verifies signatures over the raw request body.
+    const shipping = await NestFactory.create(ShippingAppModule.forRoot(config), { abortOnError: false, rawBody: true });
+    started.push(shipping);
     // Without it, QueueBox's drain and TypeORM's close never run on SIGTERM.
-    app.enableShutdownHooks([...SHUTDOWN_SIGNALS]);
-    await app.listen(port);
+    shipping.enableShutdownHooks([...SHUTDOWN_SIGNALS]);
+    await shipping.listen(config.shippingPort);
+
+    const orders = await NestFactory.create(OrdersAppModule.forRoot(config), { abortOnError: false });
+    started.push(orders);
+    orders.enableShutdownHooks([...SHUTDOWN_SIGNALS]);
+    await orders.listen(config.ordersPort);
+    apps = { shipping, orders };
   } catch (error) {
-    await app?.close().catch(() => undefined);
+    for (const app of started.reverse()) await app.close().catch(() => undefined);
     await database.stop();
     throw error;
   }
-  stopDatabaseAfterNest(app, database);
+  stopDatabaseAfterNest(apps, database);
+  logStartup(config, database);
+}
 
-  const url = `http://localhost:${port}`;
-  logger.log(`QueueBox sample listening on ${url} (${database.description})`);
-  logger.log(`Place an order: curl -X POST ${url}/orders -H 'content-type: application/json' -d '{"customerId":"c1","amount":12}'`);
-  logger.log(`Then: curl ${url}/metrics | grep queuebox_   and   curl ${url}/health   (Ctrl-C stops)`);
+function logStartup(config: SampleConfig, database: SampleDatabase): void {
+  const orders = `http://localhost:${config.ordersPort}`;
+  const shipping = `http://localhost:${config.shippingPort}`;
+  logger.log(`QueueBox sample on ${database.description}`);
+  logger.log(`orders service   ${orders}  (tables in the default schema: orders, QueueBox's outbox)`);
+  logger.log(`shipping service ${shipping}  (tables in schema "${SHIPPING_SCHEMA}": QueueBox's inbox and outbox, shipments)`);
+  if (config.generatedSecrets.length > 0) {
+    logger.log(`HMAC secrets generated for this run (not set in the environment): ${config.generatedSecrets.join(', ')}`);
+  }
+  logger.log(
+    [
+      'What one order goes through:',
+      `  1. POST ${orders}/orders writes the order and two outbox messages in one transaction (outbox)`,
+      `  2a. the orders outbox POSTs one to ${orders}/billing-receiver, which logs its X-Message-Id`,
+      `  2b. and the other, HMAC-signed, to ${shipping}/inbox/orders (HTTP intake, inbox source "orders")`,
+      `  3. the shipping relay forwards inbox source "orders" to the warehouse destination, ${shipping}/warehouse (relay)`,
+      `  4. the warehouse stand-in reports the packed parcel, signed, to ${shipping}/inbox/warehouse (inbox source "warehouse")`,
+      '  5. the ShipmentsWorker pull worker records a shipments row and completes the inbox row in one transaction (pull worker)',
+    ].join('\n'),
+  );
+  logger.log(`Place an order: curl -X POST ${orders}/orders -H 'content-type: application/json' -d '{"customerId":"c1","amount":12}'`);
+  logger.log(`Then: curl ${shipping}/shipments   curl ${orders}/metrics | grep queuebox_   curl ${orders}/health   curl ${shipping}/health   (Ctrl-C stops)`);
 }
 
 /**
- * On a shutdown signal, waits for Nest's own shutdown (started by `enableShutdownHooks`: the
- * outbox drains, TypeORM closes its pool), then stops the database and exits.
+ * On a shutdown signal, waits for both applications' own shutdown (started by
+ * `enableShutdownHooks`: the outbox poller, the relay and the pull worker drain, TypeORM closes
+ * its pools), then stops the database and exits.
  *
- * NOTE: Nest re-raises the signal once it has closed. This listener stays registered and ignores
- * it, so the process lives until the database has stopped.
+ * NOTE: Nest re-raises the signal once an application has closed. This listener stays registered
+ * and ignores it, so the process lives until the database has stopped.
  */
-function stopDatabaseAfterNest(app: INestApplication, database: SampleDatabase): void {
+function stopDatabaseAfterNest(apps: SampleApps, database: SampleDatabase): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals): void => {
     if (stopping) return;
     stopping = true;
     logger.log(`${signal} received: shutting down`);
-    app
-      .close() // joins the shutdown that Nest's signal hook has already started
+    // close() joins the shutdown that Nest's signal hook has already started.
+    Promise.all([apps.orders.close(), apps.shipping.close()])
       .then(() => database.stop())
       .then(
         () => {

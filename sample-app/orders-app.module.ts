@@ -13,15 +13,16 @@ import { OrdersService } from './orders/orders.service.js';
 import type { SampleConfig } from './sample-config.js';
 
 /**
- * The sample service: `POST /orders` writes an order and its billing message in one
- * transaction, QueueBox publishes the message to `POST /billing-receiver` (the same process
- * here, another service in real life), `GET /metrics` and `GET /health` show how it goes.
+ * The orders service (the outbox side): `POST /orders` writes an order and two messages in one
+ * transaction. QueueBox publishes one to `POST /billing-receiver` (the same application here,
+ * another service in real life) and the other, signed, to the shipping service's HTTP intake.
+ * Its tables are in the DataSource's default schema (`public`).
  */
 @Module({})
-export class AppModule {
+export class OrdersAppModule {
   static forRoot(config: SampleConfig): DynamicModule {
     return {
-      module: AppModule,
+      module: OrdersAppModule,
       imports: [
         TypeOrmModule.forRoot({
           type: 'postgres',
@@ -33,9 +34,17 @@ export class AppModule {
         }),
         QueueBoxModule.forRoot({
           destinations: {
-            billing: { type: 'http', url: `http://127.0.0.1:${config.port}/billing-receiver`, timeoutMs: 5_000 },
+            billing: { type: 'http', url: `http://127.0.0.1:${config.ordersPort}/billing-receiver`, timeoutMs: 5_000 },
+            // The shipping service's intake, source `orders`; `secret` signs every request (X-QueueBox-Signature).
+            shipping: {
+              type: 'http',
+              url: `http://127.0.0.1:${config.shippingPort}/inbox/orders`,
+              secret: config.ordersSecret,
+              timeoutMs: 5_000,
+            },
           },
         }),
+        // Serves GET /metrics, with Node's default metrics (registered once per process).
         PrometheusModule.register(),
         TerminusModule,
         QueueBoxHealthModule,

@@ -9,7 +9,7 @@ export class HealthController {
     private readonly queueBox: QueueBoxHealthIndicator,
   ) {}
 
-  /** 200 while the outbox poller runs and ticks; 503 otherwise. */
+  /** 200 while every QueueBox loop of this application (outbox poller, relay, pull workers) runs and ticks; 503 otherwise. */
   @Get()
   @HealthCheck()
   check(): Promise<HealthCheckResult> {

@@ -6,7 +6,7 @@ import { OrdersService, type PlacedOrder } from './orders.service.js';
 export class OrdersController {
   constructor(private readonly orders: OrdersService) {}
 
-  /** `POST /orders {"customerId": "c1", "amount": 12}` → 201 `{ orderId, messageId }`. */
+  /** `POST /orders {"customerId": "c1", "amount": 12}` → 201 `{ orderId, messageIds: { billing, shipping } }`. */
   @Post()
   create(@Body() body: unknown): Promise<PlacedOrder> {
     return this.orders.placeOrder(parseCreateOrder(body));
