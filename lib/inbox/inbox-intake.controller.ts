@@ -36,8 +36,10 @@ const KEPT_HEADERS = ['traceparent', 'tracestate'] as const;
  * `X-Message-Id` header, the aggregate the `X-QueueBox-Key` header, so a QueueBox outbox's HTTP
  * destination can point here. Answers 202 for a new message and 200 for a duplicate (the sender
  * stops retrying either way), 400 for a missing id or a body that is not JSON, 401 for a bad
- * signature, 404 for an undeclared source, 413 for an oversize body. A refused request writes
- * nothing. Verifying signatures needs the raw body: create the app with `{ rawBody: true }`.
+ * signature, 404 for an undeclared source, 413 for an oversize body, 415 for a body that is not
+ * JSON by its content type. A refused request writes nothing. Verifying signatures needs the raw
+ * body: create the app with `{ rawBody: true }` (without it, a signed source answers 500 and logs
+ * why).
  * @publicApi
  */
 @Controller()

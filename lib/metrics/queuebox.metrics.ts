@@ -26,7 +26,7 @@ export const INBOX_MESSAGES_RECEIVED_TOTAL = 'queuebox_inbox_messages_received_t
 export const INBOX_MESSAGES_RELAYED_TOTAL = 'queuebox_inbox_messages_relayed_total';
 /** Counter `{source, outcome}`: failed forwards (retried, dead, lost). @publicApi */
 export const INBOX_RELAY_FAILURES_TOTAL = 'queuebox_inbox_relay_failures_total';
-/** Gauge `{source}`: pending inbox messages of the routed sources (sampled). @publicApi */
+/** Gauge `{source}`: pending inbox messages of relayed and pulled sources (sampled). @publicApi */
 export const INBOX_BACKLOG_MESSAGES = 'queuebox_inbox_backlog_messages';
 /** Gauge `{source}`: age of the oldest pending inbox message (sampled). @publicApi */
 export const INBOX_OLDEST_PENDING_AGE_SECONDS = 'queuebox_inbox_oldest_pending_age_seconds';
@@ -102,12 +102,12 @@ export const queueBoxMetricProviders = [
   }),
   makeGaugeProvider({
     name: INBOX_BACKLOG_MESSAGES,
-    help: 'Pending inbox messages by source (sampled by the relay).',
+    help: 'Pending inbox messages by source (sampled by the relay for routed sources and by pull workers for theirs).',
     labelNames: ['source'],
   }),
   makeGaugeProvider({
     name: INBOX_OLDEST_PENDING_AGE_SECONDS,
-    help: 'Age of the oldest pending inbox message by source, by the database clock (sampled by the relay).',
+    help: 'Age of the oldest pending inbox message by source, by the database clock (sampled by the relay and pull workers).',
     labelNames: ['source'],
   }),
   makeCounterProvider({

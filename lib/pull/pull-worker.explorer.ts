@@ -14,7 +14,9 @@ import { InvalidPullWorkerError } from '../errors/invalid-pull-worker.error.js';
 import { SourceLabels } from '../inbox/source-labels.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
-import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS } from '../queuebox.constants.js';
+import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
+import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
+import { BacklogSampler } from '../metrics/backlog-sampler.js';
 import { duplicatePullWorker, pullWorkerNotHost, pullWorkerRequestScoped } from '../queuebox.messages.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { PullWorker } from './pull-worker.decorator.js';
@@ -31,6 +33,7 @@ import { resolvePullWorkerOptions } from './resolve-pull-worker-options.js';
 export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(PullWorkerExplorer.name);
   private readonly runners: PullWorkerRunner[] = [];
+  private readonly backlog: BacklogSampler;
   private unsubscribe?: () => void;
 
   constructor(
@@ -41,7 +44,15 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
     private readonly wakeUps: WakeUpHub,
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
     @Inject(QUEUEBOX_DATA_SOURCE) private readonly dataSource: DataSource,
-  ) {}
+    @Inject(QUEUEBOX_SQL_DIALECT) dialect: SqlDialect,
+  ) {
+    this.backlog = new BacklogSampler(
+      dataSource,
+      () => dialect.inboxBacklog(),
+      () => this.runners.map((runner) => runner.source),
+      (source, pending, age) => metrics.inboxBacklogSample(labels.of(source), pending, age),
+    );
+  }
 
   /** The runners, for health checks. */
   get workers(): readonly PullWorkerRunner[] {
@@ -72,6 +83,8 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
           dataSource: this.dataSource,
           metrics: this.metrics,
           label: this.labels.of(worker.source),
+          // The first runner samples the backlog of every pulled source (one query for all).
+          sampleBacklog: this.runners.length === 0 ? { every: this.options.outbox.metricsIntervalMs, sample: () => this.backlog.sample() } : undefined,
         }),
       );
     }

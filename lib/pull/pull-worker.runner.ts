@@ -23,6 +23,8 @@ export interface PullWorkerRunnerDeps {
   metrics: QueueBoxMetrics;
   /** The bounded metric label of the worker's source. */
   label: string;
+  /** Samples the inbox backlog gauges of the pull sources; one runner of the explorer does it. */
+  sampleBacklog?: { every: number; sample(): Promise<void> };
 }
 
 /**
@@ -46,8 +48,13 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
       batchSize: worker.concurrency,
       concurrency: worker.concurrency,
       shutdownTimeoutMs: worker.shutdownTimeoutMs,
+      sampleEveryMs: deps.sampleBacklog?.every,
       onLoopError: () => deps.metrics.loopError(`pull:${deps.label}`),
     });
+  }
+
+  protected override async sample(): Promise<void> {
+    await this.deps.sampleBacklog?.sample();
   }
 
   get source(): string {

@@ -59,9 +59,11 @@ describe('PostgreSQL dialect', () => {
       "SET LOCAL lock_timeout = '10s'",
       "SELECT pg_advisory_xact_lock(hashtext('queuebox'), hashtext($1))",
     ]);
-    expect(dialect.claimLock('outbox')[1].params).toEqual(['queuebox_outbox_claim_my_outbox']);
-    expect(dialect.claimLock('inbox')[1].params).toEqual(['queuebox_inbox_claim_my_inbox']);
-    expect(dialect.pullClaimLock('payments')[1].params).toEqual(['queuebox_pull_my_inbox:payments']);
+    // Keyed on the schema-qualified table: instances on other schemas never wait for each other.
+    expect(dialect.claimLock('outbox')[1].params).toEqual(['queuebox_outbox_claim_app.my_outbox']);
+    expect(new PostgresDialect(resolveOptions({}).tables).claimLock('outbox')[1].params).toEqual(['queuebox_outbox_claim_queuebox_outbox_messages']);
+    expect(dialect.claimLock('inbox')[1].params).toEqual(['queuebox_inbox_claim_app.my_inbox']);
+    expect(dialect.pullClaimLock('payments')[1].params).toEqual(['queuebox_pull_app.my_inbox:payments']);
   });
 
   it('keeps wake-up channel names within PostgreSQL’s 63 bytes', () => {

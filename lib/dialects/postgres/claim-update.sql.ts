@@ -20,8 +20,12 @@ RETURNING ${returning}`;
 
 /**
  * Whether a claimed row `m` is older than a row of its ordering scope that was already claimed
- * or finished: the out-of-order-commit window of a lock-free claim. One probe of the `claimed`
- * index (rows enter it at their first claim).
+ * or finished: the out-of-order-commit window of a lock-free claim. Only a first claim of a row
+ * that never failed can be one (`m.attempts` already counts this claim): a retried or reclaimed
+ * row is counted at most once, and a replayed dead row (attempts reset, last error kept) is a
+ * decision of the operator, not an inversion. One probe of the `claimed` index (rows enter it at
+ * their first claim).
  */
 export const inverted = (t: ResolvedTableNames, table: ClaimTable): string =>
-  /* sql */ `EXISTS (SELECT 1 FROM ${qualified(t, table)} AS y WHERE ${sameScope(table, 'y', 'm')} AND y.id > m.id AND y.attempts > 0) AS inverted`;
+  /* sql */ `(m.attempts = 1 AND m.last_error IS NULL
+          AND EXISTS (SELECT 1 FROM ${qualified(t, table)} AS y WHERE ${sameScope(table, 'y', 'm')} AND y.id > m.id AND y.attempts > 0)) AS inverted`;

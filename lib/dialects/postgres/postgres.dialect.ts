@@ -60,13 +60,18 @@ export class PostgresDialect implements SqlDialect {
   }
 
   claimLock(table: ClaimTable): readonly SqlStatement[] {
-    // The lock names of the spec (the same resources SQL Server's application locks use).
-    return this.lock(`queuebox_${table}_claim_${this.tables[table]}`);
+    // The lock names of the spec, keyed on the (schema-qualified) table name: advisory locks are
+    // per database, and instances on other schemas must not wait for each other.
+    return this.lock(`queuebox_${table}_claim_${this.lockTableName(table)}`);
   }
 
   pullClaimLock(source: string): readonly SqlStatement[] {
     // Per source: pull workers of different sources never wait for each other.
-    return this.lock(`queuebox_pull_${this.tables.inbox}:${source}`);
+    return this.lock(`queuebox_pull_${this.lockTableName('inbox')}:${source}`);
+  }
+
+  private lockTableName(table: ClaimTable): string {
+    return this.tables.schema ? `${this.tables.schema}.${this.tables[table]}` : this.tables[table];
   }
 
   claimPull(source: string, batchSize: number, leaseMs: number): SqlStatement {

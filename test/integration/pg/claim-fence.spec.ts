@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'v
 import type { DataSource } from 'typeorm';
 import type { Claim } from '../../../lib/claims/claim.js';
 import type { ClaimRepository } from '../../../lib/claims/claim.repository.js';
+import { DeadLetterRepository } from '../../../lib/claims/dead-letter.repository.js';
 import { createTestSchema, openDataSource } from '../../fixtures/database.js';
 import { insertRows, repositoryFor, rowState } from '../../fixtures/outbox-rows.js';
 
@@ -154,6 +155,18 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     const [late] = await repoB.claimOutbox(10, 60_000, { lock: false });
     expect(String(late.id)).toBe(older);
     expect(late.inverted).toBe(true);
+  });
+
+  it('a replayed dead row claimed after younger rows of its key were sent is not an inversion', async () => {
+    const [older, younger] = await insertRows(a, schema, ['k', 'k']);
+    const [first] = await repoA.claimOutbox(10, 60_000, { lock: false });
+    expect(await repoA.deadLetter(claimOf(first, 60_000), 'poison')).toBe('ok');
+    const [second] = await repoA.claimOutbox(10, 60_000, { lock: false });
+    expect(String(second.id)).toBe(younger);
+    expect(await repoA.complete(claimOf(second, 60_000))).toBe('ok');
+    expect(await new DeadLetterRepository(a, repositoryFor(a, schema).dialect).replay('outbox', [older])).toEqual([older]);
+    const [replayed] = await repoA.claimOutbox(10, 60_000, { lock: false });
+    expect([String(replayed.id), replayed.inverted]).toEqual([older, false]);
   });
 
   it('a pull claim of a row older than a processed row of its aggregate is flagged as an inversion', async () => {

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { ClaimRepository } from '../../../lib/claims/claim.repository.js';
 import { QueueBoxHealthIndicator, QueueBoxHealthModule } from '../../../lib/health/index.js';
-import { PullWorker, PullWorkerHost } from '../../../lib/index.js';
+import { INBOX_BACKLOG_MESSAGES, PullWorker, PullWorkerHost } from '../../../lib/index.js';
+import { hasSeries } from '../../fixtures/metrics.js';
 import { createTestSchema } from '../../fixtures/database.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
@@ -27,7 +28,7 @@ describe('health indicator', () => {
   });
 
   const start = (workers: boolean) =>
-    startQueueBoxApp(inject('pgUrl'), schema, { workers: { enabled: workers }, outbox: { pollIntervalMs: 10 } }, { imports: [QueueBoxHealthModule], providers: [AuditWorker] });
+    startQueueBoxApp(inject('pgUrl'), schema, { workers: { enabled: workers }, outbox: { pollIntervalMs: 10, metricsIntervalMs: 100 } }, { imports: [QueueBoxHealthModule], providers: [AuditWorker] });
 
   it('reports every loop up while they run', async () => {
     app = await start(true);
@@ -35,6 +36,8 @@ describe('health indicator', () => {
     await waitFor(() => indicator.isHealthy().queuebox.status === 'up', 5_000, 'up');
     const result = indicator.isHealthy();
     expect(Object.keys(result.queuebox)).toEqual(expect.arrayContaining(['status', 'outbox', 'pull:audit']));
+    // Pull workers sample the backlog gauges of their sources.
+    await waitFor(() => hasSeries(INBOX_BACKLOG_MESSAGES, { source: 'audit' }), 5_000, 'pull backlog sampled');
   });
 
   it('reports down when a loop keeps failing', async () => {
