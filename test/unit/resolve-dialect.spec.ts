@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import type { DataSource } from 'typeorm';
+import { PostgresDialect } from '../../lib/dialects/postgres/postgres.dialect.js';
+import { resolveDialect } from '../../lib/dialects/resolve-dialect.js';
+import { UnsupportedDatabaseError } from '../../lib/errors/unsupported-database.error.js';
+import { resolveOptions } from '../../lib/options/resolve-options.js';
+
+const tables = resolveOptions({}).tables;
+const dataSourceOf = (type: string) => ({ options: { type } }) as unknown as DataSource;
+
+describe('resolveDialect', () => {
+  it('chooses the PostgreSQL dialect for a postgres DataSource', () => {
+    expect(resolveDialect(dataSourceOf('postgres'), tables)).toBeInstanceOf(PostgresDialect);
+  });
+
+  it('refuses any other database with a typed error that says what to change', () => {
+    const error = (() => {
+      try {
+        return resolveDialect(dataSourceOf('mysql'), tables);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(UnsupportedDatabaseError);
+    expect(error).toMatchObject({ code: 'UNSUPPORTED_DATABASE', databaseType: 'mysql' });
+    expect((error as Error).message).toContain('"dataSource"');
+  });
+});
