@@ -92,13 +92,13 @@ export class PollLoop {
       const done = (): void => {
         clearTimeout(timer);
         signal.removeEventListener('abort', done);
-        this.wakeSleep = undefined;
+        if (this.wakeSleep === done) this.wakeSleep = undefined;
         resolve();
       };
       const timer = setTimeout(done, ms);
       signal.addEventListener('abort', done, { once: true });
+      // A back-off after failures is not cut short by wake-ups; stop() still ends it (abort).
       if (wakeable) this.wakeSleep = done;
-      else this.wakeSleep = () => signal.aborted && done();
     });
   }
 }
