@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { DataSource } from 'typeorm';
-import { createQueueBoxMigrations } from '../lib/migrations/index.js';
+import { createQueueBoxSchema } from '../tools/queuebox-schema.js';
 import { DEFAULT_OUTBOX_TABLE } from '../lib/queuebox.constants.js';
 
 /** Payload of every bench message: a JSON text of about 200 bytes, like the sql.md pgbench runs. */
@@ -12,20 +11,7 @@ export function benchPayload(seq: number): { seq: number; pad: string } {
 /** Creates a fresh schema with QueueBox's tables (its own migrations); returns the schema name. */
 export async function createBenchSchema(url: string, label: string): Promise<string> {
   const schema = `qbb_${label}_${randomBytes(4).toString('hex')}`;
-  const dataSource = new DataSource({
-    type: 'postgres',
-    url,
-    schema,
-    migrations: createQueueBoxMigrations({ type: 'postgres', schema }),
-    migrationsTableName: 'queuebox_bench_migrations',
-  });
-  await dataSource.initialize();
-  try {
-    await dataSource.query(`CREATE SCHEMA "${schema}"`);
-    await dataSource.runMigrations();
-  } finally {
-    await dataSource.destroy();
-  }
+  await createQueueBoxSchema(url, schema, 'queuebox_bench_migrations');
   return schema;
 }
 

