@@ -22,9 +22,11 @@ export type {
   InboxRouteOptions,
   InboxSourceOptions,
   InboxTransform,
+  NatsDestinationOptions,
   NotifyOptions,
   OutboxOptions,
   QueueBoxModuleOptions,
+  RabbitMqDestinationOptions,
 } from './interfaces/queuebox-options.interface.js';
 export type { EnqueuedMessage, OutboxMessage, OutboxMessageInput } from './interfaces/outbox-message.interface.js';
 export type { OutboxPublisher, PublishContext } from './interfaces/outbox-publisher.interface.js';

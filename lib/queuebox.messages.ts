@@ -58,3 +58,15 @@ export const duplicatePullWorker = (source: string, names: readonly string[]): s
 
 export const invalidPullOption = (name: string, field: string, value: unknown, allowed: string): string =>
   `@PullWorker class ${name}: option "${field}" is ${describeValue(value)}; it must be ${allowed}.`;
+
+export const invalidHiddenOption = (path: string, description: string, allowed: string): string =>
+  `QueueBox option "${path}" is ${description} (the value is not shown: it may hold credentials); it must be ${allowed}.`;
+
+export const peerPackageMissing = (destination: string, type: string, packages: readonly string[]): string =>
+  `Destination "${destination}" is of type '${type}', which needs the optional package${packages.length > 1 ? 's' : ''} ${packages.map((p) => `"${p}"`).join(' and ')}. Install ${packages.length > 1 ? 'them' : 'it'}: npm install ${packages.join(' ')}`;
+
+export const peerPackageBroken = (destination: string, type: string, pkg: string, reason: string): string =>
+  `Destination "${destination}" is of type '${type}', but the package "${pkg}" failed to load (${reason}). Reinstall it: npm install ${pkg}`;
+
+export const natsNoStream = (destination: string, subject: string): string =>
+  `NATS destination "${destination}": no JetStream stream captures subject "${subject}" (no responders; or JetStream is not enabled on the server). Create a stream whose subjects include "${subject}".`;

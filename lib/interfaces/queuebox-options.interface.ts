@@ -133,7 +133,7 @@ export interface BackoffOptions {
 }
 
 /** @publicApi */
-export type DestinationOptions = HttpDestinationOptions | CustomDestinationOptions;
+export type DestinationOptions = HttpDestinationOptions | RabbitMqDestinationOptions | NatsDestinationOptions | CustomDestinationOptions;
 
 /**
  * POSTs each message to a URL with `X-Message-Id`, the key and the trace context as headers.
@@ -149,6 +149,44 @@ export interface HttpDestinationOptions {
   headers?: Record<string, string>;
   /** When set, every request is signed with HMAC-SHA256 (`X-QueueBox-Signature`). Never logged. */
   secret?: string;
+}
+
+/**
+ * Publishes each message to a RabbitMQ exchange on a confirm channel: a publish counts only once
+ * the broker has confirmed it. Needs the optional package `amqplib`.
+ * @publicApi
+ */
+export interface RabbitMqDestinationOptions {
+  type: 'rabbitmq';
+  /** An `amqp://` or `amqps://` URL; it may hold credentials, so it is never logged. */
+  url: string;
+  /** The exchange to publish to; `''` is the default exchange, which routes by queue name. */
+  exchange: string;
+  /**
+   * Routing key of every message. Default: the destination name (with the default exchange,
+   * the queue of that name). The message key travels in the `x-queuebox-key` header.
+   */
+  routingKey?: string;
+  /** Persistent delivery (delivery mode 2), so that durable queues keep the message across a broker restart. Default true. */
+  persistent?: boolean;
+  /** How long a publish (and a connect) waits for the broker's confirm. Default 10000. */
+  confirmTimeoutMs?: number;
+}
+
+/**
+ * Publishes each message to NATS JetStream with the message id as `Nats-Msg-Id`, so the stream's
+ * duplicate window drops a re-publish. Needs the optional packages `@nats-io/transport-node` and
+ * `@nats-io/jetstream`.
+ * @publicApi
+ */
+export interface NatsDestinationOptions {
+  type: 'nats';
+  /** The servers to connect to (`host:port`, `nats://…` or `tls://…`). Never logged. */
+  servers: string | string[];
+  /** Subject to publish to; a stream must capture it. No wildcards. */
+  subject: string;
+  /** How long a publish (and a connect) waits for JetStream's acknowledgement. Default 10000. */
+  timeoutMs?: number;
 }
 
 /**

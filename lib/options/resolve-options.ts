@@ -13,6 +13,7 @@ import {
   readObject,
   readSecretString,
 } from './option-readers.js';
+import { resolveNatsDestination, resolveRabbitMqDestination } from './broker-destinations.js';
 import type { InboxTransform } from '../interfaces/queuebox-options.interface.js';
 import type {
   ResolvedBackoff,
@@ -153,7 +154,7 @@ function resolveDestinations(destinations: Record<string, unknown>): ReadonlyMap
       throw new InvalidQueueBoxOptionsError(path, invalidOption('destinations', name, `keyed by names of 1 to ${MAX_NAME_LENGTH} characters`));
     }
     const destination = readObject(value, path);
-    const type = readEnum(destination.type, `${path}.type`, undefined as never, ['http', 'custom'] as const);
+    const type = readEnum(destination.type, `${path}.type`, undefined as never, ['http', 'rabbitmq', 'nats', 'custom'] as const);
     if (type === 'http') {
       resolved.set(name, {
         type,
@@ -163,6 +164,10 @@ function resolveDestinations(destinations: Record<string, unknown>): ReadonlyMap
         headers: readHeaders(destination.headers, `${path}.headers`),
         secret: readSecretString(destination.secret, `${path}.secret`),
       });
+    } else if (type === 'rabbitmq') {
+      resolved.set(name, resolveRabbitMqDestination(name, destination, path));
+    } else if (type === 'nats') {
+      resolved.set(name, resolveNatsDestination(name, destination, path));
     } else if (type === 'custom') {
       const publisher = destination.publisher;
       if (typeof publisher !== 'function' && typeof publisher !== 'string' && typeof publisher !== 'symbol') {
@@ -170,7 +175,7 @@ function resolveDestinations(destinations: Record<string, unknown>): ReadonlyMap
       }
       resolved.set(name, { type, name, publisher: publisher as InjectionToken<OutboxPublisher> });
     } else {
-      throw new InvalidQueueBoxOptionsError(`${path}.type`, invalidOption(`${path}.type`, destination.type, "'http' or 'custom'"));
+      throw new InvalidQueueBoxOptionsError(`${path}.type`, invalidOption(`${path}.type`, destination.type, "'http', 'rabbitmq', 'nats' or 'custom'"));
     }
   }
   return resolved;

@@ -60,4 +60,6 @@ export interface ResolvedOutboxOptions {
 
 export type ResolvedDestination =
   | { type: 'http'; name: string; url: URL; timeoutMs: number; headers: Record<string, string>; secret?: string }
+  | { type: 'rabbitmq'; name: string; url: string; exchange: string; routingKey: string; persistent: boolean; confirmTimeoutMs: number }
+  | { type: 'nats'; name: string; servers: string[]; subject: string; timeoutMs: number }
   | { type: 'custom'; name: string; publisher: InjectionToken<OutboxPublisher> };

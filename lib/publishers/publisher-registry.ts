@@ -1,16 +1,26 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
 import type { OutboxPublisher } from '../interfaces/outbox-publisher.interface.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_RESOLVED_OPTIONS } from '../queuebox.constants.js';
 import { customPublisherInvalid, customPublisherMissing } from '../queuebox.messages.js';
+import type { ClosablePublisher } from './closable-publisher.interface.js';
 import { HttpPublisher } from './http.publisher.js';
+import { NatsPublisher, type NatsClient } from './nats.publisher.js';
+import { loadPeerPackages } from './optional-peer.js';
+import type { AmqpClient } from './rabbitmq-link.js';
+import { RabbitMqPublisher } from './rabbitmq.publisher.js';
 
-/** The publisher of each configured destination, resolved once at start-up. */
+/**
+ * The publisher of each configured destination, resolved once at start-up. Broker publishers
+ * connect on first use; their connections are closed in `onApplicationShutdown`, after the
+ * poller has drained in `beforeApplicationShutdown`.
+ */
 @Injectable()
-export class PublisherRegistry implements OnModuleInit {
+export class PublisherRegistry implements OnModuleInit, OnApplicationShutdown {
   private readonly publishers = new Map<string, OutboxPublisher>();
+  private readonly connected: ClosablePublisher[] = [];
 
   constructor(
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
@@ -21,6 +31,15 @@ export class PublisherRegistry implements OnModuleInit {
     for (const destination of this.options.destinations.values()) {
       if (destination.type === 'http') {
         this.publishers.set(destination.name, new HttpPublisher(destination));
+        continue;
+      }
+      if (destination.type === 'rabbitmq') {
+        const [amqp] = loadPeerPackages<[AmqpClient]>(destination, ['amqplib']);
+        this.addConnected(destination.name, new RabbitMqPublisher(destination, amqp));
+        continue;
+      }
+      if (destination.type === 'nats') {
+        this.addConnected(destination.name, new NatsPublisher(destination, loadPeerPackages<NatsClient>(destination, ['@nats-io/transport-node', '@nats-io/jetstream'])));
         continue;
       }
       const path = `destinations.${destination.name}.publisher`;
@@ -38,6 +57,11 @@ export class PublisherRegistry implements OnModuleInit {
     }
   }
 
+  /** Closes the broker connections. In-flight publishes were drained (or aborted) before. */
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.allSettled(this.connected.splice(0).map((publisher) => publisher.close()));
+  }
+
   /** The publisher of a destination, or undefined when this instance does not have it configured. */
   get(destination: string): OutboxPublisher | undefined {
     return this.publishers.get(destination);
@@ -46,6 +70,11 @@ export class PublisherRegistry implements OnModuleInit {
   /** Every configured destination name. */
   names(): string[] {
     return [...this.options.destinations.keys()];
+  }
+
+  private addConnected(name: string, publisher: ClosablePublisher): void {
+    this.publishers.set(name, publisher);
+    this.connected.push(publisher);
   }
 }
 

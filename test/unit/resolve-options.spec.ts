@@ -64,3 +64,66 @@ describe('resolveOptions', () => {
     expect(resolved.destinations.get('b')).toMatchObject({ type: 'custom', publisher: Publisher });
   });
 });
+
+describe('resolveOptions: broker destinations', () => {
+  const rabbit = { type: 'rabbitmq', url: 'amqp://guest:guest@127.0.0.1:5672', exchange: 'events' };
+  const nats = { type: 'nats', servers: 'nats://127.0.0.1:4222', subject: 'orders.created' };
+
+  it('applies the rabbitmq and nats defaults', () => {
+    const resolved = resolveOptions({ destinations: { orders: rabbit as never, events: nats as never } });
+    expect(resolved.destinations.get('orders')).toEqual({ ...rabbit, name: 'orders', routingKey: 'orders', persistent: true, confirmTimeoutMs: 10_000 });
+    expect(resolved.destinations.get('events')).toEqual({ ...nats, name: 'events', servers: ['nats://127.0.0.1:4222'], timeoutMs: 10_000 });
+  });
+
+  it('keeps an explicit routing key, the default exchange and bare NATS host:port servers', () => {
+    const resolved = resolveOptions({
+      destinations: {
+        a: { type: 'rabbitmq', url: 'amqps://rabbit.example.test/vhost', exchange: '', routingKey: '', persistent: false, confirmTimeoutMs: 500 },
+        b: { type: 'nats', servers: ['127.0.0.1:4222', 'tls://nats.example.test:4443'], subject: 'a.b-c_d', timeoutMs: 1 },
+      },
+    });
+    expect(resolved.destinations.get('a')).toMatchObject({ exchange: '', routingKey: '', persistent: false, confirmTimeoutMs: 500 });
+    expect(resolved.destinations.get('b')).toMatchObject({ servers: ['127.0.0.1:4222', 'tls://nats.example.test:4443'], subject: 'a.b-c_d', timeoutMs: 1 });
+  });
+
+  it.each([
+    [{ ...rabbit, url: undefined }, 'destinations.d.url'],
+    [{ ...rabbit, url: 'http://rabbit:5672' }, 'destinations.d.url'],
+    [{ ...rabbit, url: 'rabbit:5672' }, 'destinations.d.url'],
+    [{ ...rabbit, url: 'amqp://' }, 'destinations.d.url'],
+    [{ ...rabbit, exchange: undefined }, 'destinations.d.exchange'],
+    [{ ...rabbit, exchange: 7 }, 'destinations.d.exchange'],
+    [{ ...rabbit, routingKey: 'k'.repeat(256) }, 'destinations.d.routingKey'],
+    [{ ...rabbit, persistent: 'yes' }, 'destinations.d.persistent'],
+    [{ ...rabbit, confirmTimeoutMs: 0 }, 'destinations.d.confirmTimeoutMs'],
+    [{ ...nats, servers: undefined }, 'destinations.d.servers'],
+    [{ ...nats, servers: [] }, 'destinations.d.servers'],
+    [{ ...nats, servers: ['nats://ok:4222', 42] }, 'destinations.d.servers.1'],
+    [{ ...nats, servers: 'ws://nats:80' }, 'destinations.d.servers'],
+    [{ ...nats, subject: undefined }, 'destinations.d.subject'],
+    [{ ...nats, subject: 'orders.*' }, 'destinations.d.subject'],
+    [{ ...nats, subject: 'orders.>' }, 'destinations.d.subject'],
+    [{ ...nats, subject: 'orders..created' }, 'destinations.d.subject'],
+    [{ ...nats, subject: 'orders created' }, 'destinations.d.subject'],
+    [{ ...nats, timeoutMs: 1.5 }, 'destinations.d.timeoutMs'],
+  ])('refuses %j at %s', (destination, path) => {
+    const error = failure({ destinations: { d: destination } });
+    expect(error.path).toBe(path);
+    expect(error.code).toBe('INVALID_OPTIONS');
+    expect(error.message).toContain(`"${path}"`);
+    expect(error.message).toMatch(/must be/);
+  });
+
+  it('never echoes a broker URL or its credentials in its error', () => {
+    for (const [destination, path] of [
+      [{ ...rabbit, url: 'http://user:s3cret@rabbit.test:5672' }, 'destinations.d.url'],
+      [{ ...rabbit, url: 'user:s3cret@rabbit' }, 'destinations.d.url'],
+      [{ ...nats, servers: ['ws://user:s3cret@nats.test'] }, 'destinations.d.servers.0'],
+    ] as const) {
+      const error = failure({ destinations: { d: destination } });
+      expect(error.path).toBe(path);
+      expect(error.message).not.toContain('s3cret');
+      expect(error.message).not.toContain('rabbit.test');
+    }
+  });
+});
