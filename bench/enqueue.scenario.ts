@@ -133,16 +133,17 @@ async function insertStatementCost(ctx: BenchContext, count: number): Promise<vo
   const dialect = new PostgresDialect(resolveOptions({ schema }).tables);
   const plain = `INSERT INTO ${outboxTable(schema)} (message_id, destination, ordering_key, headers, payload) VALUES ($1, $2, $3, $4::jsonb, $5)`;
   const values = (seq: number): unknown[] => [randomUUID(), 'noop', `key-${seq % KEYS}`, '{}', JSON.stringify(benchPayload(seq))];
-  const queueBox = (seq: number): readonly unknown[] => {
+  // The statement enqueue sends for one message (the single-row form).
+  const queueBox = (seq: number) => {
     const [messageId, destination, key, headers, payload] = values(seq) as string[];
-    return dialect.insertOutbox([{ messageId, destination, key, headers, payload, delayMs: 0 }]).params;
+    return dialect.insertOutbox([{ messageId, destination, key, headers, payload, delayMs: 0 }]);
   };
-  const queueBoxSql = dialect.insertOutbox([]).sql;
+  const queueBoxSql = queueBox(0).sql;
   const variants: { name: string; query: (seq: number) => pg.QueryConfig }[] = [
     { name: 'plain INSERT ... VALUES', query: (seq) => ({ text: plain, values: values(seq) }) },
-    { name: "QueueBox's insertOutbox (INSERT ... SELECT FROM unnest(6 arrays) RETURNING)", query: (seq) => ({ text: queueBoxSql, values: [...queueBox(seq)] }) },
+    { name: "QueueBox's insertOutbox for one message (INSERT ... VALUES ... RETURNING)", query: (seq) => ({ text: queueBoxSql, values: [...queueBox(seq).params] }) },
     { name: 'plain INSERT ... VALUES, prepared', query: (seq) => ({ name: 'bench_plain_insert', text: plain, values: values(seq) }) },
-    { name: "QueueBox's insertOutbox, prepared", query: (seq) => ({ name: 'bench_queuebox_insert', text: queueBoxSql, values: [...queueBox(seq)] }) },
+    { name: "QueueBox's insertOutbox, prepared", query: (seq) => ({ name: 'bench_queuebox_insert', text: queueBoxSql, values: [...queueBox(seq).params] }) },
     { name: 'SELECT 1 (round-trip floor)', query: () => ({ text: 'SELECT 1' }) },
   ];
   const client = await ctx.admin.connect();
@@ -160,6 +161,8 @@ async function insertStatementCost(ctx: BenchContext, count: number): Promise<vo
       }
     }
   } finally {
+    // A failed variant leaves its transaction open: end it before the connection goes back.
+    await client.query('ROLLBACK').catch(() => undefined);
     client.release();
     await dropBenchSchema(ctx.admin, schema);
   }

@@ -48,6 +48,10 @@ describe('PostgreSQL dialect', () => {
     const insert = dialect.insertOutbox([{ messageId: 'id', destination: "d'; drop", key: null, headers: '{}', payload: '"p"', delayMs: 0 }]);
     expect(insert.sql).not.toContain('drop');
     expect(insert.params[1]).toBe("d'; drop");
+    // A delayed message takes the general form, which computes next_attempt_at from the clock.
+    const delayed = dialect.insertOutbox([{ messageId: 'id', destination: 'd', key: null, headers: '{}', payload: '"p"', delayMs: 5 }]);
+    expect(delayed.sql).toContain('unnest');
+    expect(delayed.params[5]).toEqual([5]);
     const many = dialect.insertOutbox([0, 1].map((n) => ({ messageId: `id${n}`, destination: "d'; drop", key: null, headers: '{}', payload: '"p"', delayMs: 0 })));
     expect(many.sql).not.toContain('drop');
     expect(many.params[1]).toEqual(["d'; drop", "d'; drop"]);

@@ -3,13 +3,13 @@ import { inverted, markClaimed } from './claim-update.sql.js';
 import { DB_NOW, qualified } from './postgres-names.js';
 
 /**
- * $1 message id, $2 destination, $3 key, $4 headers (JSON), $5 payload, $6 delay (ms). The
- * single-message form: a plain VALUES insert parses and plans in half the time of the unnest
- * form, and most enqueues are of one message.
+ * $1 message id, $2 destination, $3 key, $4 headers (JSON), $5 payload. The form of most
+ * enqueues: one message, due at once (`next_attempt_at` takes its default, the database clock).
+ * A plain VALUES insert parses and plans in half the time of the unnest form.
  */
 export const insertOutboxOne = (t: ResolvedTableNames): string => /* sql */ `
-INSERT INTO ${qualified(t, 'outbox')} (message_id, destination, ordering_key, headers, payload, next_attempt_at)
-VALUES ($1, $2, $3, $4::jsonb, $5, ${DB_NOW} + $6::integer * interval '1 millisecond')
+INSERT INTO ${qualified(t, 'outbox')} (message_id, destination, ordering_key, headers, payload)
+VALUES ($1, $2, $3, $4::jsonb, $5)
 RETURNING id, message_id`;
 
 /**

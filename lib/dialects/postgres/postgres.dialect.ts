@@ -42,9 +42,9 @@ export class PostgresDialect implements SqlDialect {
   }
 
   insertOutbox(rows: readonly OutboxInsertRow[]): SqlStatement {
-    if (rows.length === 1) {
+    if (rows.length === 1 && rows[0].delayMs === 0) {
       const [row] = rows;
-      return { sql: this.text.insertOutboxOne, params: [row.messageId, row.destination, row.key, row.headers, row.payload, row.delayMs] };
+      return { sql: this.text.insertOutboxOne, params: [row.messageId, row.destination, row.key, row.headers, row.payload] };
     }
     return {
       sql: this.text.insertOutbox,
