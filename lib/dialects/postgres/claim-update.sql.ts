@@ -3,6 +3,18 @@ import type { ClaimTable } from '../sql-dialect.interface.js';
 import { DB_NOW, qualified, sameScope } from './postgres-names.js';
 
 /**
+ * The ordering rule of the outbox and relay claims, for candidate `c`: no older row of its scope
+ * is unfinished (A: only the scope's oldest unfinished row, one per batch, FIFO across retries),
+ * and no row of its scope is processing (B: covers rows committed out of id order once the
+ * claim lock makes the earlier claim visible). Plain snapshot reads: they lock nothing and wait
+ * for nobody. NULL keys never match: such rows are unordered.
+ */
+export const headOfScope = (t: ResolvedTableNames, table: ClaimTable, c: string): string => /* sql */ `NOT EXISTS (SELECT 1 FROM ${qualified(t, table)} AS b
+                    WHERE ${sameScope(table, 'b', c)} AND b.id < ${c}.id AND b.state IN ('pending', 'processing'))
+    AND NOT EXISTS (SELECT 1 FROM ${qualified(t, table)} AS p
+                    WHERE ${sameScope(table, 'p', c)} AND p.state = 'processing')`;
+
+/**
  * The write every claim ends with, on the rows its `cand` CTE locked: `processing`, a new random
  * token per row (gen_random_uuid is evaluated per row), the claim time and the lease from the
  * database clock, and one more attempt (counted at claim, so a message that kills its worker

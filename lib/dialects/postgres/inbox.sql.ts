@@ -1,5 +1,5 @@
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import { markClaimed } from './claim-update.sql.js';
+import { headOfScope, markClaimed } from './claim-update.sql.js';
 import { DB_NOW, qualified } from './postgres-names.js';
 
 /** What the relay and pull claims return of an inbox row. */
@@ -34,11 +34,7 @@ WITH cand AS (
   WHERE i.state = 'pending'
     AND i.next_attempt_at <= ${DB_NOW}
     AND i.source = ANY($3::text[])
-    AND NOT EXISTS (SELECT 1 FROM ${qualified(t, 'inbox')} AS b
-                    WHERE b.source = i.source AND b.aggregate_key = i.aggregate_key AND b.id < i.id
-                      AND b.state IN ('pending', 'processing'))
-    AND NOT EXISTS (SELECT 1 FROM ${qualified(t, 'inbox')} AS p
-                    WHERE p.source = i.source AND p.aggregate_key = i.aggregate_key AND p.state = 'processing')
+    AND ${headOfScope(t, 'inbox', 'i')}
   ORDER BY i.id
   LIMIT $1
   FOR UPDATE OF i SKIP LOCKED

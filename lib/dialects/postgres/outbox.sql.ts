@@ -1,5 +1,5 @@
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import { inverted, markClaimed } from './claim-update.sql.js';
+import { headOfScope, inverted, markClaimed } from './claim-update.sql.js';
 import { DB_NOW, qualified } from './postgres-names.js';
 
 /**
@@ -42,11 +42,7 @@ WITH cand AS (
   FROM ${qualified(t, 'outbox')} AS o
   WHERE o.state = 'pending'
     AND o.next_attempt_at <= ${DB_NOW}
-    AND NOT EXISTS (SELECT 1 FROM ${qualified(t, 'outbox')} AS b
-                    WHERE b.ordering_key = o.ordering_key AND b.id < o.id
-                      AND b.state IN ('pending', 'processing'))
-    AND NOT EXISTS (SELECT 1 FROM ${qualified(t, 'outbox')} AS p
-                    WHERE p.ordering_key = o.ordering_key AND p.state = 'processing')
+    AND ${headOfScope(t, 'outbox', 'o')}
   ORDER BY o.id
   LIMIT $1
   FOR UPDATE OF o SKIP LOCKED
