@@ -26,6 +26,7 @@ export type {
   NotifyOptions,
   OutboxOptions,
   QueueBoxModuleOptions,
+  RetentionOptions,
   RabbitMqDestinationOptions,
 } from './interfaces/queuebox-options.interface.js';
 export type { EnqueuedMessage, OutboxMessage, OutboxMessageInput } from './interfaces/outbox-message.interface.js';
@@ -71,4 +72,5 @@ export {
   PULL_HANDLER_DURATION_SECONDS,
   PULL_MESSAGES_HANDLED_TOTAL,
   PULL_ORDER_INVERSIONS_TOTAL,
+  ROWS_PURGED_TOTAL,
 } from './metrics/queuebox.metrics.js';

@@ -17,6 +17,7 @@ import { OutboxService } from './outbox/outbox.service.js';
 import { PublisherRegistry } from './publishers/publisher-registry.js';
 import { PullWorkerExplorer } from './pull/pull-worker.explorer.js';
 import { PullService } from './pull/pull.service.js';
+import { RetentionSweeper } from './retention/retention-sweeper.js';
 import { ConfigurableModuleClass } from './queuebox.module-definition.js';
 import {
   QUEUEBOX_DATA_SOURCE,
@@ -64,6 +65,7 @@ import { WakeUpHub } from './wakeup/wake-up.hub.js';
     InboxRelay,
     PullService,
     PullWorkerExplorer,
+    RetentionSweeper,
   ],
   exports: [OutboxService, InboxService, PullService, QUEUEBOX_RESOLVED_OPTIONS, OutboxPoller, InboxRelay, PullWorkerExplorer],
 })

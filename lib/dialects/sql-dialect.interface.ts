@@ -67,6 +67,8 @@ export interface SqlDialect {
   outboxBacklog(): SqlStatement;
   /** Dead rows of a table, oldest first, after `afterId`. */
   listDead(table: ClaimTable, afterId: string, limit: number): SqlStatement;
+  /** Deletes up to `limit` rows finished (`done`) or dead longer than `olderThanMs` ago. */
+  purgeFinished(table: ClaimTable, state: 'done' | 'dead', olderThanMs: number, limit: number): SqlStatement;
   /** Dead rows back to pending; returns the ids that were dead. */
   replayDead(table: ClaimTable, ids: readonly string[]): SqlStatement;
   /** Channel name of the cross-replica wake-up of a table, or undefined without LISTEN/NOTIFY. */

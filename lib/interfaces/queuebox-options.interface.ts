@@ -21,6 +21,27 @@ export interface QueueBoxModuleOptions {
   destinations?: Record<string, DestinationOptions>;
   /** The inbox, its HTTP intake and its relay. */
   inbox?: InboxOptions;
+  /** Deletion of finished rows. Nothing is ever deleted when omitted. */
+  retention?: RetentionOptions;
+}
+
+/**
+ * How long finished rows are kept. Each age is optional: rows of a kind without one are kept
+ * forever. Ages count from when the row finished, by the database clock.
+ * @publicApi
+ */
+export interface RetentionOptions {
+  /** Delete `sent` outbox rows this long after they were sent. */
+  outboxSentMs?: number;
+  /**
+   * Delete `processed` inbox rows this long after they were processed. A deleted row no longer
+   * deduplicates: keep it longer than any sender may redeliver the same message.
+   */
+  inboxProcessedMs?: number;
+  /** Delete `dead` rows of both tables this long after they died (they can no longer be replayed). */
+  deadMs?: number;
+  /** How often the sweeper runs. Default 60000. */
+  intervalMs?: number;
 }
 
 /** @publicApi */

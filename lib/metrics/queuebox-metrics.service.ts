@@ -19,6 +19,7 @@ import {
   PULL_HANDLER_DURATION_SECONDS,
   PULL_MESSAGES_HANDLED_TOTAL,
   PULL_ORDER_INVERSIONS_TOTAL,
+  ROWS_PURGED_TOTAL,
   type PublishOutcome,
   type PullOutcome,
   type ReceiveOutcome,
@@ -45,7 +46,12 @@ export class QueueBoxMetrics {
     @InjectMetric(PULL_MESSAGES_HANDLED_TOTAL) private readonly pullHandledTotal: Counter<'source' | 'outcome'>,
     @InjectMetric(PULL_HANDLER_DURATION_SECONDS) private readonly pullDuration: Histogram<'source'>,
     @InjectMetric(PULL_ORDER_INVERSIONS_TOTAL) private readonly pullInversions: Counter<'source'>,
+    @InjectMetric(ROWS_PURGED_TOTAL) private readonly rowsPurged: Counter<'table' | 'state'>,
   ) {}
+
+  purged(table: string, state: string, count: number): void {
+    if (count > 0) this.rowsPurged.inc({ table, state }, count);
+  }
 
   pullHandled(source: string, outcome: PullOutcome, seconds?: number): void {
     this.pullHandledTotal.inc({ source, outcome });

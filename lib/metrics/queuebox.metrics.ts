@@ -18,6 +18,8 @@ export const OUTBOX_PUBLISH_DURATION_SECONDS = 'queuebox_outbox_publish_duration
 export const OUTBOX_BACKLOG_MESSAGES = 'queuebox_outbox_backlog_messages';
 /** Gauge `{destination}`: age of the oldest pending outbox message (sampled). @publicApi */
 export const OUTBOX_OLDEST_PENDING_AGE_SECONDS = 'queuebox_outbox_oldest_pending_age_seconds';
+/** Counter `{table, state}`: finished rows deleted by the retention sweeper. @publicApi */
+export const ROWS_PURGED_TOTAL = 'queuebox_rows_purged_total';
 /** Counter `{loop}`: failed ticks of a QueueBox loop. @publicApi */
 export const LOOP_ERRORS_TOTAL = 'queuebox_loop_errors_total';
 /** Counter `{source, outcome}`: receives (accepted, duplicate, rejected). @publicApi */
@@ -125,6 +127,11 @@ export const queueBoxMetricProviders = [
     name: PULL_ORDER_INVERSIONS_TOTAL,
     help: 'Pull claims that took a row older than a row of its aggregate already claimed or finished (out-of-order commits); turn on the claim lock if this moves.',
     labelNames: ['source'],
+  }),
+  makeCounterProvider({
+    name: ROWS_PURGED_TOTAL,
+    help: 'Finished rows deleted by the retention sweeper, by table (outbox, inbox) and state.',
+    labelNames: ['table', 'state'],
   }),
   makeCounterProvider({
     name: LOOP_ERRORS_TOTAL,

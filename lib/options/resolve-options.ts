@@ -21,9 +21,12 @@ import type {
   ResolvedDestination,
   ResolvedOutboxOptions,
   ResolvedQueueBoxOptions,
+  ResolvedRetention,
 } from './resolved-options.interface.js';
 
 const DAY_MS = 86_400_000;
+/** Longest retention age: a longer interval overflows PostgreSQL's interval arithmetic. */
+const HUNDRED_YEARS_MS = 3_153_600_000_000;
 /** Index names append up to 15 characters to the table name; PostgreSQL keeps 63. */
 const TABLE_NAME_MAX = 48;
 /** Destination and source names: stored in indexed columns and used as metric labels. */
@@ -51,6 +54,7 @@ export function resolveOptions(raw: QueueBoxModuleOptions | undefined): Resolved
     outbox,
     destinations,
     inbox: resolveInbox(readObject(options.inbox, 'inbox'), outbox, destinations),
+    retention: resolveRetention(readObject(options.retention, 'retention')),
   };
   if (resolved.tables.outbox === resolved.tables.inbox) {
     throw new InvalidQueueBoxOptionsError('tables.inbox', invalidOption('tables.inbox', resolved.tables.inbox, 'different from tables.outbox'));
@@ -129,6 +133,18 @@ function resolveSources(sources: Record<string, unknown>): ReadonlyMap<string, {
     resolved.set(name, { secret: readSecretString(source.secret, `${path}.secret`) });
   }
   return resolved;
+}
+
+function resolveRetention(retention: Record<string, unknown>): ResolvedRetention {
+  // An age of at least a second: a shorter one would delete rows a worker may still be reading.
+  const age = (name: string): number | undefined =>
+    retention[name] === undefined ? undefined : readInt(retention[name], `retention.${name}`, 0, 1_000, HUNDRED_YEARS_MS);
+  return {
+    outboxSentMs: age('outboxSentMs'),
+    inboxProcessedMs: age('inboxProcessedMs'),
+    deadMs: age('deadMs'),
+    intervalMs: readInt(retention.intervalMs, 'retention.intervalMs', 60_000, 100, DAY_MS),
+  };
 }
 
 /** Shared by every component that retries (outbox, relay, pull). */

@@ -9,6 +9,14 @@ export interface ResolvedQueueBoxOptions {
   outbox: ResolvedOutboxOptions;
   destinations: ReadonlyMap<string, ResolvedDestination>;
   inbox: ResolvedInboxOptions;
+  retention: ResolvedRetention;
+}
+
+export interface ResolvedRetention {
+  outboxSentMs?: number;
+  inboxProcessedMs?: number;
+  deadMs?: number;
+  intervalMs: number;
 }
 
 export interface ResolvedInboxOptions {

@@ -94,6 +94,8 @@ describe('PostgreSQL dialect', () => {
       pullClaimLock: dialect.pullClaimLock('s').map((statement) => statement.sql),
       listDeadOutbox: dialect.listDead('outbox', '0', 1).sql,
       replayDeadInbox: dialect.replayDead('inbox', ['1']).sql,
+      purgeSentOutbox: dialect.purgeFinished('outbox', 'done', 1, 1).sql,
+      purgeDeadInbox: dialect.purgeFinished('inbox', 'dead', 1, 1).sql,
       outboxSchema: createOutboxTable(tables),
       inboxSchema: createInboxTable(tables),
     };

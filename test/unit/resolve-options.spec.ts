@@ -42,6 +42,9 @@ describe('resolveOptions', () => {
     [{ destinations: { d: { type: 'http', url: 'http://x', secret: '' } } }, 'destinations.d.secret'],
     [{ destinations: { d: { type: 'custom', publisher: 42 } } }, 'destinations.d.publisher'],
     [{ destinations: 'http://x' }, 'destinations'],
+    [{ retention: { outboxSentMs: 10 } }, 'retention.outboxSentMs'],
+    [{ retention: { deadMs: 1e15 } }, 'retention.deadMs'],
+    [{ retention: { intervalMs: 0 } }, 'retention.intervalMs'],
   ])('refuses %j at %s', (options, path) => {
     const error = failure(options);
     expect(error.path).toBe(path);

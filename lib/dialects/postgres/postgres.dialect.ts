@@ -8,6 +8,7 @@ import * as notifySql from './notify.sql.js';
 import * as inbox from './inbox.sql.js';
 import * as outbox from './outbox.sql.js';
 import * as pull from './pull.sql.js';
+import * as retention from './retention.sql.js';
 
 /** PostgreSQL: `$n` placeholders, `statement_timestamp()` as the clock, SKIP LOCKED claims. */
 export class PostgresDialect implements SqlDialect {
@@ -36,6 +37,8 @@ export class PostgresDialect implements SqlDialect {
           [`reclaimExpired:${table}`, fenced.reclaimExpired(tables, table)],
           [`listDead:${table}`, deadLetters.listDead(tables, table)],
           [`replayDead:${table}`, deadLetters.replayDead(tables, table)],
+          [`purge:${table}:done`, retention.purgeFinished(tables, table, 'done')],
+          [`purge:${table}:dead`, retention.purgeFinished(tables, table, 'dead')],
         ]),
       ),
     };
@@ -131,6 +134,10 @@ export class PostgresDialect implements SqlDialect {
 
   listDead(table: ClaimTable, afterId: string, limit: number): SqlStatement {
     return { sql: this.text[`listDead:${table}`], params: [afterId, limit] };
+  }
+
+  purgeFinished(table: ClaimTable, state: 'done' | 'dead', olderThanMs: number, limit: number): SqlStatement {
+    return { sql: this.text[`purge:${table}:${state}`], params: [olderThanMs, limit] };
   }
 
   replayDead(table: ClaimTable, ids: readonly string[]): SqlStatement {

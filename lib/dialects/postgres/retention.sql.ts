@@ -1,0 +1,19 @@
+import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import type { ClaimTable } from '../sql-dialect.interface.js';
+import { DB_NOW, doneState, qualified } from './postgres-names.js';
+
+/**
+ * $1 age in ms, $2 max rows. Deletes finished rows (`sent`/`processed`, or `dead`) that finished
+ * longer ago than the age, by the database clock, a bounded chunk at a time (the finished-rows
+ * index finds them). The outer WHERE repeats the state and age so that they are re-checked on the
+ * newest row version: a dead row replayed meanwhile is pending again and is not deleted.
+ */
+export const purgeFinished = (t: ResolvedTableNames, table: ClaimTable, state: 'done' | 'dead'): string => {
+  const literal = state === 'done' ? doneState(table) : 'dead';
+  const older = `finished_at < ${DB_NOW} - $1::bigint * interval '1 millisecond'`;
+  return /* sql */ `
+DELETE FROM ${qualified(t, table)} AS m
+WHERE m.state = '${literal}' AND m.${older}
+  AND m.id IN (SELECT f.id FROM ${qualified(t, table)} AS f WHERE f.state = '${literal}' AND f.${older} LIMIT $2)
+RETURNING m.id`;
+};
