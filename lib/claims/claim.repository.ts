@@ -91,11 +91,14 @@ export class ClaimRepository {
     return this.fenced(this.dialect.deadLetter(tableOf(claim.component), claim, truncate(error)), options.manager);
   }
 
-  /** Returns every expired claim of a table to `pending`; resolves to the number of rows. */
-  async reclaimExpired(table: ClaimTable): Promise<number> {
+  /**
+   * Returns every expired claim of a table to `pending` (of the inbox: only rows of `sources`,
+   * the relay's; pull claims take expired rows themselves); resolves to the number of rows.
+   */
+  async reclaimExpired(table: ClaimTable, sources?: readonly string[]): Promise<number> {
     let total = 0;
     for (;;) {
-      const rows = await this.run(this.dialect.reclaimExpired(table, RECLAIM_CHUNK));
+      const rows = await this.run(this.dialect.reclaimExpired(table, RECLAIM_CHUNK, sources));
       total += rows.length;
       if (rows.length < RECLAIM_CHUNK) return total;
     }

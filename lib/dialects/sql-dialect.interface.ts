@@ -62,7 +62,8 @@ export interface SqlDialect {
   completeMany(table: ClaimTable, rows: readonly FencedRow[]): SqlStatement;
   retry(table: ClaimTable, row: FencedRow, delayMs: number, error: string): SqlStatement;
   deadLetter(table: ClaimTable, row: FencedRow, error: string): SqlStatement;
-  reclaimExpired(table: ClaimTable, limit: number): SqlStatement;
+  /** Expired claims back to pending; for the inbox, only those of `sources` (the relay's). */
+  reclaimExpired(table: ClaimTable, limit: number, sources?: readonly string[]): SqlStatement;
 
   outboxBacklog(): SqlStatement;
   /** Dead rows of a table, oldest first, after `afterId`. */

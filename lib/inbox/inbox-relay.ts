@@ -98,7 +98,7 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
   }
 
   protected override async reclaim(): Promise<void> {
-    await this.repository.reclaimExpired('inbox');
+    await this.repository.reclaimExpired('inbox', this.sources);
   }
 
   protected override sample(): Promise<void> {

@@ -59,15 +59,16 @@ WHERE ${fence('m', '$1::bigint', '$2::uuid')}
 RETURNING m.id`;
 
 /**
- * $1 max rows. Returns expired claims to `pending` (spec "Reclaim of stale claims").
- * SKIP LOCKED: a row a worker is writing right now is skipped, never waited for, and the expiry
- * is re-checked on the newest version, so a renewal that committed first wins. Two replicas
- * reclaiming at once cannot deadlock.
+ * $1 max rows; inbox: $2 text[] the sources to reclaim (the relay's routes: pull claims take
+ * expired rows themselves and need no reclaim). Returns expired claims to `pending` (spec
+ * "Reclaim of stale claims"). SKIP LOCKED: a row a worker is writing right now is skipped, never
+ * waited for, and the expiry is re-checked on the newest version, so a renewal that committed
+ * first wins. Two replicas reclaiming at once cannot deadlock.
  */
 export const reclaimExpired = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `
 WITH expired AS (
   SELECT e.id FROM ${qualified(t, table)} AS e
-  WHERE e.state = 'processing' AND e.lease_expires_at <= ${DB_NOW}
+  WHERE e.state = 'processing' AND e.lease_expires_at <= ${DB_NOW}${table === 'inbox' ? ' AND e.source = ANY($2::text[])' : ''}
   LIMIT $1
   FOR UPDATE SKIP LOCKED
 )

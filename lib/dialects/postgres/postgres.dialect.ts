@@ -128,8 +128,8 @@ export class PostgresDialect implements SqlDialect {
     return { sql: this.text[`deadLetter:${table}`], params: [row.id, row.token, error] };
   }
 
-  reclaimExpired(table: ClaimTable, limit: number): SqlStatement {
-    return { sql: this.text[`reclaimExpired:${table}`], params: [limit] };
+  reclaimExpired(table: ClaimTable, limit: number, sources: readonly string[] = []): SqlStatement {
+    return { sql: this.text[`reclaimExpired:${table}`], params: table === 'inbox' ? [limit, [...sources]] : [limit] };
   }
 
   listDead(table: ClaimTable, afterId: string, limit: number): SqlStatement {

@@ -108,6 +108,22 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     expect(await repoB.complete(claimOf(second, 60_000))).toBe('ok');
   });
 
+  it('the relay reclaims expired claims of its own sources only; pull claims take theirs themselves', async () => {
+    const { dialect } = repositoryFor(a, schema);
+    for (const source of ['relayed', 'pulled']) {
+      const statement = dialect.insertInbox({ source, idempotencyKey: `r-${source}`, aggregateKey: null, headers: '{}', payload: '1' });
+      await a.query(statement.sql, [...statement.params]);
+      expect(await repoA.claimPull(source, 1, 200, { lock: false })).toHaveLength(1);
+    }
+    await sleep(300);
+    expect(await repoB.reclaimExpired('inbox', ['relayed'])).toBe(1);
+    const states = await a.query(`SELECT source, state FROM "${schema}".queuebox_inbox_messages WHERE idempotency_key LIKE 'r-%' ORDER BY source`);
+    expect(states).toEqual([
+      { source: 'pulled', state: 'processing' },
+      { source: 'relayed', state: 'pending' },
+    ]);
+  });
+
   it('a renewal keeps a claim past its first lease', async () => {
     const [id] = await insertRows(a, schema, ['k']);
     const [row] = await repoA.claimOutbox(1, 400, { lock: false });
