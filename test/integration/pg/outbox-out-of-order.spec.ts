@@ -4,6 +4,7 @@ import { OUTBOX_ORDER_INVERSIONS_TOTAL, OutboxService } from '../../../lib/index
 import { createTestSchema, openDataSource } from '../../fixtures/database.js';
 import { HttpReceiver, waitFor } from '../../fixtures/http-receiver.js';
 import { counterValue } from '../../fixtures/metrics.js';
+import { ProcessingMonitor } from '../../fixtures/processing-monitor.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
 
 describe('outbox: producers of one key committing out of id order', () => {
@@ -58,17 +59,7 @@ describe('outbox: producers of one key committing out of id order', () => {
   // guarantee under load, through the poller.
   it('with the claim lock on, three replicas never have two rows of a key in flight', async () => {
     for (let i = 0; i < 3; i++) await start(true);
-    const violations: string[] = [];
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        const rows = await monitor.query(
-          `SELECT ordering_key, count(*)::int AS n FROM "${schema}".queuebox_outbox_messages WHERE state = 'processing' GROUP BY ordering_key HAVING count(*) > 1`,
-        );
-        violations.push(...rows.map((row: { ordering_key: string; n: number }) => `${row.n} rows of ${row.ordering_key} in flight`));
-        await new Promise((resolve) => setTimeout(resolve, 2));
-      }
-    })();
+    const sampler = new ProcessingMonitor(monitor, `"${schema}".queuebox_outbox_messages`, 'ordering_key');
     // Six producers per key take an id, hold their transaction open 0-40 ms, then commit: commit
     // order differs from id order all the time.
     const keys = ['A', 'B', 'C', 'D'];
@@ -82,9 +73,8 @@ describe('outbox: producers of one key committing out of id order', () => {
       }),
     );
     await waitFor(async () => (await unsent()) === 0, 30_000, 'all sent');
-    sampling = false;
-    await sampler;
+    await sampler.stop();
     expect(receiver.requests).toHaveLength(120);
-    expect(violations).toEqual([]);
+    expect(sampler.violations).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import { OutboxService } from '../../../lib/index.js';
 import { createTestSchema, openDataSource } from '../../fixtures/database.js';
 import { HttpReceiver, waitFor } from '../../fixtures/http-receiver.js';
+import { ProcessingMonitor } from '../../fixtures/processing-monitor.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
 
 const KEYS = 50;
@@ -16,9 +17,7 @@ describe('outbox: three replicas, 50 keys, random publish failures', () => {
   const violations: string[] = [];
   const inFlightByKey = new Map<string, number>();
   const deliveredByKey = new Map<string, number[]>();
-  let stopMonitor = false;
-  let monitorSamples = 0;
-  let monitorLoop: Promise<void>;
+  let processing: ProcessingMonitor;
 
   beforeAll(async () => {
     const url = await receiver.start();
@@ -49,20 +48,10 @@ describe('outbox: three replicas, 50 keys, random publish failures', () => {
       );
     }
     monitor = await openDataSource(inject('pgUrl'), schema, 2);
-    monitorLoop = (async () => {
-      while (!stopMonitor) {
-        const rows = await monitor.query(
-          `SELECT ordering_key, count(*)::int AS n FROM "${schema}".queuebox_outbox_messages WHERE state = 'processing' GROUP BY ordering_key HAVING count(*) > 1`,
-        );
-        monitorSamples += 1;
-        for (const row of rows) violations.push(`database had ${row.n} processing rows of key ${row.ordering_key}`);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-    })();
+    processing = new ProcessingMonitor(monitor, `"${schema}".queuebox_outbox_messages`, 'ordering_key');
   });
   afterAll(async () => {
-    stopMonitor = true;
-    await monitorLoop;
+    await processing?.stop();
     await Promise.all(apps.map((app) => app.close()));
     await monitor?.destroy();
     await receiver.stop();
@@ -87,7 +76,9 @@ describe('outbox: three replicas, 50 keys, random publish failures', () => {
       60_000,
       'every message sent',
     );
-    expect(monitorSamples).toBeGreaterThan(0);
+    await processing.stop();
+    expect(processing.samples).toBeGreaterThan(0);
+    expect(processing.violations).toEqual([]);
     expect(violations).toEqual([]);
     for (let k = 0; k < KEYS; k++) {
       expect(deliveredByKey.get(`key-${k}`), `key-${k}`).toEqual(Array.from({ length: PER_KEY }, (_, seq) => seq));
