@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { OutboxService } from '../../../lib/index.js';
 import { createTestSchema, openDataSource } from '../../fixtures/database.js';
-import { HttpReceiver, waitFor } from '../../fixtures/http-receiver.js';
+import { HttpReceiver } from '../../fixtures/http-receiver.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
 
 /**
