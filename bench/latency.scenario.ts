@@ -107,7 +107,7 @@ async function queueBoxRun(ctx: BenchContext, cfg: BenchConfig['latency']): Prom
     );
     const cpu1 = await readCpu(ctx.localPostgres);
     await waitForPublishes(timeline, 30_000);
-    const p50 = report(ctx, `QueueBox (defaults: batchSize 50, concurrency 50, pollIntervalMs ${POLL_MS}, notify on; wake-up after commit)`, timeline, produced);
+    const p50 = report(ctx, `QueueBox (defaults: batchSize 50, concurrency 100, pollIntervalMs ${POLL_MS}, notify on; wake-up after commit)`, timeline, produced);
     ctx.print(`      claim: ${app.timers.claim.summary()}`);
     ctx.print(`             rows per claim: ${app.timers.claim.sizeHistogram()}`);
     ctx.print(`      completeMany: ${app.timers.completeMany.summary()}`);

@@ -55,7 +55,7 @@ describe('outbox: producers of one key committing out of id order', () => {
     expect(await counterValue(OUTBOX_ORDER_INVERSIONS_TOTAL)).toBe(before + 1);
   });
 
-  // The window itself is replayed step by step in outbox-claim-lock.spec.ts; this is the same
+  // The window itself is replayed step by step in claim-lock.spec.ts; this is the same
   // guarantee under load, through the poller.
   it('with the claim lock on, three replicas never have two rows of a key in flight', async () => {
     for (let i = 0; i < 3; i++) await start(true);
