@@ -1,4 +1,4 @@
-import type { Claim, FenceResult } from '../claims/claim.js';
+import type { Claim, FenceResult } from '../interfaces/claim.interface.js';
 import type { ClaimRepository } from '../claims/claim.repository.js';
 
 interface PendingCompletion {
@@ -19,7 +19,8 @@ const MAX_BATCH = 500;
  */
 export class OutboxCompletionBatcher {
   private queue: PendingCompletion[] = [];
-  private flushing?: Promise<void>;
+  /** A flush is scheduled or running; it takes every completion queued before it ends. */
+  private flushing = false;
 
   constructor(
     private readonly repository: ClaimRepository,
@@ -30,10 +31,10 @@ export class OutboxCompletionBatcher {
   complete(claim: Claim): Promise<FenceResult> {
     return new Promise((resolve, reject) => {
       this.queue.push({ claim, resolve, reject });
+      if (this.flushing) return;
+      this.flushing = true;
       // setImmediate: the other completions of this turn join the statement instead of the next one.
-      this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve))
-        .then(() => this.flush())
-        .finally(() => (this.flushing = undefined));
+      setImmediate(() => void this.flush());
     });
   }
 
@@ -49,5 +50,9 @@ export class OutboxCompletionBatcher {
         for (const pending of batch) pending.reject(error);
       }
     }
+    // NOTE: cleared in the same turn as the last look at the queue. Cleared later (a `finally`
+    // on the flush's promise, say), a completion queued by a resolved caller's continuation in
+    // between would wait for some other completion to flush it, holding its row and its slot.
+    this.flushing = false;
   }
 }

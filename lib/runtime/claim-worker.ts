@@ -1,9 +1,12 @@
 import { Logger } from '@nestjs/common';
-import type { Claim, FenceResult } from '../claims/claim.js';
+import type { Claim, FenceResult } from '../interfaces/claim.interface.js';
 import { type ClaimLossHandler, LeaseKeeper } from '../claims/lease-keeper.js';
 import { ClaimLostError } from '../errors/claim-lost.error.js';
 import { performance } from 'node:perf_hooks';
-import { errorText, PollLoop, type PollLoopState, type TickResult } from './poll-loop.js';
+import { shutdownReason } from '../queuebox.messages.js';
+import { abortableDelay, whenAborted } from './abortable.js';
+import { errorText } from './error-text.js';
+import { PollLoop, type PollLoopState, type TickResult } from './poll-loop.js';
 
 /** How a claim worker paces itself. */
 export interface ClaimWorkerSettings {
@@ -13,7 +16,7 @@ export interface ClaimWorkerSettings {
   batchSize: number;
   concurrency: number;
   shutdownTimeoutMs: number;
-  /** Run `reclaim()` at most this often (spec: claimTimeoutMs / 5); never when undefined. */
+  /** Run `reclaim()` at most this often (claimTimeoutMs / 5); never when undefined. */
   reclaimEveryMs?: number;
   /** Run `sample()` (backlog gauges) at most this often. */
   sampleEveryMs?: number;
@@ -127,20 +130,24 @@ export abstract class ClaimWorker<Row> {
 
   /**
    * Stops claiming, waits up to `shutdownTimeoutMs` for the rows in flight, then aborts what is
-   * left (`abandon`) and returns; those rows stay `processing` until their lease ends (spec).
+   * left (`abandon`) and returns; those rows stay `processing` until their lease ends and are
+   * reclaimed (docs/concepts/claims-and-leases.md, "Reclaim").
    */
   protected async drain(): Promise<void> {
     await this.loop.stop();
     if (this.inFlight.size === 0) return;
+    const waited = new AbortController();
     const drained = Promise.allSettled(this.inFlight).then(() => true);
-    const timedOut = new Promise<false>((resolve) => setTimeout(() => resolve(false), this.settings.shutdownTimeoutMs).unref());
-    if (await Promise.race([drained, timedOut])) return;
+    const timedOut = abortableDelay(this.settings.shutdownTimeoutMs, waited.signal).then(() => false);
+    const inTime = await Promise.race([drained, timedOut]);
+    waited.abort();
+    if (inTime) return;
     this.logger.warn({
       message: 'shutdown timeout reached with work in flight; those rows stay processing and are reclaimed after their lease',
       inFlight: this.inFlight.size,
       shutdownTimeoutMs: this.settings.shutdownTimeoutMs,
     });
-    const reason = new Error('QueueBox shutdown');
+    const reason = new Error(shutdownReason());
     this.abandon.abort(reason);
     this.cancelInFlight(reason);
   }
@@ -165,7 +172,8 @@ export abstract class ClaimWorker<Row> {
     const wanted = Math.min(this.settings.batchSize, free);
     const rows = await this.claim(wanted);
     for (const row of rows) this.track(this.process(row));
-    // A short claim has seen everything claimable now: sleep until woken (sql.md 5.4, rule 1).
+    // A short claim has seen everything claimable now: sleep until woken
+    // (docs/internals/claim-sql.md, "Claim cost").
     return rows.length === wanted ? 'more' : 'idle';
   }
 
@@ -179,13 +187,14 @@ export abstract class ClaimWorker<Row> {
 
   private nextFreeSlot(signal: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
+      let dispose = (): void => undefined;
       const done = (): void => {
         this.slotFreed = undefined;
-        signal.removeEventListener('abort', done);
+        dispose();
         resolve();
       };
       this.slotFreed = done;
-      signal.addEventListener('abort', done, { once: true });
+      dispose = whenAborted(signal, done);
     });
   }
 }

@@ -1,4 +1,6 @@
 import { Logger } from '@nestjs/common';
+import { whenAborted } from './abortable.js';
+import { errorText } from './error-text.js';
 
 /** What one tick found: `more` runs the next tick at once, `idle` sleeps until woken or the interval. */
 export type TickResult = 'more' | 'idle';
@@ -89,21 +91,17 @@ export class PollLoop {
 
   private sleep(ms: number, signal: AbortSignal, wakeable: boolean): Promise<void> {
     return new Promise((resolve) => {
+      let dispose = (): void => undefined;
       const done = (): void => {
         clearTimeout(timer);
-        signal.removeEventListener('abort', done);
+        dispose();
         if (this.wakeSleep === done) this.wakeSleep = undefined;
         resolve();
       };
       const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
       // A back-off after failures is not cut short by wake-ups; stop() still ends it (abort).
       if (wakeable) this.wakeSleep = done;
+      dispose = whenAborted(signal, done);
     });
   }
-}
-
-/** Error text for logs: the message only, never a payload. */
-export function errorText(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

@@ -22,23 +22,32 @@ export class CoalescedNotifier {
     this.fire();
   }
 
-  /** Sends nothing more and waits for a send in progress (before the pool it uses closes). */
+  /**
+   * Sends the signal still waiting in the window at once (rows committed in the last moments
+   * must not wait a poll interval on the other replicas), then sends nothing more, and waits
+   * for every send in progress: the pool it uses closes after this.
+   */
   async close(): Promise<void> {
-    this.closed = true;
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.pending = false;
+    const flush = this.pending && !this.closed;
+    this.closed = true;
+    if (flush) this.sendNow();
     await Promise.allSettled(this.sending);
   }
 
   private fire(): void {
-    this.pending = false;
-    const sent = this.send().finally(() => this.sending.delete(sent));
-    this.sending.add(sent);
+    this.sendNow();
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (this.pending && !this.closed) this.fire();
     }, this.windowMs);
     this.timer.unref();
+  }
+
+  private sendNow(): void {
+    this.pending = false;
+    const sent = this.send().finally(() => this.sending.delete(sent));
+    this.sending.add(sent);
   }
 }

@@ -105,4 +105,32 @@ describe('PollLoop', () => {
     await loop.stop();
     expect(loop.state).toBe('stopped');
   });
+
+  it('stop() that lands while a tick runs returns when the tick ends, not a poll interval later', async () => {
+    let finishTick!: () => void;
+    const { loop, ticks } = loopWith(() => new Promise<TickResult>((resolve) => (finishTick = () => resolve('idle'))), 60_000);
+    loop.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(ticks).toHaveLength(1);
+    let stopped = false;
+    const stopping = loop.stop().then(() => (stopped = true));
+    finishTick();
+    // No timer may need to fire: the sleep after the tick must see the abort that came before it.
+    await vi.advanceTimersByTimeAsync(0);
+    expect(stopped).toBe(true);
+    await stopping;
+  });
+
+  it('stop() during a failing tick skips the error back-off', async () => {
+    let failTick!: () => void;
+    const { loop } = loopWith(() => new Promise<TickResult>((_, reject) => (failTick = () => reject(new Error('boom')))), 60_000);
+    loop.start();
+    await vi.advanceTimersByTimeAsync(0);
+    let stopped = false;
+    const stopping = loop.stop().then(() => (stopped = true));
+    failTick();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(stopped).toBe(true);
+    await stopping;
+  });
 });

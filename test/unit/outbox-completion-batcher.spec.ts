@@ -1,0 +1,81 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { Claim } from '../../lib/interfaces/claim.interface.js';
+import type { ClaimRepository } from '../../lib/claims/claim.repository.js';
+import { OutboxCompletionBatcher } from '../../lib/outbox/outbox-completion-batcher.js';
+
+const claim = (id: number): Claim => ({ component: 'outbox', id: String(id), token: `t${id}`, leaseMs: 1_000 });
+
+/** A repository whose batched completion the test answers, one statement at a time. */
+function fakeRepository() {
+  const statements: { claims: Claim[]; answer(result: { lost: Claim[]; successorsPending: boolean }): void; fail(error: Error): void }[] = [];
+  const repository = {
+    completeMany: (claims: readonly Claim[]) =>
+      new Promise((resolve, reject) => statements.push({ claims: [...claims], answer: resolve, fail: reject })),
+  } as unknown as ClaimRepository;
+  return { repository, statements };
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('OutboxCompletionBatcher', () => {
+  it('marks the completions of one turn in one statement, and those that arrive meanwhile in the next', async () => {
+    const { repository, statements } = fakeRepository();
+    const batcher = new OutboxCompletionBatcher(repository, vi.fn());
+    const first = [1, 2, 3].map((id) => batcher.complete(claim(id)));
+    await turn();
+    expect(statements.map((s) => s.claims.map((c) => c.id))).toEqual([['1', '2', '3']]);
+    const later = [4, 5].map((id) => batcher.complete(claim(id)));
+    await turn();
+    // Still one statement: the second waits for the first.
+    expect(statements).toHaveLength(1);
+    statements[0].answer({ lost: [statements[0].claims[1]], successorsPending: false });
+    expect(await Promise.all(first)).toEqual(['ok', 'lost', 'ok']);
+    await turn();
+    expect(statements.map((s) => s.claims.map((c) => c.id))).toEqual([['1', '2', '3'], ['4', '5']]);
+    statements[1].answer({ lost: [], successorsPending: false });
+    expect(await Promise.all(later)).toEqual(['ok', 'ok']);
+  });
+
+  it('wakes the loop only after a statement that finished a row with a younger pending row of its key', async () => {
+    const { repository, statements } = fakeRepository();
+    const onSuccessorsPending = vi.fn();
+    const batcher = new OutboxCompletionBatcher(repository, onSuccessorsPending);
+    const a = batcher.complete(claim(1));
+    await turn();
+    statements[0].answer({ lost: [], successorsPending: false });
+    await a;
+    expect(onSuccessorsPending).not.toHaveBeenCalled();
+    const b = batcher.complete(claim(2));
+    await turn();
+    statements[1].answer({ lost: [], successorsPending: true });
+    await b;
+    expect(onSuccessorsPending).toHaveBeenCalledTimes(1);
+  });
+
+  it('a failed statement rejects every completion it carried, and the next statement still runs', async () => {
+    const { repository, statements } = fakeRepository();
+    const batcher = new OutboxCompletionBatcher(repository, vi.fn());
+    const failed = [1, 2].map((id) => batcher.complete(claim(id)).catch((error: Error) => error.message));
+    await turn();
+    statements[0].fail(new Error('connection lost'));
+    expect(await Promise.all(failed)).toEqual(['connection lost', 'connection lost']);
+    const next = batcher.complete(claim(3));
+    await turn();
+    statements[1].answer({ lost: [], successorsPending: false });
+    expect(await next).toBe('ok');
+  });
+
+  it('splits a large queue into statements of at most 500 rows', async () => {
+    const { repository, statements } = fakeRepository();
+    const batcher = new OutboxCompletionBatcher(repository, vi.fn());
+    const all = Array.from({ length: 1_200 }, (_, id) => batcher.complete(claim(id)));
+    await turn();
+    statements[0].answer({ lost: [], successorsPending: false });
+    await turn();
+    statements[1].answer({ lost: [], successorsPending: false });
+    await turn();
+    statements[2].answer({ lost: [], successorsPending: false });
+    await Promise.all(all);
+    expect(statements.map((s) => s.claims.length)).toEqual([500, 500, 200]);
+  });
+});
