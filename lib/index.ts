@@ -33,7 +33,7 @@ export type { EnqueuedMessage, OutboxMessage, OutboxMessageInput } from './inter
 export type { OutboxPublisher, PublishContext } from './interfaces/outbox-publisher.interface.js';
 export type { InboxMessage, InboxMessageInput, InboxReceipt } from './interfaces/inbox-message.interface.js';
 export type { DeadInboxMessage, DeadLetterQuery, DeadOutboxMessage } from './interfaces/dead-letter.interface.js';
-export type { Claim, ClaimComponent } from './claims/claim.js';
+export type { Claim, ClaimComponent } from './interfaces/claim.interface.js';
 
 export { QueueBoxError, type QueueBoxErrorCode } from './errors/queuebox.error.js';
 export { InvalidQueueBoxOptionsError } from './errors/invalid-queuebox-options.error.js';
@@ -48,11 +48,16 @@ export { InvalidPullWorkerError } from './errors/invalid-pull-worker.error.js';
 export { DuplicatePullWorkerError } from './errors/duplicate-pull-worker.error.js';
 export { PublishFailedError } from './errors/publish-failed.error.js';
 
-export { signMessage, verifyMessageSignature, type SignatureCheck } from './publishers/message-signature.js';
+export { checkWebhookSignatures, webhookSignatures, type SignatureCheck } from './signatures/webhook-signature.js';
+export { decodeWebhookSecret, WEBHOOK_SECRET_PREFIX } from './signatures/webhook-secret.js';
+export { coveredHeadersText, COVERED_HEADERS } from './signatures/covered-headers.js';
 export {
   MESSAGE_ID_HEADER,
   MESSAGE_KEY_HEADER,
   SIGNATURE_HEADER,
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
   DEFAULT_INBOX_TABLE,
   DEFAULT_OUTBOX_TABLE,
 } from './queuebox.constants.js';
@@ -69,6 +74,7 @@ export {
   INBOX_MESSAGES_RELAYED_TOTAL,
   INBOX_OLDEST_PENDING_AGE_SECONDS,
   INBOX_RELAY_FAILURES_TOTAL,
+  LOOP_ERRORS_TOTAL,
   PULL_HANDLER_DURATION_SECONDS,
   PULL_MESSAGES_HANDLED_TOTAL,
   PULL_ORDER_INVERSIONS_TOTAL,

@@ -70,3 +70,84 @@ export const peerPackageBroken = (destination: string, type: string, pkg: string
 
 export const natsNoStream = (destination: string, subject: string): string =>
   `NATS destination "${destination}": no JetStream stream captures subject "${subject}" (no responders; or JetStream is not enabled on the server). Create a stream whose subjects include "${subject}".`;
+
+export const batchAboveConcurrency = (path: string, batchSize: number, concurrency: number): string =>
+  `QueueBox option "${path}.batchSize" is ${batchSize}, above "${path}.concurrency" (${concurrency}): a claim never takes more rows than there are free slots, so every claim would stop at ${concurrency}. It must be at most the concurrency: lower batchSize or raise concurrency.`;
+
+export const invalidHeaderOption = (path: string, problem: string): string =>
+  `QueueBox option "${path}": the header ${problem}; it must be a header name QueueBox does not set, with a printable ASCII value (the value is not shown).`;
+
+export const sharedSourceSecret = (first: string, second: string): string =>
+  `QueueBox option "inbox.sources.${second}.secret" repeats a secret of source "${first}": a secret identifies its source, and shared by two each would accept the other's requests. It must be a secret of its own.`;
+
+export const invalidMessageShape = (fields: string): string => `A message must be an object with ${fields}.`;
+
+export const invalidKey = (what: string, problem: string, optional = false): string =>
+  `${what} ${problem}${optional ? '; omit it (or pass null) for an unordered message' : ''}.`;
+
+export const invalidDelay = (max: number): string => `Message delayMs must be an integer from 0 to ${max}.`;
+
+export const invalidHeaders = (): string => 'Message headers must be an object of header names to string values.';
+
+export const invalidHeader = (name: string, problem: string): string => `Message header "${name}" ${problem}.`;
+
+export const duplicateHeader = (name: string): string => `Message header "${name}" is given twice (header names are case-insensitive).`;
+
+export const intakeBadContentType = (): string => 'the body must be JSON sent as "content-type: application/json" (UTF-8)';
+
+export const intakeBadEncoding = (): string => 'a content-encoding other than identity is not accepted';
+
+export const intakeEmptyBody = (): string => 'a JSON body is required';
+
+export const intakeInvalidUtf8 = (): string => 'the body is not valid UTF-8';
+
+export const intakeInvalidJson = (): string => 'the body is not valid JSON';
+
+export const intakeMissingId = (signed: boolean): string =>
+  signed ? 'the webhook-id header is required' : 'a webhook-id or X-Message-Id header is required';
+
+export const intakeBadHeader = (name: string, problem: string): string => `the ${name} header ${problem}`;
+
+export const intakeSignatureRefused = (header: string, check: string): string => `${header}: signature ${check}`;
+
+export const intakeKeyNotSigned = (): string =>
+  'X-QueueBox-Key is only accepted with an X-QueueBox-Signature that covers it (send the message without a key, or sign it as QueueBox does)';
+
+export const intakeBodyTooLarge = (limit: number): string => `the body is over ${limit} bytes (inbox.maxPayloadBytes)`;
+
+export const intakeInternalError = (): string => 'the message could not be stored; retry later';
+
+export const intakeRawBodyMissing = (): string =>
+  'the inbox intake could not read the raw request body: on an HTTP platform other than Express, create the Nest application with { rawBody: true }';
+
+export const intakeUnsupportedPlatform = (platform: string, limit: number): string =>
+  `The inbox intake reads request bodies itself only on Express; on ${platform} the platform's body limit applies: set it to at least inbox.maxPayloadBytes (${limit}) and create the application with { rawBody: true }.`;
+
+export const intakeRouteNotFound = (suffix: string): string =>
+  `The inbox intake route (POST …${suffix}) was not found among the application's routes; its bodies go through the application's body parser and its limit.`;
+
+export const receiveRaced = (attempts: number): string =>
+  `An inbox receive conflicted with an existing row ${attempts} times, and each time the row was gone when read back (deleted by retention meanwhile). Nothing was stored; retry the receive.`;
+
+export const maxAttemptsWithoutOutcome = (): string => 'maximum attempts reached without an outcome';
+
+export const shutdownReason = (): string => 'QueueBox shutdown';
+
+export const destinationNotHere = (destination: string): string =>
+  `destination "${destination}" is not configured on this instance`;
+
+export const transformNotRegistered = (path: string): string =>
+  `QueueBox option "${path}" names a provider that is not registered; add it to the providers of a module.`;
+
+export const transformInvalid = (path: string): string => `QueueBox option "${path}" must name a provider with a transform(message) method.`;
+
+export const invalidRowId = (field: string, list = false): string =>
+  list ? `${field} must be an array of row ids (digits, as strings).` : `${field} must be a row id (digits).`;
+
+export const invalidInteger = (field: string, min: number, max: number): string => `${field} must be an integer from ${min} to ${max}.`;
+
+export const invalidPullSource = (problem: string): string => `source ${problem}.`;
+
+export const deadLetterNeedsReason = (): string => 'deadLetter needs a non-empty reason.';
+
+export const unsupportedMigrationType = (type: string): string => `createQueueBoxMigrations: unsupported type "${type}"; use "postgres".`;

@@ -2,8 +2,9 @@ import { ConfigurableModuleBuilder } from '@nestjs/common';
 import { RouterModule } from '@nestjs/core';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { InboxIntakeController } from './inbox/inbox-intake.controller.js';
+import { IntakeBodyReader } from './inbox/intake-body-reader.js';
 import type { QueueBoxModuleOptions } from './interfaces/queuebox-options.interface.js';
-import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_MODULE_OPTIONS } from './queuebox.constants.js';
+import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_INTAKE_PATH, QUEUEBOX_MODULE_OPTIONS } from './queuebox.constants.js';
 
 /**
  * Options that shape the module itself, given next to the other options in `forRoot` and
@@ -35,6 +36,7 @@ export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN, OPTIONS_TYPE, ASYN
       }),
       providers: [
         ...(definition.providers ?? []),
+        ...(extras.intake ? [{ provide: QUEUEBOX_INTAKE_PATH, useValue: extras.intake.path }, IntakeBodyReader] : []),
         // The application's DataSource, through @nestjs/typeorm's public token: QueueBox never
         // opens a connection of its own.
         { provide: QUEUEBOX_DATA_SOURCE, useExisting: getDataSourceToken(extras.dataSource) },

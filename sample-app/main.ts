@@ -1,47 +1,24 @@
 import 'reflect-metadata';
-import { type INestApplication, Logger } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { Logger } from '@nestjs/common';
 import { startDatabase, type SampleDatabase } from './database/sample-database.js';
-import { OrdersAppModule } from './orders-app.module.js';
-import { readSampleConfig, type SampleConfig } from './sample-config.js';
-import { ShippingAppModule } from './shipping-app.module.js';
+import { localUrl, readSampleConfig, type SampleConfig } from './sample-config.js';
 import { SHIPPING_SCHEMA } from './shipping/shipping.constants.js';
+import { startSampleApps, type SampleApps } from './start-sample.js';
 
 /** The signals that shut the sample down: both applications close first, then the database stops. */
 const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 const logger = new Logger('SampleApp');
 
-/** The sample's two services, in the order they start. */
-interface SampleApps {
-  shipping: INestApplication;
-  orders: INestApplication;
-}
-
 async function bootstrap(): Promise<void> {
   // Read the settings first: a bad PORT fails before any database starts.
   const settings = readSampleConfig(process.env);
   const database = await startDatabase(process.env.DATABASE_URL);
   const config: SampleConfig = { ...settings, databaseUrl: database.url };
-  const started: INestApplication[] = [];
   let apps: SampleApps;
   try {
-    // Shipping first: the orders service publishes to its intake. abortOnError: false, so that a
-    // failed start-up reaches the catch below and stops the database.
-    // rawBody: true, because the intake verifies signatures over the raw request body.
-    const shipping = await NestFactory.create(ShippingAppModule.forRoot(config), { abortOnError: false, rawBody: true });
-    started.push(shipping);
-    // Without it, QueueBox's drain and TypeORM's close never run on SIGTERM.
-    shipping.enableShutdownHooks([...SHUTDOWN_SIGNALS]);
-    await shipping.listen(config.shippingPort);
-
-    const orders = await NestFactory.create(OrdersAppModule.forRoot(config), { abortOnError: false });
-    started.push(orders);
-    orders.enableShutdownHooks([...SHUTDOWN_SIGNALS]);
-    await orders.listen(config.ordersPort);
-    apps = { shipping, orders };
+    apps = await startSampleApps(config, { shutdownSignals: SHUTDOWN_SIGNALS });
   } catch (error) {
-    for (const app of started.reverse()) await app.close().catch(() => undefined);
     await database.stop();
     throw error;
   }
@@ -50,20 +27,20 @@ async function bootstrap(): Promise<void> {
 }
 
 function logStartup(config: SampleConfig, database: SampleDatabase): void {
-  const orders = `http://localhost:${config.ordersPort}`;
-  const shipping = `http://localhost:${config.shippingPort}`;
+  const orders = localUrl(config, config.ordersPort);
+  const shipping = localUrl(config, config.shippingPort);
   logger.log(`QueueBox sample on ${database.description}`);
   logger.log(`orders service   ${orders}  (tables in the default schema: orders, QueueBox's outbox)`);
   logger.log(`shipping service ${shipping}  (tables in schema "${SHIPPING_SCHEMA}": QueueBox's inbox and outbox, shipments)`);
   if (config.generatedSecrets.length > 0) {
-    logger.log(`HMAC secrets generated for this run (not set in the environment): ${config.generatedSecrets.join(', ')}`);
+    logger.log(`Standard Webhooks secrets generated for this run (not set in the environment): ${config.generatedSecrets.join(', ')}`);
   }
   logger.log(
     [
       'What one order goes through:',
       `  1. POST ${orders}/orders writes the order and two outbox messages in one transaction (outbox)`,
       `  2a. the orders outbox POSTs one to ${orders}/billing-receiver, which logs its X-Message-Id`,
-      `  2b. and the other, HMAC-signed, to ${shipping}/inbox/orders (HTTP intake, inbox source "orders")`,
+      `  2b. and the other, signed (Standard Webhooks), to ${shipping}/inbox/orders (HTTP intake, inbox source "orders")`,
       `  3. the shipping relay forwards inbox source "orders" to the warehouse destination, ${shipping}/warehouse (relay)`,
       `  4. the warehouse stand-in reports the packed parcel, signed, to ${shipping}/inbox/warehouse (inbox source "warehouse")`,
       '  5. the ShipmentsWorker pull worker records a shipments row and completes the inbox row in one transaction (pull worker)',

@@ -10,7 +10,7 @@ import { HealthController } from './health/health.controller.js';
 import { CreateOrdersTable1767225600000 } from './orders/create-orders-table.migration.js';
 import { OrdersController } from './orders/orders.controller.js';
 import { OrdersService } from './orders/orders.service.js';
-import type { SampleConfig } from './sample-config.js';
+import { localUrl, type SampleConfig } from './sample-config.js';
 
 /**
  * The orders service (the outbox side): `POST /orders` writes an order and two messages in one
@@ -34,11 +34,11 @@ export class OrdersAppModule {
         }),
         QueueBoxModule.forRoot({
           destinations: {
-            billing: { type: 'http', url: `http://127.0.0.1:${config.ordersPort}/billing-receiver`, timeoutMs: 5_000 },
-            // The shipping service's intake, source `orders`; `secret` signs every request (X-QueueBox-Signature).
+            billing: { type: 'http', url: `${localUrl(config, config.ordersPort)}/billing-receiver`, timeoutMs: 5_000 },
+            // The shipping service's intake, source `orders`; `secret` signs every request (Standard Webhooks).
             shipping: {
               type: 'http',
-              url: `http://127.0.0.1:${config.shippingPort}/inbox/orders`,
+              url: `${localUrl(config, config.shippingPort)}/inbox/orders`,
               secret: config.ordersSecret,
               timeoutMs: 5_000,
             },

@@ -8,17 +8,22 @@ export interface SampleConfig {
   ordersPort: number;
   /** The HTTP port of the shipping service (`SHIPPING_PORT`, default 3001), which also hosts the warehouse stand-in. */
   shippingPort: number;
-  /** HMAC secret of the shipping intake's `orders` source, shared with the orders service's `shipping` destination. */
+  /** The interface both services listen on (`HOST`, default 127.0.0.1: nothing outside this machine can reach them). */
+  host: string;
+  /** Standard Webhooks secret of the shipping intake's `orders` source, shared with the orders service's `shipping` destination. */
   ordersSecret: string;
-  /** HMAC secret of the shipping intake's `warehouse` source, shared with the warehouse stand-in. */
+  /** Standard Webhooks secret of the shipping intake's `warehouse` source, shared with the warehouse stand-in. */
   warehouseSecret: string;
+  /** Standard Webhooks secret of the shipping relay's `warehouse` destination: the stand-in answers only requests it signed. */
+  warehouseRequestSecret: string;
   /** The environment variables that were unset, so their secrets were generated at start-up. */
   generatedSecrets: string[];
 }
 
 /**
- * Reads the ports and secrets from the environment:
- * `PORT`, `SHIPPING_PORT`, `SHIPPING_ORDERS_SECRET`, `SHIPPING_WAREHOUSE_SECRET`.
+ * Reads the ports and secrets from the environment: `HOST`, `PORT`, `SHIPPING_PORT`,
+ * `SHIPPING_ORDERS_SECRET`, `SHIPPING_WAREHOUSE_SECRET`, `WAREHOUSE_REQUEST_SECRET` (secrets are
+ * `whsec_` followed by random bytes in base64; unset ones are generated for the run).
  */
 export function readSampleConfig(env: NodeJS.ProcessEnv): Omit<SampleConfig, 'databaseUrl'> {
   const ordersPort = readPort(env.PORT, 'PORT', 3000);
@@ -29,13 +34,15 @@ export function readSampleConfig(env: NodeJS.ProcessEnv): Omit<SampleConfig, 'da
     const value = env[name];
     if (value) return value;
     generatedSecrets.push(name);
-    return randomBytes(32).toString('hex');
+    return `whsec_${randomBytes(32).toString('base64')}`;
   };
   return {
+    host: env.HOST || '127.0.0.1',
     ordersPort,
     shippingPort,
     ordersSecret: secret('SHIPPING_ORDERS_SECRET'),
     warehouseSecret: secret('SHIPPING_WAREHOUSE_SECRET'),
+    warehouseRequestSecret: secret('WAREHOUSE_REQUEST_SECRET'),
     generatedSecrets,
   };
 }
@@ -48,4 +55,10 @@ export function readPort(value: string | undefined, name = 'PORT', fallback = 30
     throw new Error(`${name} is ${JSON.stringify(value)}; it must be an integer from 1 to 65535.`);
   }
   return port;
+}
+
+/** The base URL one service reaches another on: its listening host, or loopback when that is a wildcard. */
+export function localUrl(config: Pick<SampleConfig, 'host'>, port: number): string {
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }

@@ -7,7 +7,7 @@ import { QueueBoxHealthModule } from '../lib/health/index.js';
 import { QueueBoxModule } from '../lib/index.js';
 import { createQueueBoxMigrations } from '../lib/migrations/index.js';
 import { HealthController } from './health/health.controller.js';
-import type { SampleConfig } from './sample-config.js';
+import { localUrl, type SampleConfig } from './sample-config.js';
 import { CreateShipmentsTable1767312000000 } from './shipping/create-shipments-table.migration.js';
 import { IntakeLogMiddleware } from './shipping/intake-log.middleware.js';
 import { OrderToWarehouseTransform } from './shipping/order-to-warehouse.transform.js';
@@ -24,12 +24,12 @@ import { WAREHOUSE_SETTINGS, WarehouseStandInController } from './warehouse/ware
  * - the relay forwards source `orders` to the `warehouse` destination (the warehouse stand-in);
  * - the `ShipmentsWorker` pull worker consumes source `warehouse` and records shipments.
  *
- * Create it with `rawBody: true`: the intake verifies signatures over the raw body.
+ * Create it with `rawBody: true`: the warehouse stand-in verifies signatures over the raw body.
  */
 @Module({})
 export class ShippingAppModule implements NestModule {
   static forRoot(config: SampleConfig): DynamicModule {
-    const baseUrl = `http://127.0.0.1:${config.shippingPort}`;
+    const baseUrl = localUrl(config, config.shippingPort);
     return {
       module: ShippingAppModule,
       imports: [
@@ -60,7 +60,8 @@ export class ShippingAppModule implements NestModule {
           // Mounts the intake at POST /inbox/:source.
           intake: { path: 'inbox' },
           destinations: {
-            warehouse: { type: 'http', url: `${baseUrl}/warehouse`, timeoutMs: 5_000 },
+            // Signed: the warehouse (stand-in) answers only requests that come from this relay.
+            warehouse: { type: 'http', url: `${baseUrl}/warehouse`, timeoutMs: 5_000, secret: config.warehouseRequestSecret },
           },
           inbox: {
             // Only these sources are accepted, and each must sign its deliveries with its secret.
@@ -84,7 +85,10 @@ export class ShippingAppModule implements NestModule {
       providers: [
         OrderToWarehouseTransform,
         ShipmentsWorker,
-        { provide: WAREHOUSE_SETTINGS, useValue: { reportUrl: `${baseUrl}/inbox/${WAREHOUSE_SOURCE}`, secret: config.warehouseSecret } },
+        {
+          provide: WAREHOUSE_SETTINGS,
+          useValue: { reportUrl: `${baseUrl}/inbox/${WAREHOUSE_SOURCE}`, reportSecret: config.warehouseSecret, requestSecret: config.warehouseRequestSecret },
+        },
       ],
     };
   }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ClaimTable, SqlDialect, SqlStatement } from '../dialects/sql-dialect.interface.js';
 import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
-import type { Claim, ClaimComponent, FenceResult } from './claim.js';
+import type { Claim, ClaimComponent, FenceResult } from '../interfaces/claim.interface.js';
 import type { ClaimedInboxRow } from './claimed-inbox-row.interface.js';
 import type { ClaimedOutboxRow } from './claimed-outbox-row.interface.js';
 import { runStatement } from './run-statement.js';
@@ -42,7 +42,7 @@ export class ClaimRepository {
 
   /**
    * The inbox relay's claim: up to `batchSize` rows of the routed sources, at most one per
-   * aggregate, the oldest unfinished of each, always after the relay claim lock (spec).
+   * aggregate, the oldest unfinished of each, always after the relay claim lock.
    */
   claimInbox(sources: readonly string[], batchSize: number, leaseMs: number): Promise<ClaimedInboxRow[]> {
     return this.inTransaction([...this.dialect.claimLock('inbox')], this.dialect.claimInbox(sources, batchSize, leaseMs));

@@ -4,6 +4,7 @@ import type { ClaimTable, SqlDialect } from '../dialects/sql-dialect.interface.j
 import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
 import type { DeadLetterQuery } from '../interfaces/dead-letter.interface.js';
 import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
+import { invalidInteger, invalidRowId } from '../queuebox.messages.js';
 import { runStatement } from './run-statement.js';
 
 const MAX_PAGE = 1_000;
@@ -20,14 +21,14 @@ export class DeadLetterRepository {
   list<Row>(table: ClaimTable, query: DeadLetterQuery = {}): Promise<Row[]> {
     const after = query.after ?? '0';
     const limit = query.limit ?? 100;
-    if (!BIGINT.test(after)) throw new InvalidArgumentError('after', 'after must be a row id (digits).');
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new InvalidArgumentError('limit', `limit must be an integer from 1 to ${MAX_PAGE}.`);
+    if (!BIGINT.test(after)) throw new InvalidArgumentError('after', invalidRowId('after'));
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new InvalidArgumentError('limit', invalidInteger('limit', 1, MAX_PAGE));
     return runStatement<Row>(this.dataSource, this.dialect.listDead(table, after, limit));
   }
 
   async replay(table: ClaimTable, ids: readonly string[]): Promise<string[]> {
     if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string' || !BIGINT.test(id))) {
-      throw new InvalidArgumentError('ids', 'ids must be an array of row ids (digits, as strings).');
+      throw new InvalidArgumentError('ids', invalidRowId('ids', true));
     }
     if (ids.length === 0) return [];
     const rows = await runStatement<{ id: string }>(this.dataSource, this.dialect.replayDead(table, ids));

@@ -1,12 +1,13 @@
 import { ClaimLostError } from '../errors/claim-lost.error.js';
 import { claimLost } from '../queuebox.messages.js';
-import type { Claim, FenceResult } from './claim.js';
+import type { Claim, FenceResult } from '../interfaces/claim.interface.js';
 
 /** How a lease keeper reports the end of a claim it could not keep. */
 export type ClaimLossHandler = (claim: Claim, cause: unknown) => void;
 
 /**
- * Keeps one claim alive while its work runs: renews every third of the lease (spec "Renewal").
+ * Keeps one claim alive while its work runs: renews every third of the lease
+ * (docs/concepts/claims-and-leases.md, "Renewal").
  * A renewal that changes no row, or fails, means the claim is lost: the keeper aborts `signal`
  * with a `ClaimLostError`, calls `onLost` once, and renews no more.
  *
@@ -88,11 +89,7 @@ export class LeaseKeeper {
   markLost(cause: unknown): void {
     if (this.isLost) return;
     this.isLost = true;
-    const reason =
-      cause instanceof ClaimLostError
-        ? cause
-        : new ClaimLostError(this.claim.component, this.claim.id, claimLost(this.claim.component, this.claim.id));
-    if (reason !== cause) (reason as { cause?: unknown }).cause = cause;
+    const reason = cause instanceof ClaimLostError ? cause : new ClaimLostError(this.claim.component, this.claim.id, claimLost(this.claim.component, this.claim.id), { cause });
     this.cancel(reason);
     clearTimeout(this.timer);
     this.onLost(this.claim, cause);

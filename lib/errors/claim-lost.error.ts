@@ -1,4 +1,4 @@
-import type { ClaimComponent } from '../claims/claim.js';
+import type { ClaimComponent } from '../interfaces/claim.interface.js';
 import { QueueBoxError } from './queuebox.error.js';
 
 /**
@@ -11,7 +11,8 @@ export class ClaimLostError extends QueueBoxError {
     readonly component: ClaimComponent,
     readonly rowId: string,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super('CLAIM_LOST', message);
+    super('CLAIM_LOST', message, options);
   }
 }

@@ -1,7 +1,7 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
-import type { Claim } from '../claims/claim.js';
+import type { Claim } from '../interfaces/claim.interface.js';
 import { ClaimRepository } from '../claims/claim.repository.js';
 import type { ClaimedInboxRow } from '../claims/claimed-inbox-row.interface.js';
 import type { LeaseKeeper } from '../claims/lease-keeper.js';
@@ -17,19 +17,18 @@ import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interf
 import { insertOutboxRows } from '../outbox/insert-outbox-rows.js';
 import { toOutboxRow } from '../outbox/validate-outbox-message.js';
 import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
-import { claimLost, inboxForwardLost } from '../queuebox.messages.js';
+import { claimLost, inboxForwardLost, maxAttemptsWithoutOutcome, transformInvalid, transformNotRegistered } from '../queuebox.messages.js';
 import { backoffDelay } from '../runtime/backoff.js';
 import { ClaimWorker } from '../runtime/claim-worker.js';
-import { errorText } from '../runtime/poll-loop.js';
+import { errorText } from '../runtime/error-text.js';
 import { withMessageSpan } from '../tracing/trace-context.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { toInboxMessage } from './inbox-message.mapper.js';
-import { OTHER_SOURCE } from './source-labels.js';
 
 /**
  * Forwards inbox rows of the routed sources into the outbox, in order per aggregate. Each
  * forward writes the outbox row and the fenced `processed` mark in one transaction; a lost
- * claim rolls both back (spec "Lost claims and duplicates", inbox relay). Claims take the relay
+ * claim rolls both back (docs/concepts/claims-and-leases.md, "Lost claims"). Claims take the relay
  * claim lock; leases are renewed every third of `inbox.relay.claimTimeoutMs`; expired claims are
  * reclaimed at most once per a fifth of it.
  */
@@ -77,10 +76,10 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
       try {
         transform = this.moduleRef.get(route.transform, { strict: false });
       } catch {
-        throw new InvalidQueueBoxOptionsError(path, `QueueBox option "${path}" names a provider that is not registered; add it to the providers of a module.`);
+        throw new InvalidQueueBoxOptionsError(path, transformNotRegistered(path));
       }
       if (typeof transform?.transform !== 'function') {
-        throw new InvalidQueueBoxOptionsError(path, `QueueBox option "${path}" must name a provider with a transform(message) method.`);
+        throw new InvalidQueueBoxOptionsError(path, transformInvalid(path));
       }
       this.transforms.set(source, transform);
     }
@@ -115,7 +114,7 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
     const message = toInboxMessage(row);
     try {
       if (message.attempt > this.options.inbox.relay.maxAttempts) {
-        await this.finishFailed(claim, message, new Error('maximum attempts reached without an outcome'), false);
+        await this.finishFailed(claim, message, new Error(maxAttemptsWithoutOutcome()), false);
         return;
       }
       const result = await this.runLeased(
@@ -130,7 +129,8 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
         await this.finishFailed(claim, message, result.error, !(result.error instanceof InvalidMessageError));
         return;
       }
-      this.metrics.inboxRelayed(this.label(message.source));
+      // The relay claims only its routed sources: a bounded label set.
+      this.metrics.inboxRelayed(message.source);
     } catch (error) {
       this.logger.error({ message: 'inbox relay finishing write failed; the row will be reclaimed after its lease', rowId: claim.id, error: errorText(error) });
     } finally {
@@ -174,7 +174,7 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
     const dead = !retryable || message.attempt >= maxAttempts;
     const text = errorText(error);
     const written = dead ? await this.repository.deadLetter(claim, text) : await this.repository.retry(claim, backoffDelay(message.attempt, backoff), text);
-    const source = this.label(message.source);
+    const source = message.source;
     if (written === 'lost') {
       this.logger.warn({ message: inboxForwardLost(claim.id), rowId: claim.id, source: message.source });
       this.metrics.claimLost('inbox');
@@ -190,11 +190,7 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
   private claimLost(claim: Claim, message: InboxMessage, cause: unknown): void {
     this.logger.warn({ message: inboxForwardLost(claim.id), rowId: claim.id, source: message.source, error: errorText(cause) });
     this.metrics.claimLost('inbox');
-    this.metrics.inboxRelayFailed(this.label(message.source), 'lost');
-  }
-
-  private label(source: string): string {
-    return this.options.inbox.relay.routes.has(source) ? source : OTHER_SOURCE;
+    this.metrics.inboxRelayFailed(message.source, 'lost');
   }
 }
 

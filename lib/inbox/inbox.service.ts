@@ -8,9 +8,13 @@ import type { InboxMessageInput, InboxReceipt } from '../interfaces/inbox-messag
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
+import { receiveRaced } from '../queuebox.messages.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { SourceLabels } from './source-labels.js';
 import { toInboxRow } from './validate-inbox-message.js';
+
+/** Inserts tried when a duplicate's row keeps vanishing between the insert and the read (a retention sweep each time). */
+const MAX_RECEIVE_ATTEMPTS = 3;
 
 /**
  * Options of `InboxService.receive`.
@@ -53,15 +57,23 @@ export class InboxService {
       this.metrics.inboxReceived(this.labels.of(message?.source), 'rejected');
       throw error;
     }
-    const [inserted] = await runStatement<{ id: string }>(this.dataSource, this.dialect.insertInbox(row), manager);
-    if (inserted) {
-      this.wakeUps.rowsWritten('inbox', manager);
-      this.metrics.inboxReceived(this.labels.of(row.source), 'accepted');
-      return { status: 'accepted', id: String(inserted.id) };
+    // An insert that conflicts found the row; the follow-up read can still miss it when the
+    // retention sweeper deleted it in between. The dedup record is gone then, so the next insert
+    // stores the message as new, exactly as a redelivery after retention would.
+    for (let attempt = 1; ; attempt++) {
+      const [inserted] = await runStatement<{ id: string }>(this.dataSource, this.dialect.insertInbox(row), manager);
+      if (inserted) {
+        this.wakeUps.rowsWritten('inbox', manager);
+        this.metrics.inboxReceived(this.labels.of(row.source), 'accepted');
+        return { status: 'accepted', id: String(inserted.id) };
+      }
+      const [existing] = await runStatement<{ id: string }>(this.dataSource, this.dialect.findInbox(row.source, row.idempotencyKey), manager);
+      if (existing) {
+        this.metrics.inboxReceived(this.labels.of(row.source), 'duplicate');
+        return { status: 'duplicate', id: String(existing.id) };
+      }
+      if (attempt === MAX_RECEIVE_ATTEMPTS) throw new Error(receiveRaced(MAX_RECEIVE_ATTEMPTS));
     }
-    const [existing] = await runStatement<{ id: string }>(this.dataSource, this.dialect.findInbox(row.source, row.idempotencyKey), manager);
-    this.metrics.inboxReceived(this.labels.of(row.source), 'duplicate');
-    return { status: 'duplicate', id: String(existing.id) };
   }
 
   /** Dead-lettered inbox messages, oldest first, a page at a time (`after` = last id of the previous page). */

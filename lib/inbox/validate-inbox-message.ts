@@ -4,11 +4,10 @@ import { PayloadTooLargeError } from '../errors/payload-too-large.error.js';
 import { UnknownSourceError } from '../errors/unknown-source.error.js';
 import type { InboxMessageInput } from '../interfaces/inbox-message.interface.js';
 import type { ResolvedInboxOptions } from '../options/resolved-options.interface.js';
-import { payloadTooLarge, unknownSource } from '../queuebox.messages.js';
-import { serializePayload, validateHeaders } from '../outbox/validate-outbox-message.js';
-
-/** Longest idempotency key, source and aggregate key: index keys on both databases. */
-export const MAX_INBOX_KEY_LENGTH = 200;
+import { serializePayload } from '../outbox/validate-outbox-message.js';
+import { invalidKey, invalidMessageShape, payloadTooLarge, unknownSource } from '../queuebox.messages.js';
+import { keyProblem } from '../validation/keys.js';
+import { validateHeaders } from '../validation/message-headers.js';
 
 /**
  * Validates a received message into the row to insert. Throws a typed error naming the field;
@@ -16,20 +15,19 @@ export const MAX_INBOX_KEY_LENGTH = 200;
  * holds the JSON text (the HTTP intake).
  */
 export function toInboxRow(input: InboxMessageInput, options: ResolvedInboxOptions, serializedPayload?: string): InboxInsertRow {
-  if (input === null || typeof input !== 'object') throw new InvalidMessageError('message', 'A received message must be an object with source, idempotencyKey and payload.');
+  if (input === null || typeof input !== 'object') throw new InvalidMessageError('message', invalidMessageShape('source, idempotencyKey and payload'));
   const { source, idempotencyKey, aggregateKey, headers } = input;
-  if (!isKey(source)) throw new InvalidMessageError('source', `Inbox source must be a string of 1 to ${MAX_INBOX_KEY_LENGTH} characters.`);
+  checkKey(source, 'source', 'Inbox source');
   if (options.sources && !options.sources.has(source)) throw new UnknownSourceError(source, unknownSource(source, [...options.sources.keys()]));
-  if (!isKey(idempotencyKey)) throw new InvalidMessageError('idempotencyKey', `Inbox idempotencyKey must be a string of 1 to ${MAX_INBOX_KEY_LENGTH} characters.`);
-  if (aggregateKey !== undefined && aggregateKey !== null && !isKey(aggregateKey)) {
-    throw new InvalidMessageError('aggregateKey', `Inbox aggregateKey must be a string of 1 to ${MAX_INBOX_KEY_LENGTH} characters, or omitted for an unordered message.`);
-  }
+  checkKey(idempotencyKey, 'idempotencyKey', 'Inbox idempotencyKey');
+  if (aggregateKey !== undefined && aggregateKey !== null) checkKey(aggregateKey, 'aggregateKey', 'Inbox aggregateKey', true);
   const payload = serializedPayload ?? serializePayload(input.payload);
   const size = Buffer.byteLength(payload, 'utf8');
   if (size > options.maxPayloadBytes) throw new PayloadTooLargeError(size, options.maxPayloadBytes, payloadTooLarge(size, options.maxPayloadBytes, 'inbox.maxPayloadBytes'));
   return { source, idempotencyKey, aggregateKey: aggregateKey ?? null, headers: JSON.stringify(validateHeaders(headers)), payload };
 }
 
-function isKey(value: unknown): value is string {
-  return typeof value === 'string' && value.length > 0 && value.length <= MAX_INBOX_KEY_LENGTH;
+function checkKey(value: unknown, field: string, what: string, optional = false): asserts value is string {
+  const problem = keyProblem(value);
+  if (problem) throw new InvalidMessageError(field, invalidKey(what, problem, optional));
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { Claim } from '../claims/claim.js';
+import type { Claim } from './claim.interface.js';
 import type { InboxMessage } from './inbox-message.interface.js';
 import type { BackoffOptions } from './queuebox-options.interface.js';
 

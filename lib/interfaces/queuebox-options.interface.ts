@@ -5,7 +5,7 @@ import type { OutboxPublisher } from './outbox-publisher.interface.js';
 
 /**
  * Options of `QueueBoxModule.forRoot()` / `forRootAsync()` (the DataSource name and `isGlobal`
- * are `QueueBoxModuleExtras`). Every field is optional; defaults follow the claims-and-leases spec.
+ * are `QueueBoxModuleExtras`). Every field is optional; the claim defaults are those of docs/concepts/claims-and-leases.md.
  * @publicApi
  */
 export interface QueueBoxModuleOptions {
@@ -61,8 +61,12 @@ export interface InboxOptions {
 
 /** @publicApi */
 export interface InboxSourceOptions {
-  /** HMAC-SHA256 secret shared with the sender (`X-QueueBox-Signature`). Never logged. */
-  secret?: string;
+  /**
+   * The Standard Webhooks secret shared with the sender (`whsec_` + base64), or several while
+   * rotating (a request signed with any of them is accepted). Each source needs a secret of its
+   * own. Never logged.
+   */
+  secret?: string | readonly string[];
 }
 
 /** @publicApi */
@@ -157,7 +161,8 @@ export interface BackoffOptions {
 export type DestinationOptions = HttpDestinationOptions | RabbitMqDestinationOptions | NatsDestinationOptions | CustomDestinationOptions;
 
 /**
- * POSTs each message to a URL with `X-Message-Id`, the key and the trace context as headers.
+ * POSTs each message to a URL with its id (`webhook-id` when signed, else `X-Message-Id`), the key
+ * (`X-QueueBox-Key`) and the trace context as headers.
  * @publicApi
  */
 export interface HttpDestinationOptions {
@@ -168,8 +173,13 @@ export interface HttpDestinationOptions {
   timeoutMs?: number;
   /** Extra headers sent with every request (an API key, say). Never logged. */
   headers?: Record<string, string>;
-  /** When set, every request is signed with HMAC-SHA256 (`X-QueueBox-Signature`). Never logged. */
-  secret?: string;
+  /**
+   * When set, every request is signed by the Standard Webhooks scheme (`webhook-id`,
+   * `webhook-timestamp`, `webhook-signature`; plus `X-QueueBox-Signature` over the key and trace
+   * context). A `whsec_` secret, or several while rotating: each signs, so a receiver that knows
+   * any of them accepts the request. Never logged.
+   */
+  secret?: string | readonly string[];
 }
 
 /**

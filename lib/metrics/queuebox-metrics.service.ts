@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter, Gauge, Histogram } from 'prom-client';
-import type { ClaimComponent } from '../claims/claim.js';
+import type { ClaimComponent } from '../interfaces/claim.interface.js';
 import {
   CLAIMS_LOST_TOTAL,
   LOOP_ERRORS_TOTAL,

@@ -1,12 +1,13 @@
 import { makeCounterProvider, makeGaugeProvider, makeHistogramProvider } from '@willsoto/nestjs-prometheus';
 
 /*
- * Metric names (spec and `queuebox_<component>_<thing>_<unit|total>`). Labels stay bounded:
+ * Metric names (`queuebox_<component>_<thing>_<unit|total>`; the two of docs/concepts/claims-and-leases.md
+ * among them). Labels stay bounded:
  * component, destination, outcome; never message ids, keys or error text.
  */
-/** Counter `{component}`: a renewal or fenced write changed no row (spec). @publicApi */
+/** Counter `{component}`: a renewal or fenced write changed no row. @publicApi */
 export const CLAIMS_LOST_TOTAL = 'queuebox_claims_lost_total';
-/** Counter: outbox rows whose expired claim the reclaim step returned to pending (spec). @publicApi */
+/** Counter: outbox rows whose expired claim the reclaim step returned to pending. @publicApi */
 export const OUTBOX_MESSAGES_RECLAIMED_TOTAL = 'queuebox_outbox_messages_reclaimed_total';
 /** Counter: outbox claims that took a row older than a claimed or finished row of its key. @publicApi */
 export const OUTBOX_ORDER_INVERSIONS_TOTAL = 'queuebox_outbox_order_inversions_total';
@@ -22,7 +23,7 @@ export const OUTBOX_OLDEST_PENDING_AGE_SECONDS = 'queuebox_outbox_oldest_pending
 export const ROWS_PURGED_TOTAL = 'queuebox_rows_purged_total';
 /** Counter `{loop}`: failed ticks of a QueueBox loop. @publicApi */
 export const LOOP_ERRORS_TOTAL = 'queuebox_loop_errors_total';
-/** Counter `{source, outcome}`: receives (accepted, duplicate, rejected). @publicApi */
+/** Counter `{source, outcome}`: receives (accepted, duplicate, rejected; failed: the intake answered 500). @publicApi */
 export const INBOX_MESSAGES_RECEIVED_TOTAL = 'queuebox_inbox_messages_received_total';
 /** Counter `{source}`: inbox messages the relay forwarded into the outbox. @publicApi */
 export const INBOX_MESSAGES_RELAYED_TOTAL = 'queuebox_inbox_messages_relayed_total';
@@ -40,7 +41,7 @@ export const PULL_HANDLER_DURATION_SECONDS = 'queuebox_pull_handler_duration_sec
 export const PULL_ORDER_INVERSIONS_TOTAL = 'queuebox_pull_order_inversions_total';
 
 /** Outcomes of one receive. */
-export type ReceiveOutcome = 'accepted' | 'duplicate' | 'rejected';
+export type ReceiveOutcome = 'accepted' | 'duplicate' | 'rejected' | 'failed';
 
 /** Outcomes of a failed forward. */
 export type RelayFailureOutcome = 'retried' | 'dead' | 'lost';
@@ -89,7 +90,7 @@ export const queueBoxMetricProviders = [
   }),
   makeCounterProvider({
     name: INBOX_MESSAGES_RECEIVED_TOTAL,
-    help: 'Inbox receives by source and outcome (accepted, duplicate, rejected); undeclared sources count as _other.',
+    help: 'Inbox receives by source and outcome (accepted, duplicate, rejected, failed: stored nothing because the database failed, the intake answered 500); undeclared sources count as _other.',
     labelNames: ['source', 'outcome'],
   }),
   makeCounterProvider({

@@ -3,6 +3,7 @@ import * as postgresSchema from '../dialects/postgres/schema.sql.js';
 import type { QueueBoxModuleOptions } from '../interfaces/queuebox-options.interface.js';
 import { resolveOptions } from '../options/resolve-options.js';
 import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import { unsupportedMigrationType } from '../queuebox.messages.js';
 
 /** A migration class as TypeORM's `migrations` option takes it. */
 export type QueueBoxMigrationClass = new () => MigrationInterface;
@@ -29,7 +30,7 @@ const INBOX_VERSION = 1764547200000;
  */
 export function createQueueBoxMigrations(options: QueueBoxMigrationOptions): QueueBoxMigrationClass[] {
   const tables = resolveOptions({ schema: options.schema, tables: options.tables }).tables;
-  if (options.type !== 'postgres') throw new TypeError(`createQueueBoxMigrations: unsupported type "${String(options.type)}"; use "postgres".`);
+  if (options.type !== 'postgres') throw new TypeError(unsupportedMigrationType(String(options.type)));
   const suffix = nameSuffix(tables);
   return [
     migration(`QueueBoxOutbox${suffix}${OUTBOX_VERSION}`, [...postgresSchema.createSchema(tables), ...postgresSchema.createOutboxTable(tables)], postgresSchema.dropOutboxTable(tables)),

@@ -1,5 +1,5 @@
 import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
-import { parseBrokerUrl } from '../publishers/broker-address.js';
+import { parseBrokerUrl } from './broker-url.js';
 import { invalidHiddenOption, invalidOption } from '../queuebox.messages.js';
 import { readBoolean, readInt } from './option-readers.js';
 import type { ResolvedDestination } from './resolved-options.interface.js';

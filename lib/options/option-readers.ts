@@ -1,5 +1,6 @@
 import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
-import { invalidOption } from '../queuebox.messages.js';
+import { describeValue, invalidHiddenOption, invalidOption } from '../queuebox.messages.js';
+import { decodeWebhookSecret } from '../signatures/webhook-secret.js';
 
 /** A validated SQL identifier: letters, digits and underscores, 63 characters at most. */
 export const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -45,13 +46,32 @@ export function readEnum<T extends string>(value: unknown, path: string, fallbac
   return value as T;
 }
 
-/** A string, when given. Never echoes the value back: it may be a secret. */
-export function readSecretString(value: unknown, path: string): string | undefined {
+/**
+ * The keys of a Standard Webhooks secret, or of several (`[new, old]` while rotating): the
+ * publisher signs with every one, the intake accepts any. Undefined when not given. Never
+ * echoes a value back.
+ */
+export function readWebhookSecrets(value: unknown, path: string): Buffer[] | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.length === 0) {
-    throw new InvalidQueueBoxOptionsError(path, invalidOption(path, '<hidden>', 'a non-empty string'));
+  const list = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(list) || list.length === 0 || list.length > MAX_SECRETS) {
+    throw new InvalidQueueBoxOptionsError(path, invalidHiddenOption(path, describeShape(value), `a Standard Webhooks secret ("whsec_…"), or an array of 1 to ${MAX_SECRETS} of them`));
   }
-  return value;
+  return list.map((secret: unknown, i) => {
+    const at = typeof value === 'string' ? path : `${path}.${i}`;
+    const decoded = decodeWebhookSecret(secret);
+    if ('problem' in decoded) throw new InvalidQueueBoxOptionsError(at, invalidHiddenOption(at, describeShape(secret), decoded.problem));
+    return decoded.key;
+  });
+}
+
+/** Most secrets of one source or destination: rotation needs two, three at most. */
+const MAX_SECRETS = 4;
+
+/** What a hidden value is, without its content. */
+function describeShape(value: unknown): string {
+  if (typeof value === 'string') return value.length === 0 ? 'an empty string' : `a string of ${value.length} characters`;
+  return describeValue(value);
 }
 
 /**

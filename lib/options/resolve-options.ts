@@ -3,7 +3,10 @@ import type { OutboxPublisher } from '../interfaces/outbox-publisher.interface.j
 import { DEFAULT_INBOX_TABLE, DEFAULT_OUTBOX_TABLE } from '../queuebox.constants.js';
 import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
 import type { QueueBoxModuleOptions } from '../interfaces/queuebox-options.interface.js';
-import { invalidOption } from '../queuebox.messages.js';
+import { DAY_MS, MAX_INTERVAL_MS } from '../queuebox.limits.js';
+import { batchAboveConcurrency, describeValue, invalidHeaderOption, invalidHiddenOption, invalidOption, sharedSourceSecret } from '../queuebox.messages.js';
+import { keyProblem } from '../validation/keys.js';
+import { headerNameProblem, headerValueProblem } from '../validation/http-headers.js';
 import {
   readBoolean,
   readEnum,
@@ -11,7 +14,7 @@ import {
   readInt,
   readNumber,
   readObject,
-  readSecretString,
+  readWebhookSecrets,
 } from './option-readers.js';
 import { resolveNatsDestination, resolveRabbitMqDestination } from './broker-destinations.js';
 import type { InboxTransform } from '../interfaces/queuebox-options.interface.js';
@@ -24,15 +27,12 @@ import type {
   ResolvedRetention,
 } from './resolved-options.interface.js';
 
-const DAY_MS = 86_400_000;
 /** Longest retention age: a longer interval overflows PostgreSQL's interval arithmetic. */
 const HUNDRED_YEARS_MS = 3_153_600_000_000;
 /** Index names append up to 15 characters to the table name; PostgreSQL keeps 63. */
 const TABLE_NAME_MAX = 48;
-/** Destination and source names: stored in indexed columns and used as metric labels. */
-const MAX_NAME_LENGTH = 200;
-/** SQL Server's DATEADD takes an int of milliseconds: 24.8 days at most. */
-const MAX_INTERVAL_MS = 2_147_483_647;
+/** Rows a claim asks for when `batchSize` is not given (never more than `concurrency`). */
+const DEFAULT_BATCH_SIZE = 50;
 
 /**
  * Applies the defaults and validates the options in one place, for `forRoot` and
@@ -69,9 +69,8 @@ function resolveOutbox(outbox: Record<string, unknown>): ResolvedOutboxOptions {
     claimTimeoutMs,
     shutdownTimeoutMs: readInt(outbox.shutdownTimeoutMs, 'outbox.shutdownTimeoutMs', 10_000, 0, DAY_MS),
     pollIntervalMs: readInt(outbox.pollIntervalMs, 'outbox.pollIntervalMs', 1_000, 10, DAY_MS),
-    batchSize: readInt(outbox.batchSize, 'outbox.batchSize', 50, 1, 1_000),
     // Two batches in flight by default: the next claim overlaps the marks of the previous batch.
-    concurrency: readInt(outbox.concurrency, 'outbox.concurrency', 100, 1, 10_000),
+    ...readBatching(outbox, 'outbox', 100),
     maxAttempts: readInt(outbox.maxAttempts, 'outbox.maxAttempts', 10, 1, 1_000_000),
     backoff: resolveBackoff(readObject(outbox.backoff, 'outbox.backoff'), 'outbox.backoff'),
     maxPayloadBytes: readInt(outbox.maxPayloadBytes, 'outbox.maxPayloadBytes', 262_144, 1, 1_073_741_824),
@@ -115,8 +114,7 @@ function resolveInbox(
       routes,
       claimTimeoutMs: readInt(relay.claimTimeoutMs, 'inbox.relay.claimTimeoutMs', 300_000, 1_000, MAX_INTERVAL_MS),
       pollIntervalMs: readInt(relay.pollIntervalMs, 'inbox.relay.pollIntervalMs', 1_000, 10, DAY_MS),
-      batchSize: readInt(relay.batchSize, 'inbox.relay.batchSize', 50, 1, 1_000),
-      concurrency: readInt(relay.concurrency, 'inbox.relay.concurrency', 20, 1, 10_000),
+      ...readBatching(relay, 'inbox.relay', 20),
       maxAttempts: readInt(relay.maxAttempts, 'inbox.relay.maxAttempts', 10, 1, 1_000_000),
       backoff: resolveBackoff(readObject(relay.backoff, 'inbox.relay.backoff'), 'inbox.relay.backoff'),
       shutdownTimeoutMs: readInt(relay.shutdownTimeoutMs, 'inbox.relay.shutdownTimeoutMs', outbox.shutdownTimeoutMs, 0, DAY_MS),
@@ -124,13 +122,36 @@ function resolveInbox(
   };
 }
 
-function resolveSources(sources: Record<string, unknown>): ReadonlyMap<string, { secret?: string }> {
-  const resolved = new Map<string, { secret?: string }>();
+/**
+ * `batchSize` and `concurrency` of a claiming loop. A claim never takes more rows than there are
+ * free slots, so a batch larger than `concurrency` could never fill: the default batch is capped
+ * at `concurrency`, and an explicit one above it is refused.
+ */
+function readBatching(loop: Record<string, unknown>, path: string, defaultConcurrency: number): { batchSize: number; concurrency: number } {
+  const concurrency = readInt(loop.concurrency, `${path}.concurrency`, defaultConcurrency, 1, 10_000);
+  const batchSize = readInt(loop.batchSize, `${path}.batchSize`, Math.min(DEFAULT_BATCH_SIZE, concurrency), 1, 1_000);
+  if (batchSize > concurrency) {
+    throw new InvalidQueueBoxOptionsError(`${path}.batchSize`, batchAboveConcurrency(path, batchSize, concurrency));
+  }
+  return { batchSize, concurrency };
+}
+
+function resolveSources(sources: Record<string, unknown>): ReadonlyMap<string, { secrets?: Buffer[] }> {
+  const resolved = new Map<string, { secrets?: Buffer[] }>();
+  const owners = new Map<string, string>();
   for (const [name, value] of Object.entries(sources)) {
     const path = `inbox.sources.${name}`;
-    if (name.length === 0 || name.length > MAX_NAME_LENGTH) throw new InvalidQueueBoxOptionsError(path, invalidOption('inbox.sources', name, `keyed by names of 1 to ${MAX_NAME_LENGTH} characters`));
+    const problem = keyProblem(name);
+    if (problem) throw new InvalidQueueBoxOptionsError(path, invalidOption('inbox.sources', name, `keyed by source names that are valid keys (a name ${problem})`));
     const source = readObject(value, path);
-    resolved.set(name, { secret: readSecretString(source.secret, `${path}.secret`) });
+    const secrets = readWebhookSecrets(source.secret, `${path}.secret`);
+    // A secret identifies its source: shared by two, each would accept the other's requests.
+    for (const key of secrets ?? []) {
+      const owner = owners.get(key.toString('base64'));
+      if (owner !== undefined) throw new InvalidQueueBoxOptionsError(`${path}.secret`, sharedSourceSecret(owner, name));
+      owners.set(key.toString('base64'), name);
+    }
+    resolved.set(name, { secrets });
   }
   return resolved;
 }
@@ -166,9 +187,8 @@ function resolveDestinations(destinations: Record<string, unknown>): ReadonlyMap
   const resolved = new Map<string, ResolvedDestination>();
   for (const [name, value] of Object.entries(destinations)) {
     const path = `destinations.${name}`;
-    if (name.length === 0 || name.length > MAX_NAME_LENGTH) {
-      throw new InvalidQueueBoxOptionsError(path, invalidOption('destinations', name, `keyed by names of 1 to ${MAX_NAME_LENGTH} characters`));
-    }
+    const problem = keyProblem(name);
+    if (problem) throw new InvalidQueueBoxOptionsError(path, invalidOption('destinations', name, `keyed by destination names that are valid keys (a name ${problem})`));
     const destination = readObject(value, path);
     const type = readEnum(destination.type, `${path}.type`, undefined as never, ['http', 'rabbitmq', 'nats', 'custom'] as const);
     if (type === 'http') {
@@ -178,7 +198,7 @@ function resolveDestinations(destinations: Record<string, unknown>): ReadonlyMap
         url: readUrl(destination.url, `${path}.url`),
         timeoutMs: readInt(destination.timeoutMs, `${path}.timeoutMs`, 10_000, 1, DAY_MS),
         headers: readHeaders(destination.headers, `${path}.headers`),
-        secret: readSecretString(destination.secret, `${path}.secret`),
+        secrets: readWebhookSecrets(destination.secret, `${path}.secret`),
       });
     } else if (type === 'rabbitmq') {
       resolved.set(name, resolveRabbitMqDestination(name, destination, path));
@@ -197,20 +217,27 @@ function resolveDestinations(destinations: Record<string, unknown>): ReadonlyMap
   return resolved;
 }
 
+/**
+ * An absolute http(s) URL without credentials: a password in a URL would be written into logs
+ * and `last_error` by every failure that names the request. Never echoes the value.
+ */
 function readUrl(value: unknown, path: string): URL {
-  if (typeof value === 'string' && URL.canParse(value)) {
-    const url = new URL(value);
-    if (url.protocol === 'http:' || url.protocol === 'https:') return url;
+  const allowed = 'an absolute http:// or https:// URL without user or password (send credentials with "headers")';
+  const url = typeof value === 'string' && URL.canParse(value) ? new URL(value) : undefined;
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    const description = typeof value !== 'string' ? describeValue(value) : url ? `a URL with the scheme "${url.protocol}"` : 'a string that is not an absolute URL';
+    throw new InvalidQueueBoxOptionsError(path, invalidHiddenOption(path, description, allowed));
   }
-  throw new InvalidQueueBoxOptionsError(path, invalidOption(path, value, 'an absolute http:// or https:// URL'));
+  if (url.username !== '' || url.password !== '') throw new InvalidQueueBoxOptionsError(path, invalidHiddenOption(path, 'a URL with credentials', allowed));
+  return url;
 }
 
+/** Extra request headers of a destination, checked like message headers. Values are never echoed (API keys). */
 function readHeaders(value: unknown, path: string): Record<string, string> {
   const headers = readObject(value, path);
   for (const [name, header] of Object.entries(headers)) {
-    if (typeof header !== 'string') {
-      throw new InvalidQueueBoxOptionsError(`${path}.${name}`, invalidOption(`${path}.${name}`, '<hidden>', 'a string'));
-    }
+    const problem = headerNameProblem(name) ?? headerValueProblem(header);
+    if (problem) throw new InvalidQueueBoxOptionsError(`${path}.${name}`, invalidHeaderOption(`${path}.${name}`, problem));
   }
   return headers as Record<string, string>;
 }

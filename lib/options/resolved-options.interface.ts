@@ -22,7 +22,8 @@ export interface ResolvedRetention {
 export interface ResolvedInboxOptions {
   maxPayloadBytes: number;
   /** Declared sources (a closed set), or undefined when any source is accepted. */
-  sources?: ReadonlyMap<string, { secret?: string }>;
+  /** Declared sources with the keys of their Standard Webhooks secrets (none: unsigned). */
+  sources?: ReadonlyMap<string, { secrets?: Buffer[] }>;
   signatureToleranceSeconds: number;
   relay: ResolvedRelayOptions;
 }
@@ -67,7 +68,7 @@ export interface ResolvedOutboxOptions {
 }
 
 export type ResolvedDestination =
-  | { type: 'http'; name: string; url: URL; timeoutMs: number; headers: Record<string, string>; secret?: string }
+  | { type: 'http'; name: string; url: URL; timeoutMs: number; headers: Record<string, string>; secrets?: Buffer[] }
   | { type: 'rabbitmq'; name: string; url: string; exchange: string; routingKey: string; persistent: boolean; confirmTimeoutMs: number }
   | { type: 'nats'; name: string; servers: string[]; subject: string; timeoutMs: number }
   | { type: 'custom'; name: string; publisher: InjectionToken<OutboxPublisher> };

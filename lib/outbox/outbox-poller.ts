@@ -1,7 +1,7 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
-import type { Claim } from '../claims/claim.js';
+import type { Claim } from '../interfaces/claim.interface.js';
 import { ClaimRepository } from '../claims/claim.repository.js';
 import type { ClaimedOutboxRow } from '../claims/claimed-outbox-row.interface.js';
 import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
@@ -12,10 +12,10 @@ import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { PublisherRegistry } from '../publishers/publisher-registry.js';
 import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
-import { outboxMarkLost, outboxWriteLost } from '../queuebox.messages.js';
+import { destinationNotHere, maxAttemptsWithoutOutcome, outboxMarkLost, outboxWriteLost } from '../queuebox.messages.js';
 import { backoffDelay } from '../runtime/backoff.js';
 import { ClaimWorker } from '../runtime/claim-worker.js';
-import { errorText } from '../runtime/poll-loop.js';
+import { errorText } from '../runtime/error-text.js';
 import { withMessageSpan } from '../tracing/trace-context.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { OutboxCompletionBatcher } from './outbox-completion-batcher.js';
@@ -28,7 +28,7 @@ type PublishResult = { ok: true } | { ok: false; error: unknown; retryable: bool
  * Claims outbox rows in batches, publishes each to its destination with bounded concurrency,
  * and finishes it with a fenced write: `sent`, a retry with backoff, or `dead`. Renews each
  * claim every third of the lease while it publishes, reclaims expired claims at most once per
- * `claimTimeoutMs / 5`, and drains on shutdown (spec "Claims and leases").
+ * `claimTimeoutMs / 5`, and drains on shutdown (docs/concepts/claims-and-leases.md).
  */
 @Injectable()
 export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -104,7 +104,7 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
     try {
       if (row.attempts > this.options.outbox.maxAttempts) {
         // Claimed more often than allowed without an outcome (its workers crashed or lost it).
-        await this.finishFailed(claim, message, { ok: false, error: new Error('maximum attempts reached without an outcome'), retryable: false });
+        await this.finishFailed(claim, message, { ok: false, error: new Error(maxAttemptsWithoutOutcome()), retryable: false });
         return;
       }
       const keeper = this.keepLease(claim, (c) => this.repository.renew(c), (lost, cause) => this.renewalLost(lost, message, cause));
@@ -125,7 +125,7 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
   private async publish(message: OutboxMessage, signal: AbortSignal): Promise<PublishResult> {
     const publisher = this.publishers.get(message.destination);
     if (!publisher) {
-      return { ok: false, retryable: true, error: new Error(`destination "${message.destination}" is not configured on this instance`) };
+      return { ok: false, retryable: true, error: new Error(destinationNotHere(message.destination)) };
     }
     try {
       await withMessageSpan(`publish ${message.destination}`, message.headers, { 'messaging.message.id': message.messageId, 'messaging.destination.name': message.destination }, () =>
@@ -143,7 +143,8 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
       this.metrics.outboxPublishAttempt(message.destination, 'sent', seconds);
       return;
     }
-    // Published, but another owner has the row now and will publish it again (spec).
+    // Published, but another owner has the row now and will publish it again (a duplicate with
+    // the same message id; docs/concepts/claims-and-leases.md, "Lost claims").
     this.logger.error({ message: outboxMarkLost(claim.id, message.messageId), messageId: message.messageId, rowId: claim.id });
     this.metrics.claimLost('outbox');
     this.metrics.outboxPublishAttempt(message.destination, 'lost', seconds);

@@ -1,3 +1,5 @@
+import { parseBrokerUrl } from '../options/broker-url.js';
+
 /**
  * Log-safe descriptions of broker addresses. A broker URL may carry a user and password, so
  * messages name the scheme, host and path only, and scrub the credentials from client errors.
@@ -9,15 +11,6 @@ export function describeBrokerUrl(url: string, defaultScheme = 'nats:'): string 
   if (!parsed) return 'an unreadable address';
   const path = parsed.pathname === '/' || parsed.pathname === '' ? '' : parsed.pathname;
   return `${parsed.protocol}//${parsed.host}${path}`;
-}
-
-/**
- * Parses a broker address; a bare `host:port` (allowed for NATS servers) gets `defaultScheme`.
- * NOTE: `new URL('localhost:4222')` parses as the scheme "localhost:", hence the prefix.
- */
-export function parseBrokerUrl(url: string, defaultScheme: string): URL | undefined {
-  const withScheme = url.includes('://') ? url : `${defaultScheme}//${url}`;
-  return URL.canParse(withScheme) ? new URL(withScheme) : undefined;
 }
 
 /** A client's error text with the URLs and passwords of `urls` masked, should a client echo them. */

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
-import type { Claim } from '../claims/claim.js';
+import type { Claim } from '../interfaces/claim.interface.js';
 import type { ClaimRepository } from '../claims/claim.repository.js';
 import type { ClaimedInboxRow } from '../claims/claimed-inbox-row.interface.js';
 import type { LeaseKeeper } from '../claims/lease-keeper.js';
@@ -8,10 +8,10 @@ import { ClaimLostError } from '../errors/claim-lost.error.js';
 import { toInboxMessage } from '../inbox/inbox-message.mapper.js';
 import type { InboxMessage } from '../interfaces/inbox-message.interface.js';
 import type { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
-import { claimLost } from '../queuebox.messages.js';
+import { claimLost, maxAttemptsWithoutOutcome, shutdownReason } from '../queuebox.messages.js';
 import { backoffDelay } from '../runtime/backoff.js';
 import { ClaimWorker } from '../runtime/claim-worker.js';
-import { errorText } from '../runtime/poll-loop.js';
+import { errorText } from '../runtime/error-text.js';
 import { withMessageSpan } from '../tracing/trace-context.js';
 import type { PullWorkerHost } from './pull-worker.host.js';
 import type { ResolvedPullWorker } from './resolve-pull-worker-options.js';
@@ -73,7 +73,7 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
   async stop(): Promise<void> {
     // Handlers see shutdown on their signal; their leases are renewed until they end.
     this.shuttingDown = true;
-    this.cancelInFlight(new Error('QueueBox shutdown'));
+    this.cancelInFlight(new Error(shutdownReason()));
     await this.drain();
   }
 
@@ -91,7 +91,7 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
     const started = performance.now();
     try {
       if (message.attempt > this.worker.maxAttempts) {
-        await this.finishFailed(claim, message, new Error('maximum attempts reached without an outcome'), true);
+        await this.finishFailed(claim, message, new Error(maxAttemptsWithoutOutcome()), true);
         return;
       }
       const result = await this.runLeased(

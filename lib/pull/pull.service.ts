@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { Claim, FenceResult } from '../claims/claim.js';
+import type { Claim, FenceResult } from '../interfaces/claim.interface.js';
 import { ClaimRepository } from '../claims/claim.repository.js';
 import { ClaimLostError } from '../errors/claim-lost.error.js';
 import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
@@ -12,11 +12,12 @@ import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { PullOutcome } from '../metrics/queuebox.metrics.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_RESOLVED_OPTIONS } from '../queuebox.constants.js';
-import { claimLost, unknownSource } from '../queuebox.messages.js';
+import { MAX_INTERVAL_MS } from '../queuebox.limits.js';
+import { claimLost, deadLetterNeedsReason, invalidInteger, invalidPullSource, unknownSource } from '../queuebox.messages.js';
+import { keyProblem } from '../validation/keys.js';
 
 /** Lease bounds: a claim shorter than 100 ms cannot be renewed in time; SQL Server's DATEADD takes an int. */
 const MIN_LEASE_MS = 100;
-const MAX_LEASE_MS = 2_147_483_647;
 /** Most rows one pull claim takes. */
 const MAX_BATCH = 1_000;
 
@@ -46,10 +47,11 @@ export class PullService {
 
   /** Claims up to `max` messages of `source`: at most one per aggregate, the oldest of each. */
   async claimBatch(source: string, options: PullClaimOptions & { max: number }): Promise<PulledMessage[]> {
-    const leaseMs = checkInt(options.leaseMs, 'leaseMs', MIN_LEASE_MS, MAX_LEASE_MS);
+    const leaseMs = checkInt(options.leaseMs, 'leaseMs', MIN_LEASE_MS, MAX_INTERVAL_MS);
     const max = checkInt(options.max, 'max', 1, MAX_BATCH);
     const sources = this.options.inbox.sources;
-    if (typeof source !== 'string' || source.length === 0) throw new InvalidArgumentError('source', 'source must be a non-empty string.');
+    const sourceProblem = keyProblem(source);
+    if (sourceProblem) throw new InvalidArgumentError('source', invalidPullSource(sourceProblem));
     if (sources && !sources.has(source)) throw new UnknownSourceError(source, unknownSource(source, [...sources.keys()]));
     const rows = await this.repository.claimPull(source, max, leaseMs, { lock: options.claimLock ?? false });
     this.metrics.pullOrderInversions(this.labels.of(source), rows.filter((row) => row.inverted).length);
@@ -71,13 +73,13 @@ export class PullService {
 
   /** Returns the row to `pending`, due after `delayMs`, keeping `error`. Throws `ClaimLostError` when lost. */
   async retry(message: PulledMessage, options: { delayMs?: number; error?: string; manager?: EntityManager } = {}): Promise<void> {
-    const delayMs = checkInt(options.delayMs ?? 0, 'delayMs', 0, MAX_LEASE_MS);
+    const delayMs = checkInt(options.delayMs ?? 0, 'delayMs', 0, MAX_INTERVAL_MS);
     await this.fenced(message, await this.repository.retry(message.claim, delayMs, options.error ?? 'retried by the client', options), 'retried');
   }
 
   /** Marks the row `dead`, keeping `reason`. Throws `ClaimLostError` when lost. */
   async deadLetter(message: PulledMessage, options: { reason: string; manager?: EntityManager }): Promise<void> {
-    if (typeof options?.reason !== 'string' || options.reason.length === 0) throw new InvalidArgumentError('reason', 'deadLetter needs a non-empty reason.');
+    if (typeof options?.reason !== 'string' || options.reason.length === 0) throw new InvalidArgumentError('reason', deadLetterNeedsReason());
     await this.fenced(message, await this.repository.deadLetter(message.claim, options.reason, options), 'dead');
   }
 
@@ -98,7 +100,7 @@ export class PullService {
 
 function checkInt(value: unknown, field: string, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new InvalidArgumentError(field, `${field} must be an integer from ${min} to ${max}.`);
+    throw new InvalidArgumentError(field, invalidInteger(field, min, max));
   }
   return value;
 }

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource, QueryRunner } from 'typeorm';
-import { errorText } from '../runtime/poll-loop.js';
+import { errorText } from '../runtime/error-text.js';
 import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
 
 /** The part of a node-postgres client the listener uses. */

@@ -4,7 +4,7 @@ import type { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner 
 import type { ClaimTable, SqlDialect } from '../dialects/sql-dialect.interface.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
-import { errorText } from '../runtime/poll-loop.js';
+import { errorText } from '../runtime/error-text.js';
 import { runStatement } from '../claims/run-statement.js';
 import { CoalescedNotifier } from './coalesced-notifier.js';
 import { NotificationListener } from './notification-listener.js';

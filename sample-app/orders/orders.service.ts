@@ -6,7 +6,7 @@ import type { CreateOrderInput } from './create-order.input.js';
 /** What `POST /orders` answers. */
 export interface PlacedOrder {
   orderId: string;
-  /** The `X-Message-Id` of each message, by destination: what the billing receiver and the shipping intake see. */
+  /** The message id of each message, by destination: the billing receiver sees it as `X-Message-Id`, the shipping intake (signed) as `webhook-id`. */
   messageIds: { billing: string; shipping: string };
 }
 
@@ -41,7 +41,7 @@ export class OrdersService {
       );
       return { orderId: order.id, messageIds: { billing: billing.messageId, shipping: shipping.messageId } };
     });
-    this.logger.log(`order ${placed.orderId} committed with two outbox messages: billing X-Message-Id ${placed.messageIds.billing}, shipping X-Message-Id ${placed.messageIds.shipping}`);
+    this.logger.log(`order ${placed.orderId} committed with two outbox messages: billing X-Message-Id ${placed.messageIds.billing}, shipping webhook-id ${placed.messageIds.shipping}`);
     return placed;
   }
 }

@@ -12,10 +12,10 @@ export class IntakeLogMiddleware implements NestMiddleware {
 
   use(request: IncomingMessage & { originalUrl?: string }, response: ServerResponse, next: () => void): void {
     const path = request.originalUrl ?? request.url ?? '';
-    const messageId = request.headers['x-message-id'] ?? 'none';
+    const messageId = request.headers['webhook-id'] ?? request.headers['x-message-id'] ?? 'none';
     response.on('finish', () => {
       const outcome = STATUS_MEANING[response.statusCode] ?? 'refused';
-      this.logger.log(`POST ${path} X-Message-Id ${String(messageId)} → ${response.statusCode} (${outcome})`);
+      this.logger.log(`POST ${path} webhook-id ${String(messageId)} → ${response.statusCode} (${outcome})`);
     });
     next();
   }
@@ -24,9 +24,10 @@ export class IntakeLogMiddleware implements NestMiddleware {
 const STATUS_MEANING: Record<number, string> = {
   202: 'stored',
   200: 'duplicate, already stored',
-  400: 'refused: no X-Message-Id or not JSON',
+  400: 'refused: no webhook-id, or not UTF-8 JSON',
   401: 'refused: bad signature',
   404: 'refused: unknown source',
   413: 'refused: too large',
-  415: 'refused: no JSON body',
+  415: 'refused: not application/json',
+  500: 'failed: not stored, the sender retries',
 };

@@ -16,7 +16,7 @@ export class OrderToWarehouseTransform implements InboxTransform {
     const order = parseMessage<OrderPlaced>(message.payload, 'order.placed', ['orderId', 'customerId']);
     const payload: ParcelRequested = { type: 'parcel.requested', orderId: order.orderId, customerId: order.customerId };
     this.logger.log(
-      `inbox row ${message.id} (source ${message.source}, X-Message-Id ${message.idempotencyKey}, attempt ${message.attempt}): ` +
+      `inbox row ${message.id} (source ${message.source}, webhook-id ${message.idempotencyKey}, attempt ${message.attempt}): ` +
         `forwarding order ${order.orderId} to the warehouse (outbox row and inbox mark commit together)`,
     );
     return { payload };

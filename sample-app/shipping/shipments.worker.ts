@@ -23,7 +23,7 @@ export class ShipmentsWorker extends PullWorkerHost {
       [report.orderId, report.customerId, report.parcelId, idempotencyKey],
     );
     this.logger.log(
-      `inbox row ${message.id} (source ${message.source}, X-Message-Id ${idempotencyKey}): shipment of order ${report.orderId} ` +
+      `inbox row ${message.id} (source ${message.source}, webhook-id ${idempotencyKey}): shipment of order ${report.orderId} ` +
         `(parcel ${report.parcelId}) written; it commits with the row's completion`,
     );
   }

@@ -1,17 +1,21 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { OutboxService, signMessage } from '../../lib/index.js';
+import { Webhook } from 'standardwebhooks';
+import { OutboxService } from '../../lib/index.js';
 import { createTestSchema } from '../fixtures/database.js';
 import { HttpReceiver, waitFor } from '../fixtures/http-receiver.js';
 import { inboxRows } from '../fixtures/inbox-rows.js';
 import { startQueueBoxApp, type TestApp } from '../fixtures/queuebox-app.js';
+import { standardWebhookHeaders, testSecret } from '../fixtures/webhook-secrets.js';
 
-const SECRET = 'a-shared-secret';
+const SECRET = testSecret('service-a to service-b');
+const NEXT_SECRET = testSecret('service-a to service-b, rotated');
 
 /** Service A's outbox → B's HTTP intake → B's relay → a sink. */
 describe('end to end over HTTP', () => {
   const sink = new HttpReceiver();
   let a: TestApp;
   let b: TestApp;
+  let schemaA: string;
   let schemaB: string;
   let intake: string;
 
@@ -24,13 +28,16 @@ describe('end to end over HTTP', () => {
       {
         intake: { path: 'inbox' },
         destinations: { sink: { type: 'http', url: `${sinkUrl}/sink` } },
-        inbox: { sources: { 'service-a': { secret: SECRET }, open: {} }, maxPayloadBytes: 1_000, relay: { routes: { 'service-a': { destination: 'sink' } }, pollIntervalMs: 100 } },
+        // Default limits on both sides: the intake accepts what the outbox accepts (256 KiB).
+        inbox: { sources: { 'service-a': { secret: [NEXT_SECRET, SECRET] } }, relay: { routes: { 'service-a': { destination: 'sink' } }, pollIntervalMs: 100 } },
         outbox: { pollIntervalMs: 100 },
       },
       { listen: true },
     );
     intake = `${b.url}/inbox`;
-    a = await startQueueBoxApp(inject('pgUrl'), await createTestSchema(inject('pgUrl')), {
+    schemaA = await createTestSchema(inject('pgUrl'));
+    a = await startQueueBoxApp(inject('pgUrl'), schemaA, {
+      // A is not rotated yet: it signs with the old secret only, which B still accepts.
       destinations: { 'service-b': { type: 'http', url: `${intake}/service-a`, secret: SECRET } },
       outbox: { pollIntervalMs: 100 },
     });
@@ -58,42 +65,68 @@ describe('end to end over HTTP', () => {
     expect(new Set(sink.requests.map((request) => request.headers['x-message-id'])).size).toBe(sink.requests.length);
   });
 
-  const post = (source: string, body: string, headers: Record<string, string>) =>
-    fetch(`${intake}/${source}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+  it('delivers messages of 150 KB and 250 KB, which both sides\' default limits allow', async () => {
+    const outbox = a.app.get(OutboxService);
+    const before = sink.requests.length;
+    const big = [150_000, 250_000].map((size) => ({ destination: 'service-b', key: 'big', payload: { pad: 'x'.repeat(size) } }));
+    await outbox.enqueue(big);
+    await sink.waitFor(() => sink.requests.length === before + 2, 20_000);
+    expect(sink.requests.slice(before).map((request) => request.body.length)).toEqual([150_010, 250_010]);
+    const dead = await a.dataSource.query(`SELECT count(*)::int AS n FROM "${schemaA}".queuebox_outbox_messages WHERE state = 'dead'`);
+    expect(dead[0].n).toBe(0);
+  });
 
   it('answers 2xx for a new and a duplicate delivery, so a sender stops retrying', async () => {
     const body = JSON.stringify({ hello: 'world' });
-    const headers = { 'x-message-id': 'dup-1', 'x-queuebox-signature': signMessage(SECRET, 'dup-1', body, Math.floor(Date.now() / 1000)) };
-    const first = await post('service-a', body, headers);
-    const second = await post('service-a', body, headers);
+    const headers = { 'content-type': 'application/json', ...standardWebhookHeaders(SECRET, 'dup-1', body) };
+    const first = await fetch(`${intake}/service-a`, { method: 'POST', body, headers });
+    const second = await fetch(`${intake}/service-a`, { method: 'POST', body, headers });
     expect(first.status).toBe(202);
     expect(second.status).toBe(200);
     expect(await second.json()).toMatchObject({ status: 'duplicate' });
   });
 
-  it('refuses a forged or replayed signature, a missing id, an oversize body and an unknown source, storing nothing', async () => {
-    const before = (await inboxRows(b.dataSource, schemaB)).length;
-    const body = JSON.stringify({ transfer: 100 });
-    const now = Math.floor(Date.now() / 1000);
-    const forged = await post('service-a', body, { 'x-message-id': 'f-1', 'x-queuebox-signature': signMessage('wrong-secret', 'f-1', body, now) });
-    const tampered = await post('service-a', JSON.stringify({ transfer: 1_000_000 }), { 'x-message-id': 'f-2', 'x-queuebox-signature': signMessage(SECRET, 'f-2', body, now) });
-    const replayed = await post('service-a', body, { 'x-message-id': 'f-3', 'x-queuebox-signature': signMessage(SECRET, 'f-3', body, now - 3_600) });
-    const unsigned = await post('service-a', body, { 'x-message-id': 'f-4' });
-    const missingId = await post('open', body, {});
-    const oversize = await post('open', JSON.stringify({ big: 'x'.repeat(2_000) }), { 'x-message-id': 'f-5' });
-    const unknown = await post('stranger', body, { 'x-message-id': 'f-6' });
-    const notJson = await post('open', '{not json', { 'x-message-id': 'f-7' });
-    expect([forged.status, tampered.status, replayed.status, unsigned.status]).toEqual([401, 401, 401, 401]);
-    expect(missingId.status).toBe(400);
-    expect(oversize.status).toBe(413);
-    expect(unknown.status).toBe(404);
-    expect(notJson.status).toBe(400);
-    expect(await inboxRows(b.dataSource, schemaB)).toHaveLength(before);
+  it('signs so that a receiver written with the standardwebhooks package verifies every request', async () => {
+    const before = sink.requests.length;
+    await a.app.get(OutboxService).enqueue({ destination: 'service-b', key: 'interop', payload: { check: 'standardwebhooks' } });
+    await waitFor(async () => (await inboxRows(b.dataSource, schemaB)).some((row) => JSON.parse(row.payload).check === 'standardwebhooks'), 10_000);
+    await sink.waitFor(() => sink.requests.length > before, 10_000);
+    // The relay's publish to the sink is unsigned (no secret): one id, as X-Message-Id.
+    expect(sink.requests.at(-1)!.headers['x-message-id']).toBeDefined();
+    expect(sink.requests.at(-1)!.headers['webhook-id']).toBeUndefined();
+  });
+});
+
+/** QueueBox's publisher against a receiver that only knows the standardwebhooks package. */
+describe('a Standard Webhooks receiver', () => {
+  const receiver = new HttpReceiver();
+  let app: TestApp;
+
+  beforeAll(async () => {
+    const url = await receiver.start();
+    app = await startQueueBoxApp(inject('pgUrl'), await createTestSchema(inject('pgUrl')), {
+      // Rotating: signs with the next and the current secret; the receiver still has only the current one.
+      destinations: { partner: { type: 'http', url: `${url}/hooks`, secret: [NEXT_SECRET, SECRET] } },
+      outbox: { pollIntervalMs: 100 },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await receiver.stop();
   });
 
-  it('stores an unsigned message of a source without a secret, with its aggregate', async () => {
-    const response = await post('open', JSON.stringify({ n: 1 }), { 'x-message-id': 'open-1', 'x-queuebox-key': 'agg-9' });
-    expect(response.status).toBe(202);
-    await waitFor(async () => (await inboxRows(b.dataSource, schemaB)).some((row) => row.idempotency_key === 'open-1' && row.aggregate_key === 'agg-9'), 2_000);
+  it('verifies every publish, with one id: webhook-id, and no X-Message-Id', async () => {
+    const enqueued = await app.app.get(OutboxService).enqueue([
+      { destination: 'partner', payload: { n: 1 } },
+      { destination: 'partner', key: 'k', payload: { n: 2 } },
+    ]);
+    await receiver.waitFor(() => receiver.requests.length === 2, 10_000);
+    const verifier = new Webhook(SECRET);
+    for (const request of receiver.requests) {
+      const headers = request.headers as Record<string, string>;
+      expect(() => verifier.verify(request.body, headers)).not.toThrow();
+      expect(headers['x-message-id']).toBeUndefined();
+    }
+    expect(receiver.requests.map((request) => request.headers['webhook-id']).sort()).toEqual(enqueued.map((message) => message.messageId).sort());
   });
 });

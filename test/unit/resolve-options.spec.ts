@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidQueueBoxOptionsError } from '../../lib/errors/invalid-queuebox-options.error.js';
 import { resolveOptions } from '../../lib/options/resolve-options.js';
+import { testSecret } from '../fixtures/webhook-secrets.js';
+
+const SECRET_A = testSecret('a');
+const SECRET_B = testSecret('b');
 
 function failure(options: unknown): InvalidQueueBoxOptionsError {
   try {
@@ -13,7 +17,7 @@ function failure(options: unknown): InvalidQueueBoxOptionsError {
 }
 
 describe('resolveOptions', () => {
-  it('applies the spec defaults', () => {
+  it('applies the documented defaults', () => {
     const resolved = resolveOptions({});
     expect(resolved.outbox).toMatchObject({ claimTimeoutMs: 300_000, shutdownTimeoutMs: 10_000, claimLock: false, maxAttempts: 10 });
     expect(resolved.tables).toEqual({ schema: undefined, outbox: 'queuebox_outbox_messages', inbox: 'queuebox_inbox_messages' });
@@ -40,6 +44,17 @@ describe('resolveOptions', () => {
     [{ destinations: { d: { type: 'http', url: 'not a url' } } }, 'destinations.d.url'],
     [{ destinations: { d: { type: 'http', url: 'http://x', headers: { a: 1 } } } }, 'destinations.d.headers.a'],
     [{ destinations: { d: { type: 'http', url: 'http://x', secret: '' } } }, 'destinations.d.secret'],
+    [{ destinations: { d: { type: 'http', url: 'http://x', secret: 'a-plain-shared-secret' } } }, 'destinations.d.secret'],
+    [{ destinations: { d: { type: 'http', url: 'http://x', secret: [SECRET_A, 'x'] } } }, 'destinations.d.secret.1'],
+    [{ destinations: { d: { type: 'http', url: 'https://user:hunter2@x.example/hooks' } } }, 'destinations.d.url'],
+    [{ destinations: { d: { type: 'http', url: 'http://x', headers: { 'Content-Length': '1' } } } }, 'destinations.d.headers.Content-Length'],
+    [{ destinations: { d: { type: 'http', url: 'http://x', headers: { 'Transfer-Encoding': 'chunked' } } } }, 'destinations.d.headers.Transfer-Encoding'],
+    [{ destinations: { d: { type: 'http', url: 'http://x', headers: { 'x-message-id': 'forged' } } } }, 'destinations.d.headers.x-message-id'],
+    [{ destinations: { d: { type: 'http', url: 'http://x', headers: { 'x-api-key': 'k\u00e9y' } } } }, 'destinations.d.headers.x-api-key'],
+    [{ destinations: { d: { type: 'http', url: 'http://x', headers: { 'x-api-key': 'a\u0001b' } } } }, 'destinations.d.headers.x-api-key'],
+    [{ inbox: { sources: { a: { secret: SECRET_A }, b: { secret: SECRET_A } } } }, 'inbox.sources.b.secret'],
+    [{ outbox: { concurrency: 1, batchSize: 50 } }, 'outbox.batchSize'],
+    [{ inbox: { relay: { concurrency: 5, batchSize: 10 } } }, 'inbox.relay.batchSize'],
     [{ destinations: { d: { type: 'custom', publisher: 42 } } }, 'destinations.d.publisher'],
     [{ destinations: 'http://x' }, 'destinations'],
     [{ retention: { outboxSentMs: 10 } }, 'retention.outboxSentMs'],
@@ -56,14 +71,40 @@ describe('resolveOptions', () => {
   it('never echoes a secret or header value in its error', () => {
     const error = failure({ destinations: { d: { type: 'http', url: 'http://x', headers: { authorization: 42 } } } });
     expect(error.message).not.toContain('42');
+    for (const options of [
+      { destinations: { d: { type: 'http', url: 'https://user:hunter2@x.example/hooks' } } },
+      { destinations: { d: { type: 'http', url: 'ftp://user:hunter2@x.example/' } } },
+      { destinations: { d: { type: 'http', url: 'hunter2' } } },
+      { destinations: { d: { type: 'http', url: 'http://x', secret: 'whsec_hunter2' } } },
+      { destinations: { d: { type: 'http', url: 'http://x', headers: { authorization: 'Bearer hunter2\n' } } } },
+    ]) {
+      expect(failure(options).message).not.toContain('hunter2');
+    }
+  });
+
+  it('refuses destination names that are not valid keys', () => {
+    expect(failure({ destinations: { 'bad\u0000name': { type: 'http', url: 'http://x' } } }).path).toBe('destinations.bad\u0000name');
+  });
+
+  it('caps the default batch at the concurrency, so that every claim can fill', () => {
+    expect(resolveOptions({ outbox: { concurrency: 1 } }).outbox).toMatchObject({ concurrency: 1, batchSize: 1 });
+    expect(resolveOptions({}).outbox).toMatchObject({ concurrency: 100, batchSize: 50 });
+    expect(resolveOptions({}).inbox.relay).toMatchObject({ concurrency: 20, batchSize: 20 });
+  });
+
+  it('reads one secret or several (rotation) into their keys', () => {
+    const one = resolveOptions({ destinations: { d: { type: 'http', url: 'http://x', secret: SECRET_A } } }).destinations.get('d');
+    const two = resolveOptions({ inbox: { sources: { s: { secret: [SECRET_A, SECRET_B] } } } }).inbox.sources?.get('s');
+    expect(one).toMatchObject({ secrets: [expect.any(Buffer)] });
+    expect(two?.secrets).toHaveLength(2);
   });
 
   it('keeps valid http destinations and custom publishers', () => {
     class Publisher {}
     const resolved = resolveOptions({
-      destinations: { a: { type: 'http', url: 'https://example.test/hook', secret: 's', headers: { k: 'v' } }, b: { type: 'custom', publisher: Publisher } },
+      destinations: { a: { type: 'http', url: 'https://example.test/hook', secret: SECRET_A, headers: { k: 'v' } }, b: { type: 'custom', publisher: Publisher } },
     });
-    expect(resolved.destinations.get('a')).toMatchObject({ type: 'http', timeoutMs: 10_000, secret: 's', headers: { k: 'v' } });
+    expect(resolved.destinations.get('a')).toMatchObject({ type: 'http', timeoutMs: 10_000, secrets: [expect.any(Buffer)], headers: { k: 'v' } });
     expect(resolved.destinations.get('b')).toMatchObject({ type: 'custom', publisher: Publisher });
   });
 });

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { signMessage, verifyMessageSignature } from '../../lib/publishers/message-signature.js';
 import { parseRetryAfter } from '../../lib/publishers/retry-after.js';
 import { uuidv7 } from '../../lib/outbox/message-id.js';
 import { CoalescedNotifier } from '../../lib/wakeup/coalesced-notifier.js';
@@ -24,20 +23,6 @@ describe('parseRetryAfter', () => {
   });
 });
 
-describe('message signatures', () => {
-  const now = 1_800_000_000;
-  it('verifies its own signature and refuses tampering, other messages, missing and stale ones', () => {
-    const header = signMessage('secret', 'm1', '{"a":1}', now);
-    expect(verifyMessageSignature('secret', 'm1', '{"a":1}', header, now + 10, 300)).toBe('ok');
-    expect(verifyMessageSignature('secret', 'm1', '{"a":2}', header, now, 300)).toBe('mismatch');
-    expect(verifyMessageSignature('secret', 'm2', '{"a":1}', header, now, 300)).toBe('mismatch');
-    expect(verifyMessageSignature('other', 'm1', '{"a":1}', header, now, 300)).toBe('mismatch');
-    expect(verifyMessageSignature('secret', 'm1', '{"a":1}', header, now + 301, 300)).toBe('expired');
-    expect(verifyMessageSignature('secret', 'm1', '{"a":1}', undefined, now, 300)).toBe('missing');
-    expect(verifyMessageSignature('secret', 'm1', '{"a":1}', 't=abc,v1=zz', now, 300)).toBe('malformed');
-  });
-});
-
 describe('CoalescedNotifier', () => {
   afterEach(() => {
     vi.useRealTimers();
@@ -56,6 +41,20 @@ describe('CoalescedNotifier', () => {
     await vi.advanceTimersByTimeAsync(100);
     expect(send).toHaveBeenCalledTimes(2);
     await notifier.close();
+    notifier.signal();
+    expect(send).toHaveBeenCalledTimes(2);
+  });
+
+  it('close() sends a signal still waiting in the window, once, and nothing after', async () => {
+    vi.useFakeTimers();
+    const send = vi.fn(async () => undefined);
+    const notifier = new CoalescedNotifier(60_000, send);
+    notifier.signal();
+    notifier.signal();
+    expect(send).toHaveBeenCalledTimes(1);
+    await notifier.close();
+    expect(send).toHaveBeenCalledTimes(2);
+    await vi.advanceTimersByTimeAsync(120_000);
     notifier.signal();
     expect(send).toHaveBeenCalledTimes(2);
   });

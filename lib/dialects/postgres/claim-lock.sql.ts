@@ -1,10 +1,11 @@
 /*
- * The optional claim locks (outbox `claimLock`, and the relay's, which the spec requires). A lock
+ * The claim locks (outbox and pull `claimLock`, and the relay's, always taken). A lock
  * must be its own statement, before the claim, in the claim's transaction: the claim statement's
  * snapshot is then taken after the previous claimer committed, so its claims are visible as
  * `processing` and anti-join (B) holds. Taken inside the claim statement it would not help (the
  * snapshot predates the wait). COMMIT of the short claim transaction releases it, so it is held
- * for the claim only. The wait is bounded like SQL Server's 10 s application lock.
+ * for the claim only. The wait is bounded like SQL Server's 10 s application lock. Why a lock in
+ * the claim statement would not help: docs/internals/claim-sql.md, "The out-of-order commit window".
  */
 
 export const claimLockTimeout = (): string => /* sql */ `SET LOCAL lock_timeout = '10s'`;

@@ -60,8 +60,8 @@ RETURNING m.id`;
 
 /**
  * $1 max rows; inbox: $2 text[] the sources to reclaim (the relay's routes: pull claims take
- * expired rows themselves and need no reclaim). Returns expired claims to `pending` (spec
- * "Reclaim of stale claims"). SKIP LOCKED: a row a worker is writing right now is skipped, never
+ * expired rows themselves and need no reclaim). Returns expired claims to `pending`
+ * (docs/concepts/claims-and-leases.md, "Reclaim"). SKIP LOCKED: a row a worker is writing right now is skipped, never
  * waited for, and the expiry is re-checked on the newest version, so a renewal that committed
  * first wins. Two replicas reclaiming at once cannot deadlock.
  */

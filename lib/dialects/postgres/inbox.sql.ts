@@ -24,7 +24,7 @@ SELECT id, state FROM ${qualified(t, 'inbox')} WHERE source = $1 AND idempotency
 /**
  * $1 batch size, $2 lease ms, $3 text[] sources the relay routes. The relay claim: same shape
  * as the outbox claim with the aggregate of a source as the ordering scope, run after the relay
- * claim lock (claim-lock.sql.ts), which the spec requires: it closes the window between two
+ * claim lock (claim-lock.sql.ts), always taken: it closes the window between two
  * concurrent claims of one aggregate. NULL aggregates are unordered.
  */
 export const claimInbox = (t: ResolvedTableNames): string => /* sql */ `

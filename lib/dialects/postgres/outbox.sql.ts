@@ -27,7 +27,7 @@ RETURNING id, message_id`;
 
 /**
  * $1 batch size, $2 lease ms. The outbox claim: autocommit, FOR UPDATE SKIP LOCKED on the
- * candidates, no claim lock (spec). A row is claimable when it is pending and due, no older row
+ * candidates, no claim lock by default (docs/concepts/claims-and-leases.md, "Locks"). A row is claimable when it is pending and due, no older row
  * of its key is unfinished (A), and no row of its key is processing (B); so a batch holds at
  * most one row per key, and only a key's oldest unfinished row. NULL keys never match (A)/(B):
  * unordered. Each row gets its own random token (gen_random_uuid per row).

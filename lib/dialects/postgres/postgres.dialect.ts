@@ -63,7 +63,7 @@ export class PostgresDialect implements SqlDialect {
   }
 
   claimLock(table: ClaimTable): readonly SqlStatement[] {
-    // The lock names of the spec, keyed on the (schema-qualified) table name: advisory locks are
+    // The documented lock names (docs/concepts/claims-and-leases.md, "Locks"), keyed on the (schema-qualified) table name: advisory locks are
     // per database, and instances on other schemas must not wait for each other.
     return this.lock(`queuebox_${table}_claim_${this.lockTableName(table)}`);
   }

@@ -4,7 +4,8 @@ import { INBOX_CLAIM_COLUMNS } from './inbox.sql.js';
 import { DB_NOW, qualified } from './postgres-names.js';
 
 /**
- * $1 source, $2 batch size, $3 lease ms. The pull claim (spec: no separate reclaim step): takes
+ * $1 source, $2 batch size, $3 lease ms. The pull claim (no separate reclaim step; see
+ * docs/internals/claim-sql.md, "The pull claim"): takes
  * a `pending` row that is due, or a `processing` row whose lease expired, in one statement,
  * FOR UPDATE SKIP LOCKED, no claim lock by default. An expired `processing` row is still the
  * head of its aggregate in (A); only a live lease blocks in (B'), which excludes the candidate

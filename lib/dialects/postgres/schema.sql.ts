@@ -7,7 +7,7 @@ import { qualified, quote } from './postgres-names.js';
  * the planner can match the partial indexes, which hold only unfinished rows.
  */
 
-/** The spec's claim columns, the same in both tables. */
+/** The claim columns (docs/concepts/claims-and-leases.md), the same in both tables. */
 const CLAIM_COLUMNS = `  state            text        NOT NULL DEFAULT 'pending',
   claim_token      uuid        NULL,
   claimed_at       timestamptz NULL,

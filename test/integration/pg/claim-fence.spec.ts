@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import type { DataSource } from 'typeorm';
-import type { Claim } from '../../../lib/claims/claim.js';
+import type { Claim } from '../../../lib/interfaces/claim.interface.js';
 import type { ClaimRepository } from '../../../lib/claims/claim.repository.js';
 import { DeadLetterRepository } from '../../../lib/claims/dead-letter.repository.js';
 import { createTestSchema, openDataSource } from '../../fixtures/database.js';
+import { untilDatabase, untilDue, untilLeaseEnded } from '../../fixtures/db-clock.js';
 import { insertRows, repositoryFor, rowState } from '../../fixtures/outbox-rows.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('claim repository on PostgreSQL: claims and the fence', () => {
   let schema: string;
@@ -61,7 +61,7 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     const [head] = await repoA.claimOutbox(10, 60_000, { lock: false });
     expect(await repoA.retry(claimOf(head, 60_000), 400, 'boom')).toBe('ok');
     expect(await repoB.claimOutbox(10, 60_000, { lock: false })).toHaveLength(0);
-    await sleep(500);
+    await untilDue(a, schema, ids[0]);
     const [again] = await repoB.claimOutbox(10, 60_000, { lock: false });
     expect(String(again.id)).toBe(ids[0]);
     expect(again.attempts).toBe(2);
@@ -86,7 +86,7 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     const [id] = await insertRows(a, schema, ['k']);
     const [row] = await repoA.claimOutbox(1, 300, { lock: false });
     const claim = claimOf(row, 300);
-    await sleep(450);
+    await untilLeaseEnded(a, schema, id);
     expect(await repoA.renew(claim)).toBe('lost');
     expect(await repoA.complete(claim)).toBe('lost');
     expect(await repoA.retry(claim, 0, 'late')).toBe('lost');
@@ -99,7 +99,7 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     const [first] = await repoA.claimOutbox(1, 300, { lock: false });
     // An unexpired claim is not reclaimed.
     expect(await repoB.reclaimExpired('outbox')).toBe(0);
-    await sleep(450);
+    await untilLeaseEnded(a, schema, id);
     expect(await repoB.reclaimExpired('outbox')).toBe(1);
     const [second] = await repoB.claimOutbox(1, 60_000, { lock: false });
     expect(String(second.id)).toBe(id);
@@ -110,12 +110,14 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
 
   it('the relay reclaims expired claims of its own sources only; pull claims take theirs themselves', async () => {
     const { dialect } = repositoryFor(a, schema);
+    const ids: string[] = [];
     for (const source of ['relayed', 'pulled']) {
       const statement = dialect.insertInbox({ source, idempotencyKey: `r-${source}`, aggregateKey: null, headers: '{}', payload: '1' });
       await a.query(statement.sql, [...statement.params]);
-      expect(await repoA.claimPull(source, 1, 200, { lock: false })).toHaveLength(1);
+      const [claimed] = await repoA.claimPull(source, 1, 200, { lock: false });
+      ids.push(String(claimed.id));
     }
-    await sleep(300);
+    for (const id of ids) await untilLeaseEnded(a, schema, id, 'queuebox_inbox_messages');
     expect(await repoB.reclaimExpired('inbox', ['relayed'])).toBe(1);
     const states = await a.query(`SELECT source, state FROM "${schema}".queuebox_inbox_messages WHERE idempotency_key LIKE 'r-%' ORDER BY source`);
     expect(states).toEqual([
@@ -124,16 +126,18 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     ]);
   });
 
-  it('a renewal keeps a claim past its first lease', async () => {
+  it('a renewal extends the lease from the database clock and keeps the claim past its first lease', async () => {
     const [id] = await insertRows(a, schema, ['k']);
-    const [row] = await repoA.claimOutbox(1, 400, { lock: false });
-    const claim = claimOf(row, 400);
-    for (let i = 0; i < 4; i++) {
-      await sleep(130);
-      expect(await repoA.renew(claim)).toBe('ok');
-    }
+    const [row] = await repoA.claimOutbox(1, 1_000, { lock: false });
+    const leaseOf = async () => (await a.query(`SELECT lease_expires_at FROM "${schema}".queuebox_outbox_messages WHERE id = $1`, [id]))[0].lease_expires_at as Date;
+    const first = await leaseOf();
+    // Renewed with a lease of a minute: its end is now a minute after the renewal, by the database clock.
+    expect(await repoA.renew(claimOf(row, 60_000))).toBe('ok');
+    expect((await leaseOf()).getTime() - first.getTime()).toBeGreaterThan(50_000);
+    // Past the first lease's end the claim still holds: nothing to reclaim, and the owner completes it.
+    await untilDatabase(a, 'SELECT statement_timestamp() > $1::timestamptz AS ok', [first], 'the first lease to end');
     expect(await repoB.reclaimExpired('outbox')).toBe(0);
-    expect(await repoA.complete(claim)).toBe('ok');
+    expect(await repoA.complete(claimOf(row, 60_000))).toBe('ok');
     expect((await rowState(a, schema, id)).state).toBe('sent');
   });
 

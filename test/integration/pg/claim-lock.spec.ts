@@ -4,13 +4,14 @@ import type { ClaimRepository } from '../../../lib/claims/claim.repository.js';
 import type { PostgresDialect } from '../../../lib/dialects/postgres/postgres.dialect.js';
 import type { ClaimTable, SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
 import { createTestSchema, openDataSource } from '../../fixtures/database.js';
+import { untilDatabase } from '../../fixtures/db-clock.js';
 import { insertRows, repositoryFor } from '../../fixtures/outbox-rows.js';
 
 /**
- * The out-of-order-commit window (sql.md 2.2 item 5), replayed step by step: producer P takes
+ * The out-of-order-commit window (docs/internals/claim-sql.md), replayed step by step: producer P takes
  * the older id of key K but commits after the younger row was claimed by X, whose claim
  * transaction is still open when Y claims. Outbox and pull: the lock is an option (off by
- * default, as the spec says). Inbox relay: the spec's lock, always taken.
+ * default). Inbox relay: its lock, always taken.
  */
 describe('claim locks: producers of one key committing out of id order', () => {
   let schema: string;
@@ -70,6 +71,10 @@ describe('claim locks: producers of one key committing out of id order', () => {
     return rows.map((row: { id: string }) => String(row.id));
   }
 
+  /** Until some session waits for the claim lock `name` (two-key advisory lock: objid is the name's hash). */
+  const untilWaitingFor = (name: string) =>
+    untilDatabase(main, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = hashtext($1)::oid) AS ok`, [name], `a claimer waiting for ${name}`);
+
   async function replay(claimer: Claimer, lock: boolean) {
     const table = tableOf(claimer);
     const producer = await openRunner();
@@ -82,9 +87,11 @@ describe('claim locks: producers of one key committing out of id order', () => {
     expect(xRows.map((row) => String(row.id))).toEqual([younger]);
     await producer.commitTransaction();
     await producer.release();
-    // Y claims while X's claim is uncommitted; with the lock, Y waits for X's commit.
+    // Y claims while X's claim is uncommitted. With the lock, Y must be seen waiting for it
+    // before X commits; without it, Y's claim does not wait for anything.
     const y = claimY(claimer, lock);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    if (lock) await untilWaitingFor(lockStatements(claimer).at(-1)!.params[0] as string);
+    else await y;
     await x.commitTransaction();
     await x.release();
     return { older, younger, yClaimed: (await y).map((row) => String(row.id)) };

@@ -4,6 +4,14 @@ import { createTestSchema } from '../../fixtures/database.js';
 import { inboxRows } from '../../fixtures/inbox-rows.js';
 import { counterValue } from '../../fixtures/metrics.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
+import { DeadLetterRepository } from '../../../lib/claims/dead-letter.repository.js';
+import { PostgresDialect } from '../../../lib/dialects/postgres/postgres.dialect.js';
+import type { SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
+import { SourceLabels } from '../../../lib/inbox/source-labels.js';
+import { QueueBoxMetrics } from '../../../lib/metrics/queuebox-metrics.service.js';
+import type { ResolvedQueueBoxOptions } from '../../../lib/options/resolved-options.interface.js';
+import { QUEUEBOX_RESOLVED_OPTIONS } from '../../../lib/queuebox.constants.js';
+import { WakeUpHub } from '../../../lib/wakeup/wake-up.hub.js';
 
 describe('inbox: receive once per (source, idempotency key)', () => {
   let schema: string;
@@ -66,6 +74,51 @@ describe('inbox: receive once per (source, idempotency key)', () => {
     await expect(inbox.receive({ source: 'nobody', idempotencyKey: 'k', payload: 1 })).rejects.toBeInstanceOf(UnknownSourceError);
     await expect(inbox.receive({ source: 'orders', idempotencyKey: 'k', payload: 'x'.repeat(100) })).rejects.toBeInstanceOf(PayloadTooLargeError);
     await expect(inbox.receive({ source: 'orders', idempotencyKey: 'k', aggregateKey: '', payload: 1 })).rejects.toMatchObject({ field: 'aggregateKey' });
+    // Control characters never reach PostgreSQL (which refuses NUL in text, echoing the statement).
+    await expect(inbox.receive({ source: 'orders', idempotencyKey: 'a\u0000b', payload: 1 })).rejects.toMatchObject({ field: 'idempotencyKey' });
+    await expect(inbox.receive({ source: 'ord\u0000ers', idempotencyKey: 'k', payload: 1 })).rejects.toMatchObject({ field: 'source' });
+    await expect(inbox.receive({ source: 'orders', idempotencyKey: 'k', aggregateKey: 'line\nbreak', payload: 1 })).rejects.toMatchObject({ field: 'aggregateKey' });
+    await expect(inbox.receive({ source: 'orders', idempotencyKey: 'k', payload: 1, headers: { traceparent: 'x\u0000' } })).rejects.toMatchObject({ field: 'headers.traceparent' });
     expect(await inboxRows(apps[0].dataSource, schema)).toHaveLength(before);
+  });
+
+  it('a duplicate whose row is deleted before it is read back (retention) is stored anew, and counted once as accepted', async () => {
+    const app = apps[0].app;
+    const options = app.get<ResolvedQueueBoxOptions>(QUEUEBOX_RESOLVED_OPTIONS);
+    const real = new PostgresDialect(options.tables);
+    // The read-back of the first duplicate finds the row gone: it deletes the row and returns nothing,
+    // exactly what a retention sweep between the conflicting insert and the read would leave.
+    let raced = false;
+    const racing = Object.assign(Object.create(real) as PostgresDialect, {
+      findInbox(source: string, idempotencyKey: string): SqlStatement {
+        if (raced) return real.findInbox(source, idempotencyKey);
+        raced = true;
+        return {
+          sql: `WITH gone AS (DELETE FROM "${schema}".queuebox_inbox_messages WHERE source = $1 AND idempotency_key = $2 RETURNING id) SELECT id FROM gone WHERE false`,
+          params: [source, idempotencyKey],
+        };
+      },
+    });
+    const inbox = new InboxService(
+      apps[0].dataSource,
+      racing,
+      options,
+      app.get(WakeUpHub, { strict: false }),
+      app.get(QueueBoxMetrics, { strict: false }),
+      app.get(SourceLabels, { strict: false }),
+      app.get(DeadLetterRepository, { strict: false }),
+    );
+    await inbox.receive({ source: 'billing', idempotencyKey: 'swept', payload: 1 });
+    const counts = async () => ({
+      accepted: await counterValue(INBOX_MESSAGES_RECEIVED_TOTAL, { source: 'billing', outcome: 'accepted' }),
+      duplicate: await counterValue(INBOX_MESSAGES_RECEIVED_TOTAL, { source: 'billing', outcome: 'duplicate' }),
+    });
+    const before = await counts();
+    const receipt = await inbox.receive({ source: 'billing', idempotencyKey: 'swept', payload: 2 });
+    expect(raced).toBe(true);
+    expect(receipt.status).toBe('accepted');
+    expect(await counts()).toEqual({ accepted: before.accepted + 1, duplicate: before.duplicate });
+    const rows = (await inboxRows(apps[0].dataSource, schema)).filter((row) => row.idempotency_key === 'swept');
+    expect(rows).toMatchObject([{ id: receipt.id, payload: '2' }]);
   });
 });

@@ -25,7 +25,7 @@ describe('inbox relay: three relays, 30 aggregates, interleaved arrivals', () =>
           schema,
           {
             destinations: { downstream: { type: 'custom', publisher: RecordingPublisher } },
-            inbox: { relay: { routes: { orders: { destination: 'downstream' } }, pollIntervalMs: 100, batchSize: 10, concurrency: 8 } },
+            inbox: { relay: { routes: { orders: { destination: 'downstream' } }, pollIntervalMs: 100, batchSize: 8, concurrency: 8 } },
             outbox: { pollIntervalMs: 100 },
           },
           [RecordingPublisher],

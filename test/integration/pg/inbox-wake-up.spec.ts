@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { InboxService, PullWorker, PullWorkerHost, type InboxMessage } from '../../../lib/index.js';
+import { InboxRelay } from '../../../lib/inbox/inbox-relay.js';
+import { OutboxPoller } from '../../../lib/outbox/outbox-poller.js';
+import { PullWorkerExplorer } from '../../../lib/pull/pull-worker.explorer.js';
 import { createTestSchema } from '../../fixtures/database.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
 import { inboxRows } from '../../fixtures/inbox-rows.js';
@@ -31,8 +34,10 @@ describe('inbox relay and pull workers wake on new rows', () => {
     };
     apps.push(await startQueueBoxApp(inject('pgUrl'), schema, options, [RecordingPublisher, TicketsWorker]));
     apps.push(await startQueueBoxApp(inject('pgUrl'), schema, { ...options, workers: { enabled: false } }, [RecordingPublisher, TicketsWorker]));
-    // Let the start-up polls pass.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The start-up polls have run: from now on every loop sleeps a minute unless woken.
+    const [worker] = apps;
+    const loops = [worker.app.get(OutboxPoller), worker.app.get(InboxRelay), ...worker.app.get(PullWorkerExplorer).workers];
+    await waitFor(() => loops.every((loop) => loop.status.lastTickAt !== undefined), 10_000, 'the start-up polls');
   });
   afterAll(async () => {
     await Promise.all(apps.map((app) => app.close()));

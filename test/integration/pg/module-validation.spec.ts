@@ -83,6 +83,17 @@ describe('module start-up and enqueue validation', () => {
       [{ destination: 'custom', payload: 1, headers: { 'X-Message-Id': 'mine' } }, InvalidMessageError, 'headers.X-Message-Id'],
       [{ destination: 'custom', payload: 1, headers: { ok: 'line\r\nbreak' } }, InvalidMessageError, 'headers.ok'],
       [{ destination: 'custom', payload: 1, delayMs: -1 }, InvalidMessageError, 'delayMs'],
+      [{ destination: 'custom', payload: 1, key: 'a\u0000b' }, InvalidMessageError, 'key'],
+      [{ destination: 'custom', payload: 1, key: 'tab\there' }, InvalidMessageError, 'key'],
+      [{ destination: 'custom', payload: 1, key: 'trailing ' }, InvalidMessageError, 'key'],
+      [{ destination: 'custom', payload: 1, key: 'lone \ud800' }, InvalidMessageError, 'key'],
+      [{ destination: 'custom', payload: 1, headers: { 'Content-Length': '1' } }, InvalidMessageError, 'headers.Content-Length'],
+      [{ destination: 'custom', payload: 1, headers: { 'Transfer-Encoding': 'chunked' } }, InvalidMessageError, 'headers.Transfer-Encoding'],
+      [{ destination: 'custom', payload: 1, headers: { Connection: 'close' } }, InvalidMessageError, 'headers.Connection'],
+      [{ destination: 'custom', payload: 1, headers: { 'webhook-id': 'mine' } }, InvalidMessageError, 'headers.webhook-id'],
+      [{ destination: 'custom', payload: 1, headers: { 'x-note': 'caf\u00e9' } }, InvalidMessageError, 'headers.x-note'],
+      [{ destination: 'custom', payload: 1, headers: { 'x-note': 'nul\u0000' } }, InvalidMessageError, 'headers.x-note'],
+      [{ destination: 'custom', payload: 1, headers: { 'x-note': 'a', 'X-Note': 'b' } }, InvalidMessageError, 'headers.X-Note'],
     ];
     for (const [message, type, field] of cases) {
       const error = await app.dataSource

@@ -32,8 +32,13 @@ describe('outbox: transactional enqueue', () => {
     ).rejects.toThrow('business failure');
     const [{ count }] = await app.dataSource.query(`SELECT count(*)::int AS count FROM "${schema}".queuebox_outbox_messages`);
     expect(count).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(receiver.requests).toHaveLength(0);
+    // A message committed after it is published; by then the poller has claimed past any
+    // rolled-back row, so the marker alone arriving proves nothing else was published.
+    await outbox.enqueue({ destination: 'orders', payload: { order: 'marker' } });
+    await receiver.waitFor(() => receiver.requests.length > 0);
+    expect(receiver.requests.map((request) => JSON.parse(request.body))).toEqual([{ order: 'marker' }]);
+    receiver.requests.length = 0;
+    await app.dataSource.query(`TRUNCATE "${schema}".queuebox_outbox_messages`);
   });
 
   it('publishes a committed message once, with its X-Message-Id, and marks it sent', async () => {
@@ -52,8 +57,10 @@ describe('outbox: transactional enqueue', () => {
       const [row] = await app.dataSource.query(`SELECT state FROM "${schema}".queuebox_outbox_messages WHERE id = $1`, [enqueued.id]);
       return row.state === 'sent';
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(receiver.requests).toHaveLength(1);
+    // A later message arrives alone: the sent one was not published again meanwhile.
+    await outbox.enqueue({ destination: 'orders', payload: { order: 'later' }, key: 'customer-1' });
+    await receiver.waitFor(() => receiver.requests.length === 2);
+    expect(receiver.requests.map((request) => JSON.parse(request.body))).toEqual([{ order: 42 }, { order: 'later' }]);
     // Time-ordered UUID (version 7).
     expect(enqueued.messageId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { OutboxService } from '../../../lib/index.js';
+import { OutboxPoller } from '../../../lib/outbox/outbox-poller.js';
+import { WakeUpHub } from '../../../lib/wakeup/wake-up.hub.js';
 import { createTestSchema } from '../../fixtures/database.js';
-import { HttpReceiver } from '../../fixtures/http-receiver.js';
+import { HttpReceiver, waitFor } from '../../fixtures/http-receiver.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
 
 /** Poll intervals here are a minute: only a wake-up can deliver within the test's time. */
@@ -20,11 +22,11 @@ describe('outbox: wake-ups instead of polling', () => {
     await receiver.stop();
   });
 
-  const start = async (workers: boolean) => {
+  const start = async (workers: boolean, coalesceMs?: number) => {
     const app = await startQueueBoxApp(inject('pgUrl'), schema, {
       workers: { enabled: workers },
       destinations: { sink: { type: 'http', url: `${url}/sink` } },
-      outbox: { pollIntervalMs: 60_000 },
+      outbox: { pollIntervalMs: 60_000, notify: { coalesceMs } },
     });
     apps.push(app);
     return app;
@@ -32,15 +34,50 @@ describe('outbox: wake-ups instead of polling', () => {
 
   it('wakes the poller of this process when the enqueuing transaction commits, not before', async () => {
     const app = await start(true);
-    // Let the first (start-up) poll pass; from now on the poller sleeps a minute.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The start-up poll has run: from now on the poller sleeps a minute unless woken.
+    await waitFor(() => app.app.get(OutboxPoller).status.lastTickAt !== undefined, 10_000, 'the first poll');
+    const wakes: string[] = [];
+    app.app.get(WakeUpHub).subscribe('outbox', () => wakes.push('woken'));
     const outbox = app.app.get(OutboxService);
     await app.dataSource.transaction(async (manager) => {
       await outbox.enqueue({ destination: 'sink', payload: { n: 'local' } }, { manager });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(receiver.requests).toHaveLength(0);
+      // A wake-up now would find nothing to claim and leave the row a minute behind.
+      expect(wakes).toEqual([]);
     });
+    expect(wakes).toEqual(['woken']);
     await receiver.waitFor(() => receiver.requests.length === 1, 5_000);
+  });
+
+  it('wakes at the outermost commit only: not when a savepoint is released, never after a rollback', async () => {
+    const app = apps[0];
+    const wakes: string[] = [];
+    const unsubscribe = app.app.get(WakeUpHub).subscribe('outbox', () => wakes.push('woken'));
+    const outbox = app.app.get(OutboxService);
+    try {
+      await app.dataSource.transaction(async (manager) => {
+        // A nested transaction is a savepoint; releasing it makes nothing visible to other sessions.
+        await manager.transaction((inner) => outbox.enqueue({ destination: 'sink', payload: { n: 'savepoint' } }, { manager: inner }));
+        expect(wakes).toEqual([]);
+      });
+      expect(wakes).toEqual(['woken']);
+      await expect(
+        app.dataSource.transaction(async (manager) => {
+          await manager.transaction((inner) => outbox.enqueue({ destination: 'sink', payload: { n: 'rolled back' } }, { manager: inner }));
+          throw new Error('business failure');
+        }),
+      ).rejects.toThrow('business failure');
+      // A later commit on the same pooled connection must not wake for the rolled-back rows.
+      await app.dataSource.transaction((manager) => manager.query('SELECT 1'));
+      expect(wakes).toEqual(['woken']);
+      // A savepoint rolled back inside a transaction that commits: the rows written before it still wake.
+      await app.dataSource.transaction(async (manager) => {
+        await outbox.enqueue({ destination: 'sink', payload: { n: 'kept' } }, { manager });
+        await manager.transaction(() => Promise.reject(new Error('inner failure'))).catch(() => undefined);
+      });
+      expect(wakes).toEqual(['woken', 'woken']);
+    } finally {
+      unsubscribe();
+    }
   });
 
   it('wakes another replica through LISTEN/NOTIFY when an API-only replica enqueues', async () => {
@@ -49,5 +86,20 @@ describe('outbox: wake-ups instead of polling', () => {
     await api.dataSource.transaction((manager) => api.app.get(OutboxService).enqueue({ destination: 'sink', payload: { n: 'remote' } }, { manager }));
     await receiver.waitFor(() => receiver.requests.length === before + 1, 5_000);
     expect(JSON.parse(receiver.requests.at(-1)!.body)).toEqual({ n: 'remote' });
+  });
+
+  it('sends the wake-up still waiting in the coalescing window when the sending replica shuts down', async () => {
+    // A window of a minute: without the flush at shutdown, the second wake-up would come only
+    // after the replica is gone, and the worker would find the message a poll interval later.
+    const api = await start(false, 60_000);
+    const before = receiver.requests.length;
+    const outbox = api.app.get(OutboxService);
+    await outbox.enqueue({ destination: 'sink', payload: { n: 'first' } });
+    await receiver.waitFor(() => receiver.requests.length === before + 1, 5_000);
+    await outbox.enqueue({ destination: 'sink', payload: { n: 'last' } });
+    await api.close();
+    apps.splice(apps.indexOf(api), 1);
+    await receiver.waitFor(() => receiver.requests.length === before + 2, 5_000);
+    expect(JSON.parse(receiver.requests.at(-1)!.body)).toEqual({ n: 'last' });
   });
 });

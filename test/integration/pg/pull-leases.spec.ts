@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest'
 import { ClaimRepository } from '../../../lib/claims/claim.repository.js';
 import { CLAIMS_LOST_TOTAL, ClaimLostError, InboxService, PullService, PullWorker, PullWorkerHost, type InboxMessage, type PullContext } from '../../../lib/index.js';
 import { createTestSchema } from '../../fixtures/database.js';
+import { untilLeaseEnded } from '../../fixtures/db-clock.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
 import { inboxRows } from '../../fixtures/inbox-rows.js';
 import { counterValue } from '../../fixtures/metrics.js';
@@ -85,7 +86,7 @@ describe('pull leases', () => {
     expect(mine).not.toBeNull();
     // Before expiry nobody else can take it.
     expect(await b.app.get(PullService).claim('ledger', { leaseMs: 60_000 })).toBeNull();
-    await sleep(450);
+    await untilLeaseEnded(a.dataSource, schema, mine!.id, 'queuebox_inbox_messages');
     const theirs = await b.app.get(PullService).claim('ledger', { leaseMs: 60_000 });
     expect(theirs).toMatchObject({ id: mine!.id, attempt: 2 });
     expect(theirs!.claim.token).not.toBe(mine!.claim.token);

@@ -1,13 +1,18 @@
 import { Injectable, Scope } from '@nestjs/common';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { DuplicatePullWorkerError, InvalidPullWorkerError, PullWorker, PullWorkerHost, type InboxMessage } from '../../../lib/index.js';
+import { DuplicatePullWorkerError, InboxService, InvalidPullWorkerError, PullWorker, PullWorkerHost, type InboxMessage } from '../../../lib/index.js';
+import { PullWorkerExplorer } from '../../../lib/pull/pull-worker.explorer.js';
+import { waitFor } from '../../fixtures/http-receiver.js';
 import { createTestSchema } from '../../fixtures/database.js';
 import { startQueueBoxApp } from '../../fixtures/queuebox-app.js';
 
-@PullWorker('orders')
+@PullWorker('orders', { pollIntervalMs: 50 })
 @Injectable()
 class OrdersWorker extends PullWorkerHost {
-  async handle(_message: InboxMessage): Promise<void> {}
+  readonly handled: string[] = [];
+  async handle(message: InboxMessage): Promise<void> {
+    this.handled.push(message.idempotencyKey);
+  }
 }
 
 @PullWorker('orders')
@@ -72,8 +77,16 @@ describe('pull workers: start-up fails clearly for invalid workers', () => {
     await expect(start([UndeclaredSourceWorker], ['orders'])).rejects.toMatchObject({ name: 'InvalidPullWorkerError', field: 'source' });
   });
 
-  it('starts a valid worker', async () => {
-    const app = await start([OrdersWorker]);
-    await app.close();
+  it('starts a valid worker, which runs and handles the messages of its source', async () => {
+    const app = await startQueueBoxApp(inject('pgUrl'), schema, {}, [OrdersWorker]);
+    try {
+      const [runner] = app.app.get(PullWorkerExplorer).workers;
+      expect(runner).toMatchObject({ source: 'orders' });
+      expect(runner.status.state).toBe('running');
+      await app.app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'started-1', payload: { ok: true } });
+      await waitFor(() => app.app.get(OrdersWorker).handled.includes('started-1'), 10_000, 'the worker to handle the message');
+    } finally {
+      await app.close();
+    }
   });
 });
