@@ -35,6 +35,17 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
+      {
+        oxc,
+        test: {
+          name: 'package',
+          include: ['test/package/**/*.spec.ts'],
+          globalSetup: ['./test/setup/global-setup.ts'],
+          testTimeout: 600_000,
+          hookTimeout: 120_000,
+          sequence: { groupOrder: 2 },
+        },
+      },
     ],
   },
 });

@@ -26,10 +26,11 @@ export type {
   NotifyOptions,
   OutboxOptions,
   QueueBoxModuleOptions,
+  QueueBoxOptionsFactory,
   RetentionOptions,
   RabbitMqDestinationOptions,
 } from './interfaces/queuebox-options.interface.js';
-export type { EnqueuedMessage, OutboxMessage, OutboxMessageInput } from './interfaces/outbox-message.interface.js';
+export type { DestinationName, EnqueuedMessage, OutboxMessage, OutboxMessageInput, QueueBoxDestinations } from './interfaces/outbox-message.interface.js';
 export type { OutboxPublisher, PublishContext } from './interfaces/outbox-publisher.interface.js';
 export type { InboxMessage, InboxMessageInput, InboxReceipt } from './interfaces/inbox-message.interface.js';
 export type { DeadInboxMessage, DeadLetterQuery, DeadOutboxMessage } from './interfaces/dead-letter.interface.js';

@@ -6,7 +6,7 @@
 /**
  * Longest ordering key, aggregate key, idempotency key, source and destination name, in
  * characters: they are index keys on both databases (SQL Server's index keys are at most 1,700
- * bytes, and `(source, aggregate_key, id)` holds two of them).
+ * bytes, and `(source, ordering_key, id)` holds two of them).
  */
 export const MAX_KEY_LENGTH = 200;
 

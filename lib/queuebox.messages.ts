@@ -151,3 +151,51 @@ export const invalidPullSource = (problem: string): string => `source ${problem}
 export const deadLetterNeedsReason = (): string => 'deadLetter needs a non-empty reason.';
 
 export const unsupportedMigrationType = (type: string): string => `createQueueBoxMigrations: unsupported type "${type}"; use "postgres".`;
+
+/** Options of the module itself: given next to `useFactory`, never inside what it returns. */
+const MODULE_EXTRAS = ['isGlobal', 'dataSource', 'intake'];
+
+export const unknownOption = (path: string, key: string, known: readonly string[]): string => {
+  if (MODULE_EXTRAS.includes(key) && path === key) {
+    return `QueueBox option "${key}" is an option of the module itself: give it to forRoot() next to the other options, or to forRootAsync() next to useFactory (forRootAsync({ ${key}: …, useFactory })), not in the object the factory returns; there it would be ignored.`;
+  }
+  const near = known.find((candidate) => candidate.toLowerCase() === key.toLowerCase() || editDistance(candidate, key) <= 2);
+  return `QueueBox option "${path}" is not an option; it must be one of ${known.map((k) => `"${k}"`).join(', ')}${near ? ` (did you mean "${near}"?)` : ''}.`;
+};
+
+export const dataSourceMissing = (name: string | undefined): string =>
+  name === undefined
+    ? 'QueueBox option "dataSource" is not given and there is no default @nestjs/typeorm DataSource: import TypeOrmModule.forRoot(…) in the application, or name a DataSource with the "dataSource" option.'
+    : `QueueBox option "dataSource" is "${name}", but no @nestjs/typeorm DataSource has that name: it must be the name given to TypeOrmModule.forRoot({ name: "${name}", … }).`;
+
+export const intakeNeedsSources = (): string =>
+  'QueueBox option "inbox.sources" is not given, but the HTTP intake is mounted: it must name the sources the intake accepts, each with a "secret" or "unsigned: true", so that nobody can post to a source you did not plan for.';
+
+export const sourceNeedsSecret = (path: string): string =>
+  `QueueBox option "${path}.secret" is not set: it must be a Standard Webhooks secret ("whsec_…"), or the source must say "unsigned: true" to accept unsigned requests (a secret read from an unset environment variable lands here).`;
+
+export const sourceSecretAndUnsigned = (path: string): string =>
+  `QueueBox option "${path}" has both a "secret" and "unsigned: true"; it must be one of them.`;
+
+/** Levenshtein distance, for "did you mean" hints on short option names. */
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length];
+}
+
+export const storedPayloadNotJson = (id: string): string =>
+  `Inbox row ${id}: the stored payload is not JSON (the row was written around QueueBox); the message cannot be handled.`;
+
+export const serializedPayloadNotJson = (): string => 'The serializedPayload given to receive() is not JSON text.';
+
+export const shutdownLeftRows = (count: number, timeoutMs: number): string =>
+  `stopped after the shutdown timeout (${timeoutMs} ms) with ${count} row${count === 1 ? '' : 's'} in flight: they stay processing and are reclaimed once their lease ends`;

@@ -3,7 +3,7 @@ export interface ClaimedInboxRow {
   id: string;
   source: string;
   idempotency_key: string;
-  aggregate_key: string | null;
+  ordering_key: string | null;
   headers: Record<string, string> | string;
   payload: string;
   claim_token: string;

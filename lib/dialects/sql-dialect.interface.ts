@@ -23,7 +23,7 @@ export interface OutboxInsertRow {
 export interface InboxInsertRow {
   source: string;
   idempotencyKey: string;
-  aggregateKey: string | null;
+  key: string | null;
   headers: string;
   payload: string;
 }

@@ -1,4 +1,4 @@
-import { Controller, Headers, HttpStatus, Inject, Logger, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Headers, HttpStatus, Inject, Logger, type OnModuleInit, Param, Post, Req, Res } from '@nestjs/common';
 import { InvalidMessageError } from '../errors/invalid-message.error.js';
 import { PayloadTooLargeError } from '../errors/payload-too-large.error.js';
 import { UnknownSourceError } from '../errors/unknown-source.error.js';
@@ -40,7 +40,7 @@ interface IntakeAnswer {
  * @publicApi
  */
 @Controller()
-export class InboxIntakeController {
+export class InboxIntakeController implements OnModuleInit {
   private readonly logger = new Logger(InboxIntakeController.name);
 
   constructor(
@@ -49,6 +49,13 @@ export class InboxIntakeController {
     private readonly labels: SourceLabels,
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
   ) {}
+
+  /** One line at start-up: the sources the intake accepts, and which of them are unsigned. */
+  onModuleInit(): void {
+    const sources = [...(this.options.inbox.sources ?? new Map()).entries()];
+    const describe = ([name, source]: [string, { secrets?: Buffer[] }]) => `${name} (${source.secrets ? 'signed' : 'UNSIGNED: accepts requests from anyone who can reach it'})`;
+    this.logger.log(`inbox intake accepts sources: ${sources.map(describe).join(', ')}`);
+  }
 
   @Post(':source')
   async receive(

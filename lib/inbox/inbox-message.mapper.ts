@@ -1,16 +1,37 @@
 import type { ClaimedInboxRow } from '../claims/claimed-inbox-row.interface.js';
+import { InvalidMessageError } from '../errors/invalid-message.error.js';
 import type { InboxMessage } from '../interfaces/inbox-message.interface.js';
+import { storedPayloadNotJson } from '../queuebox.messages.js';
 
-/** The message a relay transform or a pull handler receives, from a claimed row. */
-export function toInboxMessage(row: ClaimedInboxRow): InboxMessage {
+/**
+ * The message a relay transform or a pull handler receives, from a claimed row. The payload is
+ * parsed on first read, where a failure fails the message (inside the worker's outcome path)
+ * instead of the claim that returned it.
+ */
+export function toInboxMessage<TPayload = unknown>(row: ClaimedInboxRow): InboxMessage<TPayload> {
+  const id = String(row.id);
+  const text = row.payload;
+  let parsed: { value: TPayload } | undefined;
   return {
-    id: String(row.id),
+    id,
     source: row.source,
     idempotencyKey: row.idempotency_key,
-    aggregateKey: row.aggregate_key,
+    key: row.ordering_key,
     headers: typeof row.headers === 'string' ? (JSON.parse(row.headers) as Record<string, string>) : { ...row.headers },
-    payload: row.payload,
+    get payload(): TPayload {
+      parsed ??= { value: parseStored<TPayload>(text, id) };
+      return parsed.value;
+    },
+    payloadText: text,
     attempt: row.attempts,
     receivedAt: new Date(row.received_at),
   };
+}
+
+function parseStored<TPayload>(text: string, id: string): TPayload {
+  try {
+    return JSON.parse(text) as TPayload;
+  } catch (error) {
+    throw new InvalidMessageError('payload', storedPayloadNotJson(id), undefined, 'INVALID_MESSAGE', { cause: error });
+  }
 }

@@ -96,6 +96,11 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
     await this.drain();
   }
 
+  protected describe(): string {
+    const routes = [...this.options.inbox.relay.routes].map(([source, route]) => `${source} → ${route.destination}`);
+    return `routes ${routes.join(', ')}, lease ${this.options.inbox.relay.claimTimeoutMs} ms`;
+  }
+
   protected override async reclaim(): Promise<void> {
     await this.repository.reclaimExpired('inbox', this.sources);
   }
@@ -134,7 +139,7 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
     } catch (error) {
       this.logger.error({ message: 'inbox relay finishing write failed; the row will be reclaimed after its lease', rowId: claim.id, error: errorText(error) });
     } finally {
-      if (message.aggregateKey !== null) this.wake();
+      if (message.key !== null) this.wake();
     }
   }
 
@@ -150,13 +155,13 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
     const outboxRow = toOutboxRow(
       {
         destination: shaped.destination ?? route.destination,
-        key: shaped.key !== undefined ? shaped.key : message.aggregateKey,
+        key: shaped.key !== undefined ? shaped.key : message.key,
         headers: shaped.headers ?? withoutTraceContext(message.headers),
         payload: shaped.payload,
       },
       this.options,
       undefined,
-      hasPayload ? undefined : message.payload,
+      hasPayload ? undefined : message.payloadText,
     );
     // The renewal must not race the mark: it would wait on the mark's row lock, then report a loss.
     await keeper.stop();

@@ -83,7 +83,7 @@ export class InboxService {
       id: String(row.id),
       source: row.source,
       idempotencyKey: row.idempotency_key,
-      aggregateKey: row.aggregate_key,
+      key: row.ordering_key,
       attempts: row.attempts,
       lastError: row.last_error,
       finishedAt: row.finished_at,
@@ -102,7 +102,7 @@ interface DeadInboxRow {
   id: string;
   source: string;
   idempotency_key: string;
-  aggregate_key: string | null;
+  ordering_key: string | null;
   attempts: number;
   last_error: string | null;
   finished_at: Date | null;

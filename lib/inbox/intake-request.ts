@@ -83,7 +83,7 @@ export function readIntakeRequest(request: IntakeRequest): IntakeVerdict {
   const keyFault = key === undefined ? undefined : keyProblem(key);
   if (keyFault) return refuse(HttpStatus.BAD_REQUEST, intakeBadHeader(MESSAGE_KEY_HEADER, keyFault));
   const trace = Object.fromEntries(TRACE_HEADERS.flatMap((name) => (kept[name] === undefined ? [] : [[name, kept[name]!]])));
-  return { ok: true, message: { source: request.source, idempotencyKey: id, aggregateKey: key ?? null, payload: undefined, headers: trace }, payload: text };
+  return { ok: true, message: { source: request.source, idempotencyKey: id, key: key ?? null, payload: undefined, headers: trace }, payload: text };
 }
 
 /** Both signatures of a signed source; returns the headers that may be kept. */

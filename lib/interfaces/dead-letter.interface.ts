@@ -31,7 +31,7 @@ export interface DeadInboxMessage {
   id: string;
   source: string;
   idempotencyKey: string;
-  aggregateKey: string | null;
+  key: string | null;
   attempts: number;
   lastError: string | null;
   finishedAt: Date | null;

@@ -1,12 +1,28 @@
 /**
- * A message to enqueue.
+ * The destination names of your application, to have them checked at compile time. Empty, any
+ * string is a destination name; augment it to list yours:
+ *
+ * ```ts
+ * declare module 'queuebox' {
+ *   interface QueueBoxDestinations { billing: true; shipping: true }
+ * }
+ * ```
  * @publicApi
  */
-export interface OutboxMessageInput {
+export interface QueueBoxDestinations {}
+
+/** A destination name: one of `QueueBoxDestinations` when augmented, else any string. @publicApi */
+export type DestinationName = [keyof QueueBoxDestinations] extends [never] ? string : Extract<keyof QueueBoxDestinations, string>;
+
+/**
+ * A message to enqueue. `TPayload` types the payload you pass.
+ * @publicApi
+ */
+export interface OutboxMessageInput<TPayload = unknown> {
   /** A configured destination name. */
-  destination: string;
+  destination: DestinationName;
   /** Any JSON-serializable value. */
-  payload: unknown;
+  payload: TPayload;
   /** Ordering key: messages of one key are published one at a time, oldest first. Omitted or null: unordered. */
   key?: string | null;
   /** Extra headers published with the message (string values). */

@@ -8,7 +8,7 @@ import type { BackoffOptions } from './queuebox-options.interface.js';
  * back to `PullService.renew/complete/retry/deadLetter`.
  * @publicApi
  */
-export interface PulledMessage extends InboxMessage {
+export interface PulledMessage<TPayload = unknown> extends InboxMessage<TPayload> {
   readonly claim: Claim;
 }
 

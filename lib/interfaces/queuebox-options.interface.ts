@@ -26,6 +26,15 @@ export interface QueueBoxModuleOptions {
 }
 
 /**
+ * A class that builds QueueBox's options, for `QueueBoxModule.forRootAsync({ useClass })` or
+ * `useExisting`: Nest calls `createQueueBoxOptions()` once at start-up.
+ * @publicApi
+ */
+export interface QueueBoxOptionsFactory {
+  createQueueBoxOptions(): QueueBoxModuleOptions | Promise<QueueBoxModuleOptions>;
+}
+
+/**
  * How long finished rows are kept. Each age is optional: rows of a kind without one are kept
  * forever. Ages count from when the row finished, by the database clock.
  * @publicApi
@@ -67,6 +76,12 @@ export interface InboxSourceOptions {
    * own. Never logged.
    */
   secret?: string | readonly string[];
+  /**
+   * Accept this source's HTTP deliveries without a signature: anyone who can reach the intake
+   * can then post to it. Where the intake is mounted, every source needs a `secret` or this;
+   * unsigned sources are named in a start-up log line.
+   */
+  unsigned?: boolean;
 }
 
 /** @publicApi */
@@ -102,8 +117,8 @@ export interface InboxRouteOptions {
  * it is retried with backoff, then dead-lettered.
  * @publicApi
  */
-export interface InboxTransform {
-  transform(message: InboxMessage): Partial<Omit<OutboxMessageInput, 'delayMs'>> | Promise<Partial<Omit<OutboxMessageInput, 'delayMs'>>>;
+export interface InboxTransform<TPayload = unknown> {
+  transform(message: InboxMessage<TPayload>): Partial<Omit<OutboxMessageInput, 'delayMs'>> | Promise<Partial<Omit<OutboxMessageInput, 'delayMs'>>>;
 }
 
 /** @publicApi */

@@ -22,6 +22,7 @@ export interface QueueBoxMigrationOptions {
 /** Timestamps of QueueBox's schema versions; TypeORM orders migrations by them. */
 const OUTBOX_VERSION = 1764460800000;
 const INBOX_VERSION = 1764547200000;
+const SCHEMA_V2_VERSION = 1764979200000;
 
 /**
  * The TypeORM migration classes that create QueueBox's tables. Add them to your DataSource's
@@ -35,6 +36,7 @@ export function createQueueBoxMigrations(options: QueueBoxMigrationOptions): Que
   return [
     migration(`QueueBoxOutbox${suffix}${OUTBOX_VERSION}`, [...postgresSchema.createSchema(tables), ...postgresSchema.createOutboxTable(tables)], postgresSchema.dropOutboxTable(tables)),
     migration(`QueueBoxInbox${suffix}${INBOX_VERSION}`, postgresSchema.createInboxTable(tables), postgresSchema.dropInboxTable(tables)),
+    migration(`QueueBoxSchemaV2${suffix}${SCHEMA_V2_VERSION}`, postgresSchema.upgradeToV2(tables), postgresSchema.downgradeFromV2(tables)),
   ];
 }
 

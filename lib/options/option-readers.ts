@@ -1,15 +1,26 @@
 import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
-import { describeValue, invalidHiddenOption, invalidOption } from '../queuebox.messages.js';
+import { describeValue, invalidHiddenOption, invalidOption, unknownOption } from '../queuebox.messages.js';
 import { decodeWebhookSecret } from '../signatures/webhook-secret.js';
 
 /** A validated SQL identifier: letters, digits and underscores, 63 characters at most. */
 export const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
-/** Reads an optional field of an options object, rejecting anything that is not an object. */
-export function readObject(value: unknown, path: string): Record<string, unknown> {
+/**
+ * Reads an optional field of an options object, rejecting anything that is not an object. With
+ * `known`, a key that is not one of them is refused too: a misspelt option would otherwise be
+ * ignored in silence, and its default used.
+ */
+export function readObject(value: unknown, path: string, known?: readonly string[]): Record<string, unknown> {
   if (value === undefined) return {};
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new InvalidQueueBoxOptionsError(path, invalidOption(path, value, 'an object'));
+  }
+  if (known) {
+    for (const key of Object.keys(value)) {
+      if (known.includes(key)) continue;
+      const at = path === '(options)' ? key : `${path}.${key}`;
+      throw new InvalidQueueBoxOptionsError(at, unknownOption(at, key, known));
+    }
   }
   return value as Record<string, unknown>;
 }

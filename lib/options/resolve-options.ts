@@ -4,7 +4,17 @@ import { DEFAULT_INBOX_TABLE, DEFAULT_OUTBOX_TABLE } from '../queuebox.constants
 import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
 import type { QueueBoxModuleOptions } from '../interfaces/queuebox-options.interface.js';
 import { DAY_MS, MAX_INTERVAL_MS } from '../queuebox.limits.js';
-import { batchAboveConcurrency, describeValue, invalidHeaderOption, invalidHiddenOption, invalidOption, sharedSourceSecret } from '../queuebox.messages.js';
+import {
+  batchAboveConcurrency,
+  describeValue,
+  intakeNeedsSources,
+  invalidHeaderOption,
+  invalidHiddenOption,
+  invalidOption,
+  sharedSourceSecret,
+  sourceNeedsSecret,
+  sourceSecretAndUnsigned,
+} from '../queuebox.messages.js';
 import { keyProblem } from '../validation/keys.js';
 import { headerNameProblem, headerValueProblem } from '../validation/http-headers.js';
 import {
@@ -31,6 +41,27 @@ import type {
 const HUNDRED_YEARS_MS = 3_153_600_000_000;
 /** Index names append up to 15 characters to the table name; PostgreSQL keeps 63. */
 const TABLE_NAME_MAX = 48;
+/** What the module knows besides the options: whether the HTTP intake is mounted (the `intake` extra). */
+export interface ResolveContext {
+  intake?: boolean;
+}
+
+const OUTBOX_KEYS = [
+  'claimTimeoutMs',
+  'shutdownTimeoutMs',
+  'pollIntervalMs',
+  'batchSize',
+  'concurrency',
+  'maxAttempts',
+  'backoff',
+  'maxPayloadBytes',
+  'claimLock',
+  'notify',
+  'metricsIntervalMs',
+];
+const RELAY_KEYS = ['routes', 'claimTimeoutMs', 'pollIntervalMs', 'batchSize', 'concurrency', 'maxAttempts', 'backoff', 'shutdownTimeoutMs'];
+const BACKOFF_KEYS = ['initialDelayMs', 'maxDelayMs', 'multiplier', 'jitter'];
+
 /** Rows a claim asks for when `batchSize` is not given (never more than `concurrency`). */
 const DEFAULT_BATCH_SIZE = 50;
 
@@ -38,11 +69,11 @@ const DEFAULT_BATCH_SIZE = 50;
  * Applies the defaults and validates the options in one place, for `forRoot` and
  * `forRootAsync` alike. Throws `InvalidQueueBoxOptionsError` naming the option path.
  */
-export function resolveOptions(raw: QueueBoxModuleOptions | undefined): ResolvedQueueBoxOptions {
-  const options = readObject(raw, '(options)');
-  const tables = readObject(options.tables, 'tables');
-  const workers = readObject(options.workers, 'workers');
-  const outbox = resolveOutbox(readObject(options.outbox, 'outbox'));
+export function resolveOptions(raw: QueueBoxModuleOptions | undefined, context: ResolveContext = {}): ResolvedQueueBoxOptions {
+  const options = readObject(raw, '(options)', ['schema', 'tables', 'workers', 'outbox', 'destinations', 'inbox', 'retention']);
+  const tables = readObject(options.tables, 'tables', ['outbox', 'inbox']);
+  const workers = readObject(options.workers, 'workers', ['enabled']);
+  const outbox = resolveOutbox(readObject(options.outbox, 'outbox', OUTBOX_KEYS));
   const destinations = resolveDestinations(readObject(options.destinations, 'destinations'));
   const resolved: ResolvedQueueBoxOptions = {
     tables: {
@@ -53,8 +84,8 @@ export function resolveOptions(raw: QueueBoxModuleOptions | undefined): Resolved
     workersEnabled: readBoolean(workers.enabled, 'workers.enabled', true),
     outbox,
     destinations,
-    inbox: resolveInbox(readObject(options.inbox, 'inbox'), outbox, destinations),
-    retention: resolveRetention(readObject(options.retention, 'retention')),
+    inbox: resolveInbox(readObject(options.inbox, 'inbox', ['maxPayloadBytes', 'sources', 'signatureToleranceSeconds', 'relay']), outbox, destinations, context),
+    retention: resolveRetention(readObject(options.retention, 'retention', ['outboxSentMs', 'inboxProcessedMs', 'deadMs', 'intervalMs'])),
   };
   if (resolved.tables.outbox === resolved.tables.inbox) {
     throw new InvalidQueueBoxOptionsError('tables.inbox', invalidOption('tables.inbox', resolved.tables.inbox, 'different from tables.outbox'));
@@ -63,7 +94,7 @@ export function resolveOptions(raw: QueueBoxModuleOptions | undefined): Resolved
 }
 
 function resolveOutbox(outbox: Record<string, unknown>): ResolvedOutboxOptions {
-  const notify = readObject(outbox.notify, 'outbox.notify');
+  const notify = readObject(outbox.notify, 'outbox.notify', ['enabled', 'coalesceMs']);
   const claimTimeoutMs = readInt(outbox.claimTimeoutMs, 'outbox.claimTimeoutMs', 300_000, 1_000, MAX_INTERVAL_MS);
   return {
     claimTimeoutMs,
@@ -72,7 +103,7 @@ function resolveOutbox(outbox: Record<string, unknown>): ResolvedOutboxOptions {
     // Two batches in flight by default: the next claim overlaps the marks of the previous batch.
     ...readBatching(outbox, 'outbox', 100),
     maxAttempts: readInt(outbox.maxAttempts, 'outbox.maxAttempts', 10, 1, 1_000_000),
-    backoff: resolveBackoff(readObject(outbox.backoff, 'outbox.backoff'), 'outbox.backoff'),
+    backoff: resolveBackoff(readObject(outbox.backoff, 'outbox.backoff', BACKOFF_KEYS), 'outbox.backoff'),
     maxPayloadBytes: readInt(outbox.maxPayloadBytes, 'outbox.maxPayloadBytes', 262_144, 1, 1_073_741_824),
     claimLock: readBoolean(outbox.claimLock, 'outbox.claimLock', false),
     notify: {
@@ -87,13 +118,15 @@ function resolveInbox(
   inbox: Record<string, unknown>,
   outbox: ResolvedOutboxOptions,
   destinations: ReadonlyMap<string, ResolvedDestination>,
+  context: ResolveContext,
 ): ResolvedInboxOptions {
-  const relay = readObject(inbox.relay, 'inbox.relay');
-  const sources = inbox.sources === undefined ? undefined : resolveSources(readObject(inbox.sources, 'inbox.sources'));
+  const relay = readObject(inbox.relay, 'inbox.relay', RELAY_KEYS);
+  if (context.intake && inbox.sources === undefined) throw new InvalidQueueBoxOptionsError('inbox.sources', intakeNeedsSources());
+  const sources = inbox.sources === undefined ? undefined : resolveSources(readObject(inbox.sources, 'inbox.sources'), context);
   const routes = new Map<string, { destination: string; transform?: InjectionToken<InboxTransform> }>();
   for (const [source, value] of Object.entries(readObject(relay.routes, 'inbox.relay.routes'))) {
     const path = `inbox.relay.routes.${source}`;
-    const route = readObject(value, path);
+    const route = readObject(value, path, ['destination', 'transform']);
     if (sources && !sources.has(source)) {
       throw new InvalidQueueBoxOptionsError(path, invalidOption(path, source, `a source declared in inbox.sources (${[...sources.keys()].join(', ') || 'none'})`));
     }
@@ -116,7 +149,7 @@ function resolveInbox(
       pollIntervalMs: readInt(relay.pollIntervalMs, 'inbox.relay.pollIntervalMs', 1_000, 10, DAY_MS),
       ...readBatching(relay, 'inbox.relay', 20),
       maxAttempts: readInt(relay.maxAttempts, 'inbox.relay.maxAttempts', 10, 1, 1_000_000),
-      backoff: resolveBackoff(readObject(relay.backoff, 'inbox.relay.backoff'), 'inbox.relay.backoff'),
+      backoff: resolveBackoff(readObject(relay.backoff, 'inbox.relay.backoff', BACKOFF_KEYS), 'inbox.relay.backoff'),
       shutdownTimeoutMs: readInt(relay.shutdownTimeoutMs, 'inbox.relay.shutdownTimeoutMs', outbox.shutdownTimeoutMs, 0, DAY_MS),
     },
   };
@@ -136,15 +169,23 @@ function readBatching(loop: Record<string, unknown>, path: string, defaultConcur
   return { batchSize, concurrency };
 }
 
-function resolveSources(sources: Record<string, unknown>): ReadonlyMap<string, { secrets?: Buffer[] }> {
+/**
+ * The declared sources. Where the HTTP intake is mounted, each must say how its requests are
+ * trusted: a secret, or `unsigned: true`. An unset secret (`secret: process.env.X` with X unset)
+ * is then a start-up error, never a silently open source.
+ */
+function resolveSources(sources: Record<string, unknown>, context: ResolveContext): ReadonlyMap<string, { secrets?: Buffer[] }> {
   const resolved = new Map<string, { secrets?: Buffer[] }>();
   const owners = new Map<string, string>();
   for (const [name, value] of Object.entries(sources)) {
     const path = `inbox.sources.${name}`;
     const problem = keyProblem(name);
     if (problem) throw new InvalidQueueBoxOptionsError(path, invalidOption('inbox.sources', name, `keyed by source names that are valid keys (a name ${problem})`));
-    const source = readObject(value, path);
+    const source = readObject(value, path, ['secret', 'unsigned']);
     const secrets = readWebhookSecrets(source.secret, `${path}.secret`);
+    const unsigned = readBoolean(source.unsigned, `${path}.unsigned`, false);
+    if (secrets && unsigned) throw new InvalidQueueBoxOptionsError(path, sourceSecretAndUnsigned(path));
+    if (context.intake && !secrets && !unsigned) throw new InvalidQueueBoxOptionsError(`${path}.secret`, sourceNeedsSecret(path));
     // A secret identifies its source: shared by two, each would accept the other's requests.
     for (const key of secrets ?? []) {
       const owner = owners.get(key.toString('base64'));
@@ -183,14 +224,22 @@ export function resolveBackoff(backoff: Record<string, unknown>, path: string): 
   };
 }
 
+/** The options of each destination type. */
+const DESTINATION_KEYS: Record<string, readonly string[]> = {
+  http: ['type', 'url', 'timeoutMs', 'headers', 'secret'],
+  rabbitmq: ['type', 'url', 'exchange', 'routingKey', 'persistent', 'confirmTimeoutMs'],
+  nats: ['type', 'servers', 'subject', 'timeoutMs'],
+  custom: ['type', 'publisher'],
+};
+
 function resolveDestinations(destinations: Record<string, unknown>): ReadonlyMap<string, ResolvedDestination> {
   const resolved = new Map<string, ResolvedDestination>();
   for (const [name, value] of Object.entries(destinations)) {
     const path = `destinations.${name}`;
     const problem = keyProblem(name);
     if (problem) throw new InvalidQueueBoxOptionsError(path, invalidOption('destinations', name, `keyed by destination names that are valid keys (a name ${problem})`));
-    const destination = readObject(value, path);
-    const type = readEnum(destination.type, `${path}.type`, undefined as never, ['http', 'rabbitmq', 'nats', 'custom'] as const);
+    const type = readEnum(readObject(value, path).type, `${path}.type`, undefined as never, ['http', 'rabbitmq', 'nats', 'custom'] as const);
+    const destination = readObject(value, path, DESTINATION_KEYS[type]);
     if (type === 'http') {
       resolved.set(name, {
         type,

@@ -82,6 +82,11 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
     await this.drain();
   }
 
+  protected describe(): string {
+    const { claimTimeoutMs, claimLock } = this.options.outbox;
+    return `destinations ${this.publishers.names().join(', ') || 'none'}, lease ${claimTimeoutMs} ms${claimLock ? ', claim lock' : ''}`;
+  }
+
   protected override async reclaim(): Promise<void> {
     this.metrics.outboxMessagesReclaimed(await this.repository.reclaimExpired('outbox'));
   }

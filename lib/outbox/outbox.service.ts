@@ -43,8 +43,8 @@ export class OutboxService {
    * `outbox.maxPayloadBytes`, an invalid key or header throws a typed error and writes nothing.
    * The active W3C trace context is stored with each message.
    */
-  enqueue(message: OutboxMessageInput, options?: EnqueueOptions): Promise<EnqueuedMessage>;
-  enqueue(messages: readonly OutboxMessageInput[], options?: EnqueueOptions): Promise<EnqueuedMessage[]>;
+  enqueue<TPayload>(message: OutboxMessageInput<TPayload>, options?: EnqueueOptions): Promise<EnqueuedMessage>;
+  enqueue<TPayload>(messages: readonly OutboxMessageInput<TPayload>[], options?: EnqueueOptions): Promise<EnqueuedMessage[]>;
   async enqueue(
     input: OutboxMessageInput | readonly OutboxMessageInput[],
     { manager }: EnqueueOptions = {},

@@ -2,7 +2,6 @@ import {
   type BeforeApplicationShutdown,
   Inject,
   Injectable,
-  Logger,
   type OnApplicationBootstrap,
   type OnModuleInit,
 } from '@nestjs/common';
@@ -31,7 +30,6 @@ import { resolvePullWorkerOptions } from './resolve-pull-worker-options.js';
  */
 @Injectable()
 export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger(PullWorkerExplorer.name);
   private readonly runners: PullWorkerRunner[] = [];
   private readonly backlog: BacklogSampler;
   private unsubscribe?: () => void;
@@ -98,7 +96,6 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
     // A new inbox row may be for any source: every runner tries a claim (a cheap, indexed one).
     this.unsubscribe = this.wakeUps.subscribe('inbox', () => this.runners.forEach((runner) => runner.wake()));
     for (const runner of this.runners) runner.start();
-    this.logger.log({ message: 'pull workers started', sources: this.runners.map((runner) => runner.source) });
   }
 
   async beforeApplicationShutdown(): Promise<void> {

@@ -9,14 +9,14 @@ import type { PullContext } from '../interfaces/pull.interface.js';
  *
  * ```ts
  * @PullWorker('payments', { leaseMs: 30_000, concurrency: 4 })
- * export class PaymentsWorker extends PullWorkerHost {
- *   async handle(message: InboxMessage, { manager }: PullContext) {
- *     await manager.insert(Payment, JSON.parse(message.payload));
+ * export class PaymentsWorker extends PullWorkerHost<PaymentReceived> {
+ *   async handle(message: InboxMessage<PaymentReceived>, { manager }: PullContext) {
+ *     await manager.insert(Payment, { id: message.payload.paymentId, amount: message.payload.amount });
  *   }
  * }
  * ```
  * @publicApi
  */
-export abstract class PullWorkerHost {
-  abstract handle(message: InboxMessage, context: PullContext): Promise<void>;
+export abstract class PullWorkerHost<TPayload = unknown> {
+  abstract handle(message: InboxMessage<TPayload>, context: PullContext): Promise<void>;
 }

@@ -53,6 +53,10 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
     });
   }
 
+  protected describe(): string {
+    return `source ${this.worker.source}, lease ${this.worker.leaseMs} ms${this.worker.claimLock ? ', claim lock' : ''}`;
+  }
+
   protected override async sample(): Promise<void> {
     await this.deps.sampleBacklog?.sample();
   }
@@ -109,7 +113,7 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
     } catch (error) {
       this.logger.error({ message: 'pull finishing write failed; the row is claimable again once its lease ends', rowId: claim.id, error: errorText(error) });
     } finally {
-      if (message.aggregateKey !== null) this.wake();
+      if (message.key !== null) this.wake();
     }
   }
 

@@ -40,13 +40,13 @@ export class PullService {
   ) {}
 
   /** Claims the next message of `source` (a pending one, or one whose lease expired), or returns null. */
-  async claim(source: string, options: PullClaimOptions): Promise<PulledMessage | null> {
-    const [message] = await this.claimBatch(source, { ...options, max: 1 });
+  async claim<TPayload = unknown>(source: string, options: PullClaimOptions): Promise<PulledMessage<TPayload> | null> {
+    const [message] = await this.claimBatch<TPayload>(source, { ...options, max: 1 });
     return message ?? null;
   }
 
   /** Claims up to `max` messages of `source`: at most one per aggregate, the oldest of each. */
-  async claimBatch(source: string, options: PullClaimOptions & { max: number }): Promise<PulledMessage[]> {
+  async claimBatch<TPayload = unknown>(source: string, options: PullClaimOptions & { max: number }): Promise<PulledMessage<TPayload>[]> {
     const leaseMs = checkInt(options.leaseMs, 'leaseMs', MIN_LEASE_MS, MAX_INTERVAL_MS);
     const max = checkInt(options.max, 'max', 1, MAX_BATCH);
     const sources = this.options.inbox.sources;
@@ -55,7 +55,8 @@ export class PullService {
     if (sources && !sources.has(source)) throw new UnknownSourceError(source, unknownSource(source, [...sources.keys()]));
     const rows = await this.repository.claimPull(source, max, leaseMs, { lock: options.claimLock ?? false });
     this.metrics.pullOrderInversions(this.labels.of(source), rows.filter((row) => row.inverted).length);
-    return rows.map((row) => ({ ...toInboxMessage(row), claim: { component: 'pull', id: String(row.id), token: row.claim_token, leaseMs } }));
+    // Assigned, not spread: spreading would read (and parse) the payload now.
+    return rows.map((row) => Object.assign(toInboxMessage<TPayload>(row), { claim: { component: 'pull' as const, id: String(row.id), token: row.claim_token, leaseMs } }));
   }
 
   /** Extends the lease by `leaseMs` from the database clock. Throws `ClaimLostError` when lost. */
@@ -84,7 +85,7 @@ export class PullService {
   }
 
   /** Counts the outcome; on a loss, logs once, counts it, and throws. */
-  private async fenced(message: PulledMessage, result: FenceResult, outcome?: PullOutcome): Promise<void> {
+  private async fenced(message: PulledMessage<unknown>, result: FenceResult, outcome?: PullOutcome): Promise<void> {
     const label = this.labels.of(message.source);
     if (result === 'ok') {
       if (outcome) this.metrics.pullHandled(label, outcome);

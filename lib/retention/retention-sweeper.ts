@@ -1,4 +1,4 @@
-import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { runStatement } from '../claims/run-statement.js';
 import type { ClaimTable, SqlDialect } from '../dialects/sql-dialect.interface.js';
@@ -24,6 +24,7 @@ interface PurgeRule {
  */
 @Injectable()
 export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(RetentionSweeper.name);
   private readonly rules: PurgeRule[];
   private readonly loop: PollLoop;
 
@@ -50,11 +51,16 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
   }
 
   onApplicationBootstrap(): void {
-    if (this.options.workersEnabled && this.rules.length > 0) this.loop.start();
+    if (!this.options.workersEnabled || this.rules.length === 0) return;
+    this.loop.start();
+    const rules = this.rules.map((rule) => `${rule.table} ${rule.label} after ${rule.olderThanMs} ms`);
+    this.logger.log(`started: deletes ${rules.join(', ')}, every ${this.options.retention.intervalMs} ms`);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    if (this.loop.state !== 'running') return;
     await this.loop.stop();
+    this.logger.log('stopped');
   }
 
   /** One pass over every rule; a rule's chunks repeat while they come back full. */

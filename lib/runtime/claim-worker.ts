@@ -3,7 +3,7 @@ import type { Claim, FenceResult } from '../interfaces/claim.interface.js';
 import { type ClaimLossHandler, LeaseKeeper } from '../claims/lease-keeper.js';
 import { ClaimLostError } from '../errors/claim-lost.error.js';
 import { performance } from 'node:perf_hooks';
-import { shutdownReason } from '../queuebox.messages.js';
+import { shutdownLeftRows, shutdownReason } from '../queuebox.messages.js';
 import { abortableDelay, whenAborted } from './abortable.js';
 import { errorText } from './error-text.js';
 import { PollLoop, type PollLoopState, type TickResult } from './poll-loop.js';
@@ -76,7 +76,12 @@ export abstract class ClaimWorker<Row> {
 
   protected startLoop(): void {
     this.loop.start();
+    const { batchSize, concurrency, pollIntervalMs } = this.settings;
+    this.logger.log(`started: ${this.describe()}, batch ${batchSize}, concurrency ${concurrency}, poll interval ${pollIntervalMs} ms`);
   }
+
+  /** What this worker works on, for its start-up line (a destination list, a source and its lease, …). */
+  protected abstract describe(): string;
 
   /**
    * Starts keeping the lease of a claimed row. Its signal aborts when the claim is lost or the
@@ -134,19 +139,18 @@ export abstract class ClaimWorker<Row> {
    * reclaimed (docs/concepts/claims-and-leases.md, "Reclaim").
    */
   protected async drain(): Promise<void> {
+    if (this.loop.state !== 'running') return;
     await this.loop.stop();
-    if (this.inFlight.size === 0) return;
     const waited = new AbortController();
     const drained = Promise.allSettled(this.inFlight).then(() => true);
     const timedOut = abortableDelay(this.settings.shutdownTimeoutMs, waited.signal).then(() => false);
-    const inTime = await Promise.race([drained, timedOut]);
+    const inTime = this.inFlight.size === 0 || (await Promise.race([drained, timedOut]));
     waited.abort();
-    if (inTime) return;
-    this.logger.warn({
-      message: 'shutdown timeout reached with work in flight; those rows stay processing and are reclaimed after their lease',
-      inFlight: this.inFlight.size,
-      shutdownTimeoutMs: this.settings.shutdownTimeoutMs,
-    });
+    if (inTime) {
+      this.logger.log('stopped: nothing left in flight');
+      return;
+    }
+    this.logger.warn(shutdownLeftRows(this.inFlight.size, this.settings.shutdownTimeoutMs));
     const reason = new Error(shutdownReason());
     this.abandon.abort(reason);
     this.cancelInFlight(reason);

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { InboxMessage, InboxTransform, OutboxMessageInput } from '../../lib/index.js';
-import { parseMessage, type OrderPlaced, type ParcelRequested } from './shipping-messages.js';
+import { checkMessage, type OrderPlaced, type ParcelRequested } from './shipping-messages.js';
 
 /**
  * The relay's transform for the `orders` route, a provider resolved through Nest DI: it turns
@@ -9,11 +9,11 @@ import { parseMessage, type OrderPlaced, type ParcelRequested } from './shipping
  * forward: the relay retries it with backoff, then marks the inbox row `dead`.
  */
 @Injectable()
-export class OrderToWarehouseTransform implements InboxTransform {
+export class OrderToWarehouseTransform implements InboxTransform<OrderPlaced> {
   private readonly logger = new Logger('ShippingRelay');
 
-  transform(message: InboxMessage): Partial<Omit<OutboxMessageInput, 'delayMs'>> {
-    const order = parseMessage<OrderPlaced>(message.payload, 'order.placed', ['orderId', 'customerId']);
+  transform(message: InboxMessage<OrderPlaced>): Partial<Omit<OutboxMessageInput, 'delayMs'>> {
+    const order = checkMessage<OrderPlaced>(message.payload, 'order.placed', ['orderId', 'customerId']);
     const payload: ParcelRequested = { type: 'parcel.requested', orderId: order.orderId, customerId: order.customerId };
     this.logger.log(
       `inbox row ${message.id} (source ${message.source}, webhook-id ${message.idempotencyKey}, attempt ${message.attempt}): ` +

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { PullWorker, PullWorkerHost, type InboxMessage, type PullContext } from '../../lib/index.js';
-import { parseMessage, type ParcelPacked } from './shipping-messages.js';
+import { checkMessage, type ParcelPacked } from './shipping-messages.js';
 import { SHIPPING_SCHEMA, WAREHOUSE_SOURCE } from './shipping.constants.js';
 
 /**
@@ -12,11 +12,11 @@ import { SHIPPING_SCHEMA, WAREHOUSE_SOURCE } from './shipping.constants.js';
  */
 @PullWorker(WAREHOUSE_SOURCE, { leaseMs: 15_000, concurrency: 4 })
 @Injectable()
-export class ShipmentsWorker extends PullWorkerHost {
+export class ShipmentsWorker extends PullWorkerHost<ParcelPacked> {
   private readonly logger = new Logger('ShipmentsWorker');
 
-  async handle(message: InboxMessage, { manager, idempotencyKey }: PullContext): Promise<void> {
-    const report = parseMessage<ParcelPacked>(message.payload, 'parcel.packed', ['orderId', 'customerId', 'parcelId']);
+  async handle(message: InboxMessage<ParcelPacked>, { manager, idempotencyKey }: PullContext): Promise<void> {
+    const report = checkMessage<ParcelPacked>(message.payload, 'parcel.packed', ['orderId', 'customerId', 'parcelId']);
     // `manager` is the transaction QueueBox opened for this message; write through it, never through the DataSource.
     await manager.query(
       `INSERT INTO "${SHIPPING_SCHEMA}".shipments (order_id, customer_id, parcel_id, report_message_id) VALUES ($1, $2, $3, $4)`,

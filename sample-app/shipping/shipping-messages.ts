@@ -25,11 +25,11 @@ export interface ParcelPacked {
 }
 
 /**
- * Parses a payload's JSON text and checks its type and string fields. Throws on anything else:
- * in the relay or a pull worker, that fails the attempt (retried with backoff, then `dead`).
+ * Checks a received payload's type and string fields: QueueBox parses the JSON, but what a sender
+ * put in it is the receiver's to check. Throws on anything else: in the relay or a pull worker,
+ * that fails the attempt (retried with backoff, then `dead`).
  */
-export function parseMessage<T extends { type: string }>(json: string, type: T['type'], fields: readonly (keyof T & string)[]): T {
-  const value: unknown = JSON.parse(json);
+export function checkMessage<T extends { type: string }>(value: unknown, type: T['type'], fields: readonly (keyof T & string)[]): T {
   if (value === null || typeof value !== 'object' || (value as { type?: unknown }).type !== type) {
     throw new Error(`expected a "${type}" message`);
   }

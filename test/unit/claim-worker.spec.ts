@@ -27,6 +27,10 @@ class TestWorker extends ClaimWorker<number> {
     return this.drain();
   }
 
+  protected describe(): string {
+    return 'an in-memory queue';
+  }
+
   protected override async reclaim(): Promise<void> {
     this.reclaims += 1;
     if (this.reclaims === this.reclaimBlock?.blockAt) await this.reclaimBlock.gate;

@@ -86,7 +86,7 @@ describe('PostgreSQL dialect', () => {
       completeMany: dialect.completeMany('outbox', []).sql,
       reclaimExpired: dialect.reclaimExpired('outbox', 1).sql,
       outboxBacklog: dialect.outboxBacklog().sql,
-      insertInbox: dialect.insertInbox({ source: 's', idempotencyKey: 'k', aggregateKey: null, headers: '{}', payload: '1' }).sql,
+      insertInbox: dialect.insertInbox({ source: 's', idempotencyKey: 'k', key: null, headers: '{}', payload: '1' }).sql,
       findInbox: dialect.findInbox('s', 'k').sql,
       claimInbox: dialect.claimInbox(['s'], 1, 1).sql,
       inboxBacklog: dialect.inboxBacklog().sql,

@@ -7,7 +7,7 @@ import { DB_NOW, qualified } from './postgres-names.js';
  * id (the finished-rows index narrows them to finished states).
  */
 export const listDead = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `
-SELECT id, ${table === 'outbox' ? 'message_id, destination, ordering_key' : 'source, idempotency_key, aggregate_key'},
+SELECT id, ${table === 'outbox' ? 'message_id, destination, ordering_key' : 'source, idempotency_key, ordering_key'},
        attempts, last_error, finished_at
 FROM ${qualified(t, table)}
 WHERE state = 'dead' AND id > $1::bigint

@@ -3,7 +3,7 @@ import { headOfScope, markClaimed } from './claim-update.sql.js';
 import { DB_NOW, qualified } from './postgres-names.js';
 
 /** What the relay and pull claims return of an inbox row. */
-export const INBOX_CLAIM_COLUMNS = 'm.id, m.source, m.idempotency_key, m.aggregate_key, m.headers, m.payload, m.claim_token, m.attempts, m.received_at';
+export const INBOX_CLAIM_COLUMNS = 'm.id, m.source, m.idempotency_key, m.ordering_key, m.headers, m.payload, m.claim_token, m.attempts, m.received_at';
 
 /**
  * $1 source, $2 idempotency key, $3 aggregate key, $4 headers (JSON), $5 payload. Stores a
@@ -12,7 +12,7 @@ export const INBOX_CLAIM_COLUMNS = 'm.id, m.source, m.idempotency_key, m.aggrega
  * exactly one inserts, even inside longer caller transactions.
  */
 export const insertInbox = (t: ResolvedTableNames): string => /* sql */ `
-INSERT INTO ${qualified(t, 'inbox')} (source, idempotency_key, aggregate_key, headers, payload)
+INSERT INTO ${qualified(t, 'inbox')} (source, idempotency_key, ordering_key, headers, payload)
 VALUES ($1, $2, $3, $4::jsonb, $5)
 ON CONFLICT (source, idempotency_key) DO NOTHING
 RETURNING id`;

@@ -24,9 +24,10 @@ export function doneState(table: ClaimTable): 'sent' | 'processed' {
 export const DB_NOW = 'statement_timestamp()';
 
 /**
- * Rows `a` and `b` share an ordering scope: the outbox key, or the aggregate of an inbox source.
- * A NULL key or aggregate never matches: such rows are unordered.
+ * Rows `a` and `b` share an ordering scope: the key of an outbox destination, or the key of an
+ * inbox source (docs/concepts/ordering.md). A NULL key never matches: such rows are unordered.
  */
 export function sameScope(table: ClaimTable, a: string, b: string): string {
-  return table === 'outbox' ? `${a}.ordering_key = ${b}.ordering_key` : `${a}.source = ${b}.source AND ${a}.aggregate_key = ${b}.aggregate_key`;
+  const stream = table === 'outbox' ? 'destination' : 'source';
+  return `${a}.${stream} = ${b}.${stream} AND ${a}.ordering_key = ${b}.ordering_key`;
 }

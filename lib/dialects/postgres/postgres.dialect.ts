@@ -89,7 +89,7 @@ export class PostgresDialect implements SqlDialect {
   }
 
   insertInbox(row: InboxInsertRow): SqlStatement {
-    return { sql: this.text.insertInbox, params: [row.source, row.idempotencyKey, row.aggregateKey, row.headers, row.payload] };
+    return { sql: this.text.insertInbox, params: [row.source, row.idempotencyKey, row.key, row.headers, row.payload] };
   }
 
   findInbox(source: string, idempotencyKey: string): SqlStatement {

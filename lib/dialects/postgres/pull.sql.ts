@@ -25,10 +25,10 @@ WITH cand AS (
     AND (   (i.state = 'pending' AND i.next_attempt_at <= ${DB_NOW})
          OR (i.state = 'processing' AND i.lease_expires_at <= ${DB_NOW}))
     AND NOT EXISTS (SELECT 1 FROM ${qualified(t, 'inbox')} AS b
-                    WHERE b.source = i.source AND b.aggregate_key = i.aggregate_key AND b.id < i.id
+                    WHERE b.source = i.source AND b.ordering_key = i.ordering_key AND b.id < i.id
                       AND b.state IN ('pending', 'processing'))
     AND NOT EXISTS (SELECT 1 FROM ${qualified(t, 'inbox')} AS p
-                    WHERE p.source = i.source AND p.aggregate_key = i.aggregate_key
+                    WHERE p.source = i.source AND p.ordering_key = i.ordering_key
                       AND p.state = 'processing' AND p.lease_expires_at > ${DB_NOW} AND p.id <> i.id)
   ORDER BY i.id
   LIMIT $2

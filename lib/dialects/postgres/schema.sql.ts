@@ -2,8 +2,9 @@ import type { ResolvedTableNames } from '../../options/resolved-options.interfac
 import { qualified, quote } from './postgres-names.js';
 
 /*
- * DDL of the outbox, run by the TypeORM migration classes (never by `synchronize`, never at
- * run time). `state` is text + CHECK, and every statement writes the states as literals, so
+ * DDL of QueueBox's tables, run by the TypeORM migration classes (never by `synchronize`, never
+ * at run time). Versions only add: the statements of a shipped version never change, so that a
+ * database migrated by an older release and a new one end up alike. `state` is text + CHECK, and every statement writes the states as literals, so
  * the planner can match the partial indexes, which hold only unfinished rows.
  */
 
@@ -93,3 +94,41 @@ ${CLAIM_COLUMNS}
 };
 
 export const dropInboxTable = (t: ResolvedTableNames): string[] => [/* sql */ `DROP TABLE ${qualified(t, 'inbox')}`];
+
+/** An index or constraint name of a table, schema-qualified where the tables have a schema. */
+const qualifiedIndex = (t: ResolvedTableNames, table: 'outbox' | 'inbox', suffix: string): string =>
+  t.schema ? `${quote(t.schema)}.${quote(`${t[table]}_${suffix}`)}` : quote(`${t[table]}_${suffix}`);
+
+/**
+ * Schema version 2. Order is kept per destination: a key's messages to one destination no longer
+ * wait for its messages to another (docs/concepts/ordering.md), so the outbox's key indexes lead
+ * with the destination. The inbox's key column takes the outbox's name, `ordering_key`: one name
+ * for one concept.
+ */
+export const upgradeToV2 = (t: ResolvedTableNames): string[] => {
+  const outbox = qualified(t, 'outbox');
+  const ix = (suffix: string): string => quote(`${t.outbox}_${suffix}`);
+  return [
+    /* sql */ `ALTER TABLE ${qualified(t, 'inbox')} RENAME COLUMN aggregate_key TO ordering_key`,
+    /* sql */ `DROP INDEX ${qualifiedIndex(t, 'outbox', 'key_unfinished_ix')}`,
+    /* sql */ `CREATE INDEX ${ix('key_unfinished_ix')} ON ${outbox} (destination, ordering_key, id) WHERE state IN ('pending', 'processing')`,
+    /* sql */ `DROP INDEX ${qualifiedIndex(t, 'outbox', 'processing_ix')}`,
+    /* sql */ `CREATE INDEX ${ix('processing_ix')} ON ${outbox} (destination, ordering_key, lease_expires_at) WHERE state = 'processing'`,
+    /* sql */ `DROP INDEX ${qualifiedIndex(t, 'outbox', 'claimed_ix')}`,
+    /* sql */ `CREATE INDEX ${ix('claimed_ix')} ON ${outbox} (destination, ordering_key, id) WHERE attempts > 0`,
+  ];
+};
+
+export const downgradeFromV2 = (t: ResolvedTableNames): string[] => {
+  const outbox = qualified(t, 'outbox');
+  const ix = (suffix: string): string => quote(`${t.outbox}_${suffix}`);
+  return [
+    /* sql */ `DROP INDEX ${qualifiedIndex(t, 'outbox', 'claimed_ix')}`,
+    /* sql */ `CREATE INDEX ${ix('claimed_ix')} ON ${outbox} (ordering_key, id) WHERE attempts > 0`,
+    /* sql */ `DROP INDEX ${qualifiedIndex(t, 'outbox', 'processing_ix')}`,
+    /* sql */ `CREATE INDEX ${ix('processing_ix')} ON ${outbox} (ordering_key, lease_expires_at) WHERE state = 'processing'`,
+    /* sql */ `DROP INDEX ${qualifiedIndex(t, 'outbox', 'key_unfinished_ix')}`,
+    /* sql */ `CREATE INDEX ${ix('key_unfinished_ix')} ON ${outbox} (ordering_key, id) WHERE state IN ('pending', 'processing')`,
+    /* sql */ `ALTER TABLE ${qualified(t, 'inbox')} RENAME COLUMN ordering_key TO aggregate_key`,
+  ];
+};

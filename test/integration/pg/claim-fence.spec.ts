@@ -112,7 +112,7 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     const { dialect } = repositoryFor(a, schema);
     const ids: string[] = [];
     for (const source of ['relayed', 'pulled']) {
-      const statement = dialect.insertInbox({ source, idempotencyKey: `r-${source}`, aggregateKey: null, headers: '{}', payload: '1' });
+      const statement = dialect.insertInbox({ source, idempotencyKey: `r-${source}`, key: null, headers: '{}', payload: '1' });
       await a.query(statement.sql, [...statement.params]);
       const [claimed] = await repoA.claimPull(source, 1, 200, { lock: false });
       ids.push(String(claimed.id));
@@ -192,7 +192,7 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
   it('a pull claim of a row older than a processed row of its aggregate is flagged as an inversion', async () => {
     const { dialect } = repositoryFor(a, schema);
     const insert = async (key: string, runner?: { query(sql: string, params?: unknown[]): Promise<unknown> }) => {
-      const statement = dialect.insertInbox({ source: 'src', idempotencyKey: key, aggregateKey: 'agg', headers: '{}', payload: '1' });
+      const statement = dialect.insertInbox({ source: 'src', idempotencyKey: key, key: 'agg', headers: '{}', payload: '1' });
       const [row] = (await (runner ?? a).query(statement.sql, [...statement.params])) as { id: string }[];
       return String(row.id);
     };

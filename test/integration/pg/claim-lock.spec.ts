@@ -46,7 +46,7 @@ describe('claim locks: producers of one key committing out of id order', () => {
 
   async function insert(table: ClaimTable, idempotencyKey: string, runner?: QueryRunner): Promise<string> {
     if (table === 'outbox') return (await insertRows(main, schema, ['K'], runner))[0];
-    const rows = await run(runner ?? main, dialect.insertInbox({ source: 's', idempotencyKey, aggregateKey: 'K', headers: '{}', payload: '1' }));
+    const rows = await run(runner ?? main, dialect.insertInbox({ source: 's', idempotencyKey, key: 'K', headers: '{}', payload: '1' }));
     return String(rows[0].id);
   }
 

@@ -31,7 +31,7 @@ describe('inbox: the HTTP intake', () => {
     app = await startQueueBoxApp(
       inject('pgUrl'),
       schema,
-      { intake: { path: 'inbox' }, inbox: { maxPayloadBytes: LIMIT, sources: { signed: { secret: SIGNED }, open: {} } } },
+      { intake: { path: 'inbox' }, inbox: { maxPayloadBytes: LIMIT, sources: { signed: { secret: SIGNED }, open: { unsigned: true } } } },
       { listen: true },
     );
     intake = `${app.url}/inbox`;
@@ -51,7 +51,7 @@ describe('inbox: the HTTP intake', () => {
     const body = JSON.stringify({ from: 'standardwebhooks' });
     const response = await post('signed', body, standardWebhookHeaders(SIGNED, 'sw-1', body));
     expect(response.status).toBe(202);
-    expect(await stored('sw-1')).toMatchObject([{ source: 'signed', aggregate_key: null, payload: body }]);
+    expect(await stored('sw-1')).toMatchObject([{ source: 'signed', ordering_key: null, payload: body }]);
   });
 
   it('refuses a key or trace context the signature does not cover, and one that was swapped after signing', async () => {
@@ -67,7 +67,7 @@ describe('inbox: the HTTP intake', () => {
     expect(await stored('cov-2')).toEqual([]);
     // The original is stored with its key.
     expect((await post('signed', body, signed)).status).toBe(202);
-    expect(await stored('cov-2')).toMatchObject([{ aggregate_key: 'a' }]);
+    expect(await stored('cov-2')).toMatchObject([{ ordering_key: 'a' }]);
   });
 
   it('keeps trace headers only when the signature covers them', async () => {

@@ -37,7 +37,7 @@ describe('inbox: receive once per (source, idempotency key)', () => {
     const duplicatesBefore = await counterValue(INBOX_MESSAGES_RECEIVED_TOTAL, { source: 'orders', outcome: 'duplicate' });
     const receipts = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        apps[i % 2].app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'm-1', aggregateKey: 'o-1', payload: { n: i } }),
+        apps[i % 2].app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'm-1', key: 'o-1', payload: { n: i } }),
       ),
     );
     const accepted = receipts.filter((receipt) => receipt.status === 'accepted');
@@ -73,11 +73,11 @@ describe('inbox: receive once per (source, idempotency key)', () => {
     await expect(inbox.receive({ source: 'orders', idempotencyKey: 'k'.repeat(201), payload: 1 })).rejects.toBeInstanceOf(InvalidMessageError);
     await expect(inbox.receive({ source: 'nobody', idempotencyKey: 'k', payload: 1 })).rejects.toBeInstanceOf(UnknownSourceError);
     await expect(inbox.receive({ source: 'orders', idempotencyKey: 'k', payload: 'x'.repeat(100) })).rejects.toBeInstanceOf(PayloadTooLargeError);
-    await expect(inbox.receive({ source: 'orders', idempotencyKey: 'k', aggregateKey: '', payload: 1 })).rejects.toMatchObject({ field: 'aggregateKey' });
+    await expect(inbox.receive({ source: 'orders', idempotencyKey: 'k', key: '', payload: 1 })).rejects.toMatchObject({ field: 'key' });
     // Control characters never reach PostgreSQL (which refuses NUL in text, echoing the statement).
     await expect(inbox.receive({ source: 'orders', idempotencyKey: 'a\u0000b', payload: 1 })).rejects.toMatchObject({ field: 'idempotencyKey' });
     await expect(inbox.receive({ source: 'ord\u0000ers', idempotencyKey: 'k', payload: 1 })).rejects.toMatchObject({ field: 'source' });
-    await expect(inbox.receive({ source: 'orders', idempotencyKey: 'k', aggregateKey: 'line\nbreak', payload: 1 })).rejects.toMatchObject({ field: 'aggregateKey' });
+    await expect(inbox.receive({ source: 'orders', idempotencyKey: 'k', key: 'line\nbreak', payload: 1 })).rejects.toMatchObject({ field: 'key' });
     await expect(inbox.receive({ source: 'orders', idempotencyKey: 'k', payload: 1, headers: { traceparent: 'x\u0000' } })).rejects.toMatchObject({ field: 'headers.traceparent' });
     expect(await inboxRows(apps[0].dataSource, schema)).toHaveLength(before);
   });

@@ -60,7 +60,7 @@ describe('inbox relay: failures and lost claims', () => {
     const oldOwner = await start();
     // The old owner's renewals never reach the database (a stalled process).
     vi.spyOn(oldOwner.app.get(ClaimRepository, { strict: false }), 'renew').mockResolvedValue('ok');
-    const { id } = await oldOwner.app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'm-1', aggregateKey: 'a', payload: { n: 1 } });
+    const { id } = await oldOwner.app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'm-1', key: 'a', payload: { n: 1 } });
     await waitFor(() => oldOwner.app.get(SlowFirstTransform).calls === 1, 5_000, 'old owner forwarding');
 
     const newOwner = await start();
@@ -77,7 +77,7 @@ describe('inbox relay: failures and lost claims', () => {
   it('a transform that keeps failing is retried with backoff, then dead-lettered with its error', async () => {
     const app = await start(3);
     app.app.get(SlowFirstTransform).behaviour = 'throw';
-    await app.app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'm-2', aggregateKey: 'b', payload: { n: 2 } });
+    await app.app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'm-2', key: 'b', payload: { n: 2 } });
     await waitFor(async () => (await inboxRows(app.dataSource, schema))[0]?.state === 'dead', 10_000, 'row dead');
     const [row] = await app.dataSource.query(`SELECT attempts, last_error FROM "${schema}".queuebox_inbox_messages`);
     expect(row.attempts).toBe(3);
@@ -87,7 +87,7 @@ describe('inbox relay: failures and lost claims', () => {
     // Once the transform is fixed, replaying the dead row forwards it.
     const inbox = app.app.get(InboxService);
     const [dead] = await inbox.listDead();
-    expect(dead).toMatchObject({ source: 'orders', idempotencyKey: 'm-2', aggregateKey: 'b', attempts: 3 });
+    expect(dead).toMatchObject({ source: 'orders', idempotencyKey: 'm-2', key: 'b', attempts: 3 });
     app.app.get(SlowFirstTransform).behaviour = 'slow-first';
     expect(await inbox.replayDead([dead.id])).toEqual([dead.id]);
     await waitFor(async () => (await inboxRows(app.dataSource, schema))[0]?.state === 'processed', 10_000, 'replayed row processed');

@@ -40,13 +40,13 @@ describe('inbox relay: three relays, 30 aggregates, interleaved arrivals', () =>
   });
 
   it('forwards each aggregate in arrival order, one at a time, exactly one outbox row per inbox row', async () => {
-    const monitor = new ProcessingMonitor(check, `"${schema}".queuebox_inbox_messages`, 'aggregate_key');
+    const monitor = new ProcessingMonitor(check, `"${schema}".queuebox_inbox_messages`, 'ordering_key');
     // Each aggregate's messages arrive in order; aggregates interleave, across the three instances.
     await Promise.all(
       Array.from({ length: AGGREGATES }, async (_, a) => {
         for (let seq = 0; seq < PER_AGGREGATE; seq++) {
           const inbox = apps[(a + seq) % apps.length].app.get(InboxService);
-          await inbox.receive({ source: 'orders', idempotencyKey: `a${a}-m${seq}`, aggregateKey: `agg-${a}`, payload: { a, seq } });
+          await inbox.receive({ source: 'orders', idempotencyKey: `a${a}-m${seq}`, key: `agg-${a}`, payload: { a, seq } });
         }
       }),
     );

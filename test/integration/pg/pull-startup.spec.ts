@@ -10,8 +10,10 @@ import { startQueueBoxApp } from '../../fixtures/queuebox-app.js';
 @Injectable()
 class OrdersWorker extends PullWorkerHost {
   readonly handled: string[] = [];
-  async handle(message: InboxMessage): Promise<void> {
+  readonly payloads: unknown[] = [];
+  async handle(message: InboxMessage<{ ok: boolean }>): Promise<void> {
     this.handled.push(message.idempotencyKey);
+    this.payloads.push(message.payload);
   }
 }
 
@@ -85,6 +87,8 @@ describe('pull workers: start-up fails clearly for invalid workers', () => {
       expect(runner.status.state).toBe('running');
       await app.app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'started-1', payload: { ok: true } });
       await waitFor(() => app.app.get(OrdersWorker).handled.includes('started-1'), 10_000, 'the worker to handle the message');
+      // The handler gets the payload parsed, not its JSON text.
+      expect(app.app.get(OrdersWorker).payloads).toEqual([{ ok: true }]);
     } finally {
       await app.close();
     }

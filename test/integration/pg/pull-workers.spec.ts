@@ -22,12 +22,12 @@ let schema: string;
 @Injectable()
 class PaymentsWorker extends PullWorkerHost {
   async handle(message: InboxMessage, { manager }: PullContext): Promise<void> {
-    const aggregate = message.aggregateKey!;
+    const aggregate = message.key!;
     const now = (inFlight.get(aggregate) ?? 0) + 1;
     inFlight.set(aggregate, now);
     if (now > 1) violations.push(`${now} messages of ${aggregate} handled at once`);
     try {
-      const { seq } = JSON.parse(message.payload);
+      const { seq } = message.payload as { seq: number };
       await manager.query(`INSERT INTO "${schema}".payments (source, idempotency_key, aggregate, seq) VALUES ($1, $2, $3, $4)`, [
         message.source,
         message.idempotencyKey,
@@ -61,7 +61,7 @@ describe('pull workers: two instances, concurrency 4 each, 40 aggregates', () =>
   });
 
   it('processes every row exactly once in the business table, in order per aggregate, one at a time', async () => {
-    const monitor = new ProcessingMonitor(check, `"${schema}".queuebox_inbox_messages`, 'aggregate_key');
+    const monitor = new ProcessingMonitor(check, `"${schema}".queuebox_inbox_messages`, 'ordering_key');
     // Half the messages arrive in one burst (one transaction, aggregates interleaved), so that
     // every claim sees several pending rows of each aggregate; the rest trickle in through both
     // instances while the workers run.
@@ -69,14 +69,14 @@ describe('pull workers: two instances, concurrency 4 each, 40 aggregates', () =>
     await dataSource.transaction(async (manager) => {
       for (let seq = 0; seq < PER_AGGREGATE - 2; seq++) {
         for (let a = 0; a < AGGREGATES; a++) {
-          await app.get(InboxService).receive({ source: 'payments', idempotencyKey: `p${a}-${seq}`, aggregateKey: `agg-${a}`, payload: { seq } }, { manager });
+          await app.get(InboxService).receive({ source: 'payments', idempotencyKey: `p${a}-${seq}`, key: `agg-${a}`, payload: { seq } }, { manager });
         }
       }
     });
     await Promise.all(
       Array.from({ length: AGGREGATES }, async (_, a) => {
         for (let seq = PER_AGGREGATE - 2; seq < PER_AGGREGATE; seq++) {
-          await apps[(a + seq) % 2].app.get(InboxService).receive({ source: 'payments', idempotencyKey: `p${a}-${seq}`, aggregateKey: `agg-${a}`, payload: { seq } });
+          await apps[(a + seq) % 2].app.get(InboxService).receive({ source: 'payments', idempotencyKey: `p${a}-${seq}`, key: `agg-${a}`, payload: { seq } });
         }
       }),
     );

@@ -1,0 +1,5 @@
+import { Module } from '@nestjs/common';
+import { BillingController } from './billing.controller.js';
+
+@Module({ controllers: [BillingController] })
+export class BillingModule {}

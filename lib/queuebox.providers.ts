@@ -1,0 +1,81 @@
+import type { Provider } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { ClaimRepository } from './claims/claim.repository.js';
+import { DeadLetterRepository } from './claims/dead-letter.repository.js';
+import { resolveDialect } from './dialects/resolve-dialect.js';
+import { InvalidQueueBoxOptionsError } from './errors/invalid-queuebox-options.error.js';
+import { InboxRelay } from './inbox/inbox-relay.js';
+import { InboxService } from './inbox/inbox.service.js';
+import { SourceLabels } from './inbox/source-labels.js';
+import type { QueueBoxModuleOptions } from './interfaces/queuebox-options.interface.js';
+import { QueueBoxMetrics } from './metrics/queuebox-metrics.service.js';
+import { queueBoxMetricProviders } from './metrics/queuebox.metrics.js';
+import { resolveOptions } from './options/resolve-options.js';
+import type { ResolvedQueueBoxOptions } from './options/resolved-options.interface.js';
+import { OutboxPoller } from './outbox/outbox-poller.js';
+import { OutboxService } from './outbox/outbox.service.js';
+import { PublisherRegistry } from './publishers/publisher-registry.js';
+import { PullWorkerExplorer } from './pull/pull-worker.explorer.js';
+import { PullService } from './pull/pull.service.js';
+import {
+  QUEUEBOX_DATA_SOURCE,
+  QUEUEBOX_INTAKE_PATH,
+  QUEUEBOX_MODULE_OPTIONS,
+  QUEUEBOX_RESOLVED_OPTIONS,
+  QUEUEBOX_SQL_DIALECT,
+} from './queuebox.constants.js';
+import { dataSourceMissing } from './queuebox.messages.js';
+import { RetentionSweeper } from './retention/retention-sweeper.js';
+import { WakeUpHub } from './wakeup/wake-up.hub.js';
+
+/**
+ * Every provider of one QueueBox instance, listed once. They belong to the dynamic module that
+ * `forRoot`/`forRootAsync` returns, not to the `@Module` class: a feature module that imports
+ * the bare `QueueBoxModule` class then gets an empty module instead of a second, unconfigured
+ * QueueBox.
+ */
+export function queueBoxProviders(dataSourceName: string | undefined): Provider[] {
+  return [
+    {
+      // Defaults and validation in one place for forRoot and forRootAsync: a bad option fails
+      // bootstrap with InvalidQueueBoxOptionsError naming it.
+      provide: QUEUEBOX_RESOLVED_OPTIONS,
+      useFactory: (options: QueueBoxModuleOptions, intakePath?: string) => resolveOptions(options, { intake: intakePath !== undefined }),
+      inject: [QUEUEBOX_MODULE_OPTIONS, { token: QUEUEBOX_INTAKE_PATH, optional: true }],
+    },
+    {
+      // The application's DataSource, through @nestjs/typeorm's public token: QueueBox never
+      // opens a connection of its own. Optional, so that a missing one is a typed error naming
+      // the option rather than Nest's dependency error.
+      provide: QUEUEBOX_DATA_SOURCE,
+      useFactory: (dataSource?: DataSource) => {
+        if (!dataSource) throw new InvalidQueueBoxOptionsError('dataSource', dataSourceMissing(dataSourceName));
+        return dataSource;
+      },
+      inject: [{ token: getDataSourceToken(dataSourceName), optional: true }],
+    },
+    {
+      provide: QUEUEBOX_SQL_DIALECT,
+      useFactory: (dataSource: DataSource, options: ResolvedQueueBoxOptions) => resolveDialect(dataSource, options.tables),
+      inject: [QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS],
+    },
+    ...queueBoxMetricProviders,
+    QueueBoxMetrics,
+    ClaimRepository,
+    DeadLetterRepository,
+    WakeUpHub,
+    PublisherRegistry,
+    OutboxService,
+    OutboxPoller,
+    SourceLabels,
+    InboxService,
+    InboxRelay,
+    PullService,
+    PullWorkerExplorer,
+    RetentionSweeper,
+  ];
+}
+
+/** What the module exports: the public services, and the resolved options (for health checks). */
+export const QUEUEBOX_EXPORTS = [OutboxService, InboxService, PullService, QUEUEBOX_RESOLVED_OPTIONS, OutboxPoller, InboxRelay, PullWorkerExplorer];

@@ -1,0 +1,124 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '../../tools/embedded-postgres.js';
+import { waitFor } from '../fixtures/http-receiver.js';
+
+const execute = promisify(execFile);
+
+/** Runs a command; a failure carries what the command printed. */
+async function run(command: string, args: string[], options: { cwd: string }): Promise<{ stdout: string }> {
+  try {
+    return await execute(command, args, { ...options, maxBuffer: 16 * 1024 * 1024 });
+  } catch (error) {
+    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+    throw new Error(`${command} ${args.join(' ')} failed:\n${stdout}\n${stderr}`, { cause: error });
+  }
+}
+const root = fileURLToPath(new URL('../..', import.meta.url));
+/** The TypeScript a consumer app compiles with: the oldest line the README promises. */
+const CONSUMER_TYPESCRIPT = '5.9.3';
+
+/** The application's dependencies, at the versions QueueBox is developed against. */
+async function consumerDependencies(tarball: string): Promise<Record<string, string>> {
+  const own = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+  const pick = ['@nestjs/common', '@nestjs/core', '@nestjs/platform-express', '@nestjs/typeorm', '@willsoto/nestjs-prometheus', 'prom-client', 'pg', 'reflect-metadata', 'rxjs', 'typeorm'];
+  return { queuebox: `file:${tarball}`, ...Object.fromEntries(pick.map((name) => [name, own.devDependencies[name]])) };
+}
+
+/** The two shapes of a Nest application: CommonJS (Nest's default, node10 resolution) and ESM. */
+const MODES = {
+  commonjs: { type: undefined, compilerOptions: { module: 'commonjs', moduleResolution: 'node10' } },
+  esm: { type: 'module', compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' } },
+} as const;
+
+/**
+ * The package as a user gets it: `npm pack`, installed into fresh applications (CommonJS and ESM)
+ * whose sources are the README's Quick start (examples/quick-start, kept equal to the README by
+ * test/unit/readme-quick-start.spec.ts), compiled with TypeScript 5.9, started against
+ * PostgreSQL, and one order's message delivered. Slow (npm installs): it runs in CI, where
+ * QUEUEBOX_PACKAGE_CHECK=1, and is reported skipped otherwise.
+ */
+describe.skipIf(!process.env.QUEUEBOX_PACKAGE_CHECK)('the packed package in a consumer app', { timeout: 600_000 }, () => {
+  let work: string;
+  let tarball: string;
+  let admin: pg.Client;
+
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), 'queuebox-consumer-'));
+    const { stdout } = await run('npm', ['pack', '--pack-destination', work, '--json'], { cwd: root });
+    tarball = join(work, (JSON.parse(stdout) as { filename: string }[])[0].filename);
+    admin = new pg.Client({ connectionString: inject('pgUrl') });
+    await admin.connect();
+  }, 120_000);
+  afterAll(async () => {
+    await admin?.end();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it.each(Object.keys(MODES) as (keyof typeof MODES)[])('%s: installs, compiles and delivers one message', async (mode) => {
+    const app = join(work, mode);
+    const settings = MODES[mode];
+    await cp(join(root, 'examples/quick-start/src'), join(app, 'src'), { recursive: true });
+    // Checked by the compiler only: the destination names the app declared are enforced.
+    await writeFile(
+      join(app, 'src/destinations.check.ts'),
+      `import { OutboxService } from 'queuebox';\n` +
+        `declare module 'queuebox' { interface QueueBoxDestinations { billing: true } }\n` +
+        `export const typed = (outbox: OutboxService) => outbox.enqueue({ destination: 'billing', payload: 1 });\n` +
+        `// @ts-expect-error: not a declared destination\n` +
+        `export const untyped = (outbox: OutboxService) => outbox.enqueue({ destination: 'nowhere', payload: 1 });\n`,
+    );
+    await writeFile(
+      join(app, 'package.json'),
+      JSON.stringify({ name: `consumer-${mode}`, private: true, ...(settings.type && { type: settings.type }), dependencies: await consumerDependencies(tarball), devDependencies: { typescript: CONSUMER_TYPESCRIPT } }, null, 2),
+    );
+    await writeFile(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { ...settings.compilerOptions, target: 'ES2022', outDir: 'dist', rootDir: 'src', strict: true, experimentalDecorators: true, emitDecoratorMetadata: true, skipLibCheck: true, types: ['node'] },
+        include: ['src'],
+      }),
+    );
+    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--save-dev', '@types/node@20'], { cwd: app });
+    await run(join(app, 'node_modules/.bin/tsc'), ['-p', '.'], { cwd: app });
+
+    const database = `qb_consumer_${mode}_${randomBytes(3).toString('hex')}`;
+    await admin.query(`CREATE DATABASE ${database}`);
+    const databaseUrl = new URL(inject('pgUrl'));
+    databaseUrl.pathname = `/${database}`;
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const output: string[] = [];
+    const child: ChildProcess = spawn(process.execPath, ['dist/main.js'], {
+      cwd: app,
+      env: { ...process.env, DATABASE_URL: databaseUrl.toString(), PORT: String(port), BILLING_URL: `${base}/billing/hooks` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+    try {
+      await waitFor(async () => (await fetch(`${base}/billing/received`).catch(() => undefined))?.ok === true, 60_000, `the ${mode} app to listen`);
+      const placed = await fetch(`${base}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ customerId: 'c1', amount: 12 }) });
+      expect(placed.status, output.join('')).toBe(201);
+      const order = (await placed.json()) as { orderId: string };
+      await waitFor(async () => Object.values((await (await fetch(`${base}/billing/received`)).json()) as { orderId: string }[]).some((o) => o.orderId === order.orderId), 20_000, 'the delivery');
+      // SIGTERM drains and closes (Nest then re-raises the signal, so the process ends by it).
+      const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+      child.kill('SIGTERM');
+      const { code, signal } = await exited;
+      expect(code === 0 || signal === 'SIGTERM', output.join('')).toBe(true);
+      // eslint-disable-next-line no-control-regex -- strips the colours of Nest's console logger
+      expect(output.join('').replace(/\u001b\[[0-9;]*m/g, '')).toMatch(/\[OutboxPoller\] stopped/);
+    } finally {
+      child.kill('SIGKILL');
+      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    }
+  });
+});

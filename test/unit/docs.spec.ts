@@ -1,0 +1,61 @@
+import { readdirSync, readFileSync, existsSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const example = join(root, 'examples/quick-start/src');
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? files(join(dir, name)) : [join(dir, name)]));
+}
+
+/** GitHub's heading anchors: lower case, punctuation dropped, spaces to dashes. */
+function anchors(markdown: string): Set<string> {
+  return new Set(
+    [...markdown.matchAll(/^#{1,6} (.+)$/gm)].map(([, title]) =>
+      title
+        .toLowerCase()
+        .replace(/`/g, '')
+        .replace(/[^\p{L}\p{N} _-]/gu, '')
+        .replace(/ /g, '-'),
+    ),
+  );
+}
+
+describe('the README', () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+
+  it('shows the Quick start exactly as examples/quick-start, which CI builds and runs against the packed package', () => {
+    const shown = new Map([...readme.matchAll(/\*\*`src\/([^`]+)`\*\*\n\n```ts\n([\s\S]*?)\n```/g)].map(([, path, code]) => [path, `${code}\n`]));
+    const onDisk = files(example).map((file) => relative(example, file));
+    expect([...shown.keys()].sort()).toEqual(onDisk.sort());
+    for (const path of onDisk) expect(shown.get(path), path).toBe(readFileSync(join(example, path), 'utf8'));
+  });
+
+  it('starts with the two commands: the sample and the tests', () => {
+    const firstBlock = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    expect(firstBlock).toMatch(/^npm ci && npm run sample/m);
+    expect(firstBlock).toMatch(/^npm test/m);
+  });
+});
+
+describe('documentation links', () => {
+  const pages = [join(root, 'README.md'), ...files(join(root, 'docs')).filter((file) => file.endsWith('.md'))];
+
+  it.each(pages.map((page) => [relative(root, page), page]))('%s links only to files (and headings) that exist', (_, page) => {
+    const text = readFileSync(page, 'utf8');
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/i.test(target)) continue;
+      const [path, anchor] = target.split('#');
+      const file = path === '' ? page : join(dirname(page), path);
+      expect(existsSync(file), `${target} in ${relative(root, page)}`).toBe(true);
+      if (anchor && file.endsWith('.md')) expect(anchors(readFileSync(file, 'utf8')), `${target} in ${relative(root, page)}`).toContain(anchor);
+    }
+  });
+
+  it('ship with the package, so that they work from the registry page and node_modules', () => {
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { files: string[] };
+    expect(manifest.files).toEqual(expect.arrayContaining(['dist', 'docs', 'README.md']));
+  });
+});
