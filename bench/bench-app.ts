@@ -3,7 +3,8 @@ import { Inject, Injectable, Module, type DynamicModule, type INestApplicationCo
 import { ModuleRef, NestFactory } from '@nestjs/core';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { ClaimRepository } from '../lib/claims/claim.repository.js';
+import { ClaimRepository, type FencedWriteOptions } from '../lib/claims/claim.repository.js';
+import type { Claim } from '../lib/interfaces/claim.interface.js';
 import { OutboxService, QueueBoxModule, type OutboxMessage, type OutboxPublisher, type QueueBoxModuleOptions } from '../lib/index.js';
 import { StatementTimer, sleep } from './bench-stats.js';
 
@@ -56,10 +57,10 @@ class RepositoryInstrumentation implements OnModuleInit {
     const reclaimExpired = repo.reclaimExpired.bind(repo);
     repo.claimOutbox = (...args) => {
       timers.firstClaimAt ??= performance.now();
-      return timers.claim.time(() => claimOutbox(...args), (rows) => rows.length);
+      return timers.claim.time(() => claimOutbox(...args), (result) => result.rows.length);
     };
-    repo.completeMany = async (claims) => {
-      const result = await timers.completeMany.time(() => completeMany(claims), (done) => claims.length - done.lost.length);
+    repo.completeMany = async <Row>(claims: readonly Claim[], handOffLeaseMs?: number, options?: FencedWriteOptions) => {
+      const result = await timers.completeMany.time(() => completeMany<Row>(claims, handOffLeaseMs, options), (done) => claims.length - done.lost.length);
       timers.sent += claims.length - result.lost.length;
       timers.onSent?.(timers.sent);
       return result;

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { WalkCursor } from '../lib/claims/walk-cursor.js';
 import { PostgresDialect } from '../lib/dialects/postgres/postgres.dialect.js';
 import { resolveOptions } from '../lib/options/resolve-options.js';
 import { startBenchApp } from './bench-app.js';
@@ -13,8 +14,8 @@ function libStatements(schema: string): RawStatements {
   const dialect = new PostgresDialect(resolveOptions({ schema }).tables);
   return {
     name: "QueueBox's own SQL text",
-    claim: dialect.claimOutbox(0, 0).sql,
-    completeMany: dialect.completeMany('outbox', []).sql,
+    claim: dialect.claimOutbox(new WalkCursor().request(0, 0)).sql,
+    completeMany: dialect.completeMany('outbox', [], 0).sql,
   };
 }
 

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { ClaimTable, SqlDialect, SqlStatement } from '../dialects/sql-dialect.interface.js';
-import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
+import type { ClaimCursor, ClaimRequest, ClaimTable, SqlDialect, SqlStatement } from '../dialects/sql-dialect.interface.js';
 import type { Claim, ClaimComponent, FenceResult } from '../interfaces/claim.interface.js';
+import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import type { ClaimedInboxRow } from './claimed-inbox-row.interface.js';
 import type { ClaimedOutboxRow } from './claimed-outbox-row.interface.js';
 import { runStatement } from './run-statement.js';
@@ -18,10 +18,34 @@ export interface FencedWriteOptions {
   manager?: EntityManager;
 }
 
+/** What a claim saw besides the rows it took: how far its window and its walk over keys went. */
+export interface ClaimProgress {
+  /** Rows in the window of oldest keyed rows (per source for the inbox: the fullest one). */
+  windowRows: number;
+  /** Keys walked, and the last one: where the next claim's walk starts. */
+  walked: number;
+  last?: ClaimCursor;
+}
+
+/** The rows a claim took, and its progress. */
+export interface ClaimResult<Row> {
+  rows: Row[];
+  progress: ClaimProgress;
+}
+
+/** What a batched completion did: the claims that were lost, and the rows handed on to the caller. */
+export interface CompletionResult<Row> {
+  lost: Claim[];
+  claimed: Row[];
+}
+
+/** A claim statement's row: the progress columns, then the claimed row's (all NULL when none). */
+type ProgressRow<Row> = Row & { window_rows: number; cursor_stream: string | null; cursor_key: string | null; walked: number };
+
 /**
  * The only class that executes claim and fence SQL. Claims return rows with fresh tokens;
- * fenced writes return `'ok'` or `'lost'` from the rows they changed and never throw on a loss.
- * Every time is computed by the database clock inside the statements.
+ * fenced writes report which claims were lost and never throw on a loss. Every time is computed
+ * by the database clock inside the statements.
  */
 @Injectable()
 export class ClaimRepository {
@@ -31,31 +55,26 @@ export class ClaimRepository {
   ) {}
 
   /**
-   * Claims up to `batchSize` outbox rows: at most one per key, the oldest unfinished of each.
-   * With `lock`, the claim runs in a short transaction after the claim lock (its own statement).
+   * Claims outbox rows (docs/internals/claim-sql.md, "The claim"): at most one per key and
+   * destination, the oldest unfinished of each. With `lock`, the claim runs in a short
+   * transaction after the claim lock (its own statement).
    */
-  async claimOutbox(batchSize: number, leaseMs: number, options: { lock: boolean }): Promise<ClaimedOutboxRow[]> {
-    const claim = this.dialect.claimOutbox(batchSize, leaseMs);
-    if (!options.lock) return this.run<ClaimedOutboxRow>(claim);
-    return this.inTransaction([...this.dialect.claimLock('outbox')], claim);
+  claimOutbox(request: ClaimRequest, options: { lock: boolean }): Promise<ClaimResult<ClaimedOutboxRow>> {
+    const claim = this.dialect.claimOutbox(request);
+    return this.claimWith(options.lock ? this.dialect.claimLock('outbox') : [], claim);
   }
 
-  /**
-   * The inbox relay's claim: up to `batchSize` rows of the routed sources, at most one per
-   * aggregate, the oldest unfinished of each, always after the relay claim lock.
-   */
-  claimInbox(sources: readonly string[], batchSize: number, leaseMs: number): Promise<ClaimedInboxRow[]> {
-    return this.inTransaction([...this.dialect.claimLock('inbox')], this.dialect.claimInbox(sources, batchSize, leaseMs));
+  /** The inbox relay's claim over the routed sources, always after the relay claim lock. */
+  claimInbox(sources: readonly string[], request: ClaimRequest): Promise<ClaimResult<ClaimedInboxRow>> {
+    return this.claimWith(this.dialect.claimLock('inbox'), this.dialect.claimInbox(sources, request));
   }
 
   /**
    * A pull claim of `source`: pending rows that are due and processing rows whose lease expired,
-   * in one statement, at most one per aggregate. With `lock`, after the per-source claim lock.
+   * in one statement, at most one per key. With `lock`, after the per-source claim lock.
    */
-  async claimPull(source: string, batchSize: number, leaseMs: number, options: { lock: boolean }): Promise<ClaimedInboxRow[]> {
-    const claim = this.dialect.claimPull(source, batchSize, leaseMs);
-    if (!options.lock) return this.run<ClaimedInboxRow>(claim);
-    return this.inTransaction([...this.dialect.pullClaimLock(source)], claim);
+  claimPull(source: string, request: ClaimRequest, options: { lock: boolean }): Promise<ClaimResult<ClaimedInboxRow>> {
+    return this.claimWith(options.lock ? this.dialect.pullClaimLock(source) : [], this.dialect.claimPull(source, request));
   }
 
   /** Extends the lease from the database clock. */
@@ -63,21 +82,35 @@ export class ClaimRepository {
     return this.fenced(this.dialect.renew(tableOf(claim.component), claim, claim.leaseMs));
   }
 
-  /** Marks the row finished (`sent` / `processed`). */
-  complete(claim: Claim, options: FencedWriteOptions = {}): Promise<FenceResult> {
-    return this.fenced(this.dialect.complete(tableOf(claim.component), claim), options.manager);
+  /**
+   * Renews a group of claims of one table in one statement. Returns the claims found lost; a
+   * claim whose row another transaction holds right now (its own completion) is left for the next
+   * renewal, never waited for.
+   */
+  async renewMany(claims: readonly Claim[]): Promise<Claim[]> {
+    if (claims.length === 0) return [];
+    const rows = await this.run<{ id: string; renewed: boolean }>(this.dialect.renewMany(tableOf(claims[0].component), claims, claims[0].leaseMs));
+    const lost = new Set(rows.filter((row) => !row.renewed).map((row) => String(row.id)));
+    return claims.filter((claim) => lost.has(claim.id));
+  }
+
+  /** Marks the row finished (`sent` / `processed`); in `manager`'s transaction when given. */
+  async complete(claim: Claim, options: FencedWriteOptions = {}): Promise<FenceResult> {
+    const { lost } = await this.completeMany<never>([claim], undefined, options);
+    return lost.length === 0 ? 'ok' : 'lost';
   }
 
   /**
-   * Marks many rows finished in one statement, each fenced by its own token. Returns the claims
-   * that were lost (their rows were not changed) and whether any finished row has a younger
-   * pending row of its key or aggregate (which may be claimable now).
+   * Marks rows finished in one statement, each fenced by its own token. With `handOffLeaseMs`, the
+   * next row of each finished key is claimed in the same statement and returned (the caller owns
+   * it now, with that lease). All claims are of one component.
    */
-  async completeMany(claims: readonly Claim[]): Promise<{ lost: Claim[]; successorsPending: boolean }> {
-    if (claims.length === 0) return { lost: [], successorsPending: false };
-    const done = await this.run<{ id: string; has_successor: boolean }>(this.dialect.completeMany(tableOf(claims[0].component), claims));
-    const changed = new Set(done.map((row) => String(row.id)));
-    return { lost: claims.filter((claim) => !changed.has(claim.id)), successorsPending: done.some((row) => row.has_successor) };
+  async completeMany<Row>(claims: readonly Claim[], handOffLeaseMs?: number, options: FencedWriteOptions = {}): Promise<CompletionResult<Row>> {
+    if (claims.length === 0) return { lost: [], claimed: [] };
+    const kind = claims[0].component === 'outbox' ? 'outbox' : claims[0].component === 'inbox' ? 'relay' : 'pull';
+    const rows = await this.run<Row & { outcome: 'done' | 'claimed'; id: string }>(this.dialect.completeMany(kind, claims, handOffLeaseMs), options.manager);
+    const done = new Set(rows.filter((row) => row.outcome === 'done').map((row) => String(row.id)));
+    return { lost: claims.filter((claim) => !done.has(claim.id)), claimed: rows.filter((row) => row.outcome === 'claimed') };
   }
 
   /** Returns the row to `pending`, due after `delayMs` by the database clock. */
@@ -113,8 +146,22 @@ export class ClaimRepository {
     return runStatement<T>(this.dataSource, statement, manager);
   }
 
+  /** Runs the claim (after its lock statements, in one short transaction, when there are any). */
+  private async claimWith<Row extends { id: string | null }>(lock: readonly SqlStatement[], claim: SqlStatement): Promise<ClaimResult<Row>> {
+    const rows = lock.length === 0 ? await this.run<ProgressRow<Row>>(claim) : await this.inTransaction<ProgressRow<Row>>(lock, claim);
+    const [first] = rows;
+    return {
+      rows: rows.filter((row) => row.id !== null),
+      progress: {
+        windowRows: first?.window_rows ?? 0,
+        walked: first?.walked ?? 0,
+        last: first?.cursor_stream != null ? { stream: first.cursor_stream, key: first.cursor_key ?? '' } : undefined,
+      },
+    };
+  }
+
   /** Runs `before` then `last` on one connection in one transaction; returns the rows of `last`. */
-  private async inTransaction<T>(before: SqlStatement[], last: SqlStatement): Promise<T[]> {
+  private async inTransaction<T>(before: readonly SqlStatement[], last: SqlStatement): Promise<T[]> {
     const runner = this.dataSource.createQueryRunner();
     try {
       await runner.startTransaction();

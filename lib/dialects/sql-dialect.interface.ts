@@ -34,6 +34,24 @@ export interface FencedRow {
   token: string;
 }
 
+/** Where a claim's walk over keys starts: after this (destination or source, key). */
+export interface ClaimCursor {
+  stream: string;
+  key: string;
+}
+
+/**
+ * The bounds of one claim (docs/internals/claim-sql.md, "The claim"): at most `batchSize` rows,
+ * from the heads of at most `walkKeys` keys after `cursor` and the `windowRows` oldest keyed rows.
+ */
+export interface ClaimRequest {
+  batchSize: number;
+  leaseMs: number;
+  walkKeys: number;
+  windowRows: number;
+  cursor: ClaimCursor;
+}
+
 /**
  * The SQL of one database. Implementations are pure: they build statement text from validated
  * identifiers and put every value in `params`. Only the `ClaimRepository` and the services'
@@ -44,22 +62,27 @@ export interface SqlDialect {
   readonly tables: ResolvedTableNames;
 
   insertOutbox(rows: readonly OutboxInsertRow[]): SqlStatement;
-  claimOutbox(batchSize: number, leaseMs: number): SqlStatement;
+  claimOutbox(request: ClaimRequest): SqlStatement;
   /** Statements to run, in the claim's transaction, before a serialized claim of `table`. */
   claimLock(table: ClaimTable): readonly SqlStatement[];
 
   /** Inserts unless (source, idempotency key) exists; returns the new id, or no row for a duplicate. */
   insertInbox(row: InboxInsertRow): SqlStatement;
   findInbox(source: string, idempotencyKey: string): SqlStatement;
-  claimInbox(sources: readonly string[], batchSize: number, leaseMs: number): SqlStatement;
-  claimPull(source: string, batchSize: number, leaseMs: number): SqlStatement;
+  claimInbox(sources: readonly string[], request: ClaimRequest): SqlStatement;
+  claimPull(source: string, request: ClaimRequest): SqlStatement;
   /** Statements to run, in the claim's transaction, before a serialized pull claim of `source`. */
   pullClaimLock(source: string): readonly SqlStatement[];
   inboxBacklog(): SqlStatement;
 
   renew(table: ClaimTable, row: FencedRow, leaseMs: number): SqlStatement;
-  complete(table: ClaimTable, row: FencedRow): SqlStatement;
-  completeMany(table: ClaimTable, rows: readonly FencedRow[]): SqlStatement;
+  /** Renews a group of claims; rows locked by another transaction are skipped, never waited for. */
+  renewMany(table: ClaimTable, rows: readonly FencedRow[], leaseMs: number): SqlStatement;
+  /**
+   * Finishes rows, each fenced by its own token; with `handOffLeaseMs`, claims the next row of
+   * each finished key in the same statement (`kind` says whose claim columns come back).
+   */
+  completeMany(kind: 'outbox' | 'relay' | 'pull', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement;
   retry(table: ClaimTable, row: FencedRow, delayMs: number, error: string): SqlStatement;
   deadLetter(table: ClaimTable, row: FencedRow, error: string): SqlStatement;
   /** Expired claims back to pending; for the inbox, only those of `sources` (the relay's). */

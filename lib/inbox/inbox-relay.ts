@@ -2,10 +2,10 @@ import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationB
 import { ModuleRef } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
 import type { Claim } from '../interfaces/claim.interface.js';
-import { ClaimRepository } from '../claims/claim.repository.js';
+import { type ClaimResult, ClaimRepository } from '../claims/claim.repository.js';
 import type { ClaimedInboxRow } from '../claims/claimed-inbox-row.interface.js';
-import type { LeaseKeeper } from '../claims/lease-keeper.js';
-import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
+import type { Lease } from '../claims/lease-group.js';
+import type { ClaimRequest, SqlDialect } from '../dialects/sql-dialect.interface.js';
 import { ClaimLostError } from '../errors/claim-lost.error.js';
 import { InvalidMessageError } from '../errors/invalid-message.error.js';
 import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
@@ -51,6 +51,9 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
     const relay = options.inbox.relay;
     super({
       name: InboxRelay.name,
+      component: 'inbox',
+      leaseMs: relay.claimTimeoutMs,
+      streams: [...relay.routes.keys()],
       pollIntervalMs: relay.pollIntervalMs,
       batchSize: relay.batchSize,
       concurrency: relay.concurrency,
@@ -109,24 +112,27 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
     return this.backlog.sample();
   }
 
-  protected claim(count: number): Promise<ClaimedInboxRow[]> {
-    return this.repository.claimInbox(this.sources, count, this.options.inbox.relay.claimTimeoutMs);
+  protected claim(request: ClaimRequest): Promise<ClaimResult<ClaimedInboxRow>> {
+    return this.repository.claimInbox(this.sources, request);
+  }
+
+  protected renewMany(claims: readonly Claim[]): Promise<Claim[]> {
+    return this.repository.renewMany(claims);
   }
 
   /** Forwards one claimed row and finishes it. Never throws: every outcome is logged and counted. */
-  protected async process(row: ClaimedInboxRow): Promise<void> {
-    const claim: Claim = { component: 'inbox', id: String(row.id), token: row.claim_token, leaseMs: this.options.inbox.relay.claimTimeoutMs };
+  protected async process(row: ClaimedInboxRow, lease: Lease): Promise<void> {
+    const claim = lease.claim;
     const message = toInboxMessage(row);
+    lease.detail = message;
     try {
       if (message.attempt > this.options.inbox.relay.maxAttempts) {
+        lease.release();
         await this.finishFailed(claim, message, new Error(maxAttemptsWithoutOutcome()), false);
         return;
       }
-      const result = await this.runLeased(
-        claim,
-        (c) => this.repository.renew(c),
-        (lost, cause) => this.claimLost(lost, message, cause),
-        (keeper) => withMessageSpan(`relay ${message.source}`, message.headers, { 'messaging.source.name': message.source }, () => this.forward(claim, message, keeper)),
+      const result = await this.runLeased(lease, () =>
+        withMessageSpan(`relay ${message.source}`, message.headers, { 'messaging.source.name': message.source }, () => this.forward(message, lease)),
       );
       if (result.outcome === 'left') return;
       if (result.outcome === 'failed') {
@@ -136,10 +142,9 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
       }
       // The relay claims only its routed sources: a bounded label set.
       this.metrics.inboxRelayed(message.source);
+      this.adopt(result.value);
     } catch (error) {
       this.logger.error({ message: 'inbox relay finishing write failed; the row will be reclaimed after its lease', rowId: claim.id, error: errorText(error) });
-    } finally {
-      if (message.key !== null) this.wake();
     }
   }
 
@@ -147,8 +152,9 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
    * Shapes the outbox message (outside any transaction: a transform may be slow), then writes the
    * fenced mark and the outbox row in one transaction. The mark goes first: a lost claim then
    * costs no insert, and the row lock it takes keeps every reclaimer off the row until commit.
+   * The mark hands the key on to its next row, which comes back once the transaction committed.
    */
-  private async forward(claim: Claim, message: InboxMessage, keeper: LeaseKeeper): Promise<void> {
+  private async forward(message: InboxMessage, lease: Lease): Promise<ClaimedInboxRow[]> {
     const route = this.options.inbox.relay.routes.get(message.source)!;
     const shaped = (await this.transforms.get(message.source)?.transform(message)) ?? {};
     const hasPayload = Object.prototype.hasOwnProperty.call(shaped, 'payload');
@@ -163,14 +169,14 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
       undefined,
       hasPayload ? undefined : message.payloadText,
     );
-    // The renewal must not race the mark: it would wait on the mark's row lock, then report a loss.
-    await keeper.stop();
-    if (keeper.lost) throw keeper.signal.reason;
-    await this.dataSource.transaction(async (manager) => {
-      if ((await this.repository.complete(claim, { manager })) === 'lost') {
-        throw new ClaimLostError('inbox', claim.id, claimLost('inbox', claim.id));
-      }
+    lease.release();
+    if (lease.lost) throw lease.signal.reason;
+    return this.dataSource.transaction(async (manager) => {
+      const handOff = this.claiming ? this.settings.leaseMs : undefined;
+      const { lost, claimed } = await this.repository.completeMany<ClaimedInboxRow>([lease.claim], handOff, { manager });
+      if (lost.length > 0) throw new ClaimLostError('inbox', lease.claim.id, claimLost('inbox', lease.claim.id));
       await insertOutboxRows(this.dataSource, this.dialect, this.wakeUps, [outboxRow], manager);
+      return claimed;
     });
   }
 
@@ -192,11 +198,13 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
     else this.logger.warn(log);
   }
 
-  private claimLost(claim: Claim, message: InboxMessage, cause: unknown): void {
-    this.logger.warn({ message: inboxForwardLost(claim.id), rowId: claim.id, source: message.source, error: errorText(cause) });
+  protected claimLost(lease: Lease, cause: unknown): void {
+    const source = (lease.detail as InboxMessage | undefined)?.source;
+    this.logger.warn({ message: inboxForwardLost(lease.claim.id), rowId: lease.claim.id, source, error: errorText(cause) });
     this.metrics.claimLost('inbox');
-    this.metrics.inboxRelayFailed(message.source, 'lost');
+    if (source) this.metrics.inboxRelayFailed(source, 'lost');
   }
+
 }
 
 /**

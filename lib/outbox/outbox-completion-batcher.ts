@@ -1,5 +1,6 @@
-import type { Claim, FenceResult } from '../interfaces/claim.interface.js';
 import type { ClaimRepository } from '../claims/claim.repository.js';
+import type { ClaimedOutboxRow } from '../claims/claimed-outbox-row.interface.js';
+import type { Claim, FenceResult } from '../interfaces/claim.interface.js';
 
 interface PendingCompletion {
   claim: Claim;
@@ -15,7 +16,8 @@ const MAX_BATCH = 500;
  * in one turn of the event loop go together (publishes of one claimed batch tend to end
  * together), and marks asked for while a statement runs go in the next. Each row stays fenced by
  * its own token, and each caller learns whether its row was lost. No mark waits for a publish
- * still running, so the duplicate window stays one publish wide.
+ * still running, so the duplicate window stays one publish wide. The statement hands each
+ * finished key on to its next row; those rows go to `onClaimed`.
  */
 export class OutboxCompletionBatcher {
   private queue: PendingCompletion[] = [];
@@ -24,8 +26,10 @@ export class OutboxCompletionBatcher {
 
   constructor(
     private readonly repository: ClaimRepository,
-    /** Called after a statement that finished a row whose key has a younger pending row. */
-    private readonly onSuccessorsPending: () => void,
+    /** The lease of a row handed on, or undefined to hand nothing on (shutdown). */
+    private readonly handOffLeaseMs: () => number | undefined,
+    /** Takes the rows the statements claimed by hand-off. */
+    private readonly onClaimed: (rows: ClaimedOutboxRow[]) => void,
   ) {}
 
   complete(claim: Claim): Promise<FenceResult> {
@@ -42,10 +46,13 @@ export class OutboxCompletionBatcher {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
-        const result = await this.repository.completeMany(batch.map((pending) => pending.claim));
+        const result = await this.repository.completeMany<ClaimedOutboxRow>(
+          batch.map((pending) => pending.claim),
+          this.handOffLeaseMs(),
+        );
         const lost = new Set(result.lost);
         for (const pending of batch) pending.resolve(lost.has(pending.claim) ? 'lost' : 'ok');
-        if (result.successorsPending) this.onSuccessorsPending();
+        if (result.claimed.length > 0) this.onClaimed(result.claimed);
       } catch (error) {
         for (const pending of batch) pending.reject(error);
       }

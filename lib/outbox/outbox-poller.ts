@@ -2,9 +2,10 @@ import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationB
 import { performance } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
 import type { Claim } from '../interfaces/claim.interface.js';
-import { ClaimRepository } from '../claims/claim.repository.js';
+import { type ClaimResult, ClaimRepository } from '../claims/claim.repository.js';
+import type { Lease } from '../claims/lease-group.js';
 import type { ClaimedOutboxRow } from '../claims/claimed-outbox-row.interface.js';
-import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
+import type { ClaimRequest, SqlDialect } from '../dialects/sql-dialect.interface.js';
 import { PublishFailedError } from '../errors/publish-failed.error.js';
 import type { OutboxMessage } from '../interfaces/outbox-message.interface.js';
 import { BacklogSampler } from '../metrics/backlog-sampler.js';
@@ -48,6 +49,8 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
     const outbox = options.outbox;
     super({
       name: OutboxPoller.name,
+      component: 'outbox',
+      leaseMs: outbox.claimTimeoutMs,
       pollIntervalMs: outbox.pollIntervalMs,
       batchSize: outbox.batchSize,
       concurrency: outbox.concurrency,
@@ -56,8 +59,13 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
       sampleEveryMs: outbox.metricsIntervalMs,
       onLoopError: () => metrics.loopError('outbox'),
     });
-    // The next row of a key becomes claimable when its predecessor is sent: wake then, and only then.
-    this.completions = new OutboxCompletionBatcher(repository, () => this.wake());
+    // A key with a backlog flows from one completion to the next: the mark of a row claims the
+    // key's next row in the same statement (not while shutting down: nothing new is taken then).
+    this.completions = new OutboxCompletionBatcher(
+      repository,
+      () => (this.claiming ? outbox.claimTimeoutMs : undefined),
+      (rows) => this.adoptHandedOn(rows),
+    );
     this.backlog = new BacklogSampler(
       dataSource,
       () => dialect.outboxBacklog(),
@@ -95,30 +103,39 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
     return this.backlog.sample();
   }
 
-  protected async claim(count: number): Promise<ClaimedOutboxRow[]> {
-    const { claimTimeoutMs, claimLock } = this.options.outbox;
-    const rows = await this.repository.claimOutbox(count, claimTimeoutMs, { lock: claimLock });
-    this.metrics.outboxOrderInversions(rows.filter((row) => row.inverted).length);
-    return rows;
+  protected async claim(request: ClaimRequest): Promise<ClaimResult<ClaimedOutboxRow>> {
+    const result = await this.repository.claimOutbox(request, { lock: this.options.outbox.claimLock });
+    this.metrics.outboxOrderInversions(countInverted(result.rows));
+    return result;
+  }
+
+  protected renewMany(claims: readonly Claim[]): Promise<Claim[]> {
+    return this.repository.renewMany(claims);
+  }
+
+  private adoptHandedOn(rows: readonly ClaimedOutboxRow[]): void {
+    this.metrics.outboxOrderInversions(countInverted(rows));
+    this.adopt(rows);
   }
 
   /** Publishes one claimed row and finishes it. Never throws: every outcome is logged and counted. */
-  protected async process(row: ClaimedOutboxRow): Promise<void> {
-    const claim: Claim = { component: 'outbox', id: String(row.id), token: row.claim_token, leaseMs: this.options.outbox.claimTimeoutMs };
+  protected async process(row: ClaimedOutboxRow, lease: Lease): Promise<void> {
+    const claim = lease.claim;
     const message = toOutboxMessage(row);
+    lease.detail = message;
     try {
       if (row.attempts > this.options.outbox.maxAttempts) {
         // Claimed more often than allowed without an outcome (its workers crashed or lost it).
+        lease.release();
         await this.finishFailed(claim, message, { ok: false, error: new Error(maxAttemptsWithoutOutcome()), retryable: false });
         return;
       }
-      const keeper = this.keepLease(claim, (c) => this.repository.renew(c), (lost, cause) => this.renewalLost(lost, message, cause));
       const started = performance.now();
-      const result = await this.publish(message, keeper.signal);
-      await keeper.stop();
+      const result = await this.publish(message, lease);
       const seconds = (performance.now() - started) / 1000;
       // A lost claim changes nothing more; shutdown that gave up leaves the row to reclaim.
-      if (keeper.lost || this.abandon.signal.aborted) return;
+      if (lease.lost || this.abandon.signal.aborted) return;
+      lease.release();
       if (result.ok) await this.finishSent(claim, message, seconds);
       else await this.finishFailed(claim, message, result, seconds);
     } catch (error) {
@@ -127,14 +144,19 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
     }
   }
 
-  private async publish(message: OutboxMessage, signal: AbortSignal): Promise<PublishResult> {
+  private async publish(message: OutboxMessage, lease: Lease): Promise<PublishResult> {
     const publisher = this.publishers.get(message.destination);
     if (!publisher) {
       return { ok: false, retryable: true, error: new Error(destinationNotHere(message.destination)) };
     }
     try {
       await withMessageSpan(`publish ${message.destination}`, message.headers, { 'messaging.message.id': message.messageId, 'messaging.destination.name': message.destination }, () =>
-        publisher.publish(message, { signal }),
+        // The signal is made only when the publisher reads it.
+        publisher.publish(message, {
+          get signal() {
+            return lease.signal;
+          },
+        }),
       );
       return { ok: true };
     } catch (error) {
@@ -176,9 +198,16 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
     else this.logger.warn(log);
   }
 
-  private renewalLost(claim: Claim, message: OutboxMessage, cause: unknown): void {
-    this.logger.warn({ message: 'outbox claim lost while publishing; the publish was aborted and the row is left to its new owner', messageId: message.messageId, rowId: claim.id, error: errorText(cause) });
+  protected claimLost(lease: Lease, cause: unknown): void {
+    const message = lease.detail as OutboxMessage | undefined;
+    this.logger.warn({ message: 'outbox claim lost while publishing; the publish was aborted and the row is left to its new owner', messageId: message?.messageId, rowId: lease.claim.id, error: errorText(cause) });
     this.metrics.claimLost('outbox');
-    this.metrics.outboxPublishAttempt(message.destination, 'lost');
+    if (message) this.metrics.outboxPublishAttempt(message.destination, 'lost');
   }
+
+}
+
+/** Claimed rows flagged as late commits (order inversions). */
+function countInverted(rows: readonly { inverted?: boolean | null }[]): number {
+  return rows.filter((row) => row.inverted === true).length;
 }

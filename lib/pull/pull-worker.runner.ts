@@ -1,9 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
 import type { Claim } from '../interfaces/claim.interface.js';
-import type { ClaimRepository } from '../claims/claim.repository.js';
+import type { ClaimRepository, ClaimResult } from '../claims/claim.repository.js';
 import type { ClaimedInboxRow } from '../claims/claimed-inbox-row.interface.js';
-import type { LeaseKeeper } from '../claims/lease-keeper.js';
+import type { ClaimRequest } from '../dialects/sql-dialect.interface.js';
+import type { Lease } from '../claims/lease-group.js';
 import { ClaimLostError } from '../errors/claim-lost.error.js';
 import { toInboxMessage } from '../inbox/inbox-message.mapper.js';
 import type { InboxMessage } from '../interfaces/inbox-message.interface.js';
@@ -44,6 +45,9 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
   ) {
     super({
       name: `PullWorker:${worker.name}`,
+      component: 'pull',
+      leaseMs: worker.leaseMs,
+      streams: [worker.source],
       pollIntervalMs: worker.pollIntervalMs,
       batchSize: worker.concurrency,
       concurrency: worker.concurrency,
@@ -77,32 +81,34 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
   async stop(): Promise<void> {
     // Handlers see shutdown on their signal; their leases are renewed until they end.
     this.shuttingDown = true;
-    this.cancelInFlight(new Error(shutdownReason()));
+    this.leases.cancelAll(new Error(shutdownReason()));
     await this.drain();
   }
 
-  protected async claim(count: number): Promise<ClaimedInboxRow[]> {
-    const { source, leaseMs, claimLock } = this.worker;
-    const rows = await this.deps.repository.claimPull(source, count, leaseMs, { lock: claimLock });
-    this.deps.metrics.pullOrderInversions(this.deps.label, rows.filter((row) => row.inverted).length);
-    return rows;
+  protected async claim(request: ClaimRequest): Promise<ClaimResult<ClaimedInboxRow>> {
+    const result = await this.deps.repository.claimPull(this.worker.source, request, { lock: this.worker.claimLock });
+    this.countInversions(result.rows);
+    return result;
+  }
+
+  protected renewMany(claims: readonly Claim[]): Promise<Claim[]> {
+    return this.deps.repository.renewMany(claims);
   }
 
   /** Handles one claimed row to its end. Never throws: every outcome is logged and counted. */
-  protected async process(row: ClaimedInboxRow): Promise<void> {
-    const claim: Claim = { component: 'pull', id: String(row.id), token: row.claim_token, leaseMs: this.worker.leaseMs };
+  protected async process(row: ClaimedInboxRow, lease: Lease): Promise<void> {
+    const claim = lease.claim;
     const message = toInboxMessage(row);
+    lease.detail = message;
     const started = performance.now();
     try {
       if (message.attempt > this.worker.maxAttempts) {
+        lease.release();
         await this.finishFailed(claim, message, new Error(maxAttemptsWithoutOutcome()), true);
         return;
       }
-      const result = await this.runLeased(
-        claim,
-        (c) => this.deps.repository.renew(c),
-        (lost, cause) => this.claimLost(lost, message, cause),
-        (keeper) => withMessageSpan(`pull ${message.source}`, message.headers, { 'messaging.source.name': message.source }, () => this.handleInTransaction(claim, message, keeper)),
+      const result = await this.runLeased(lease, () =>
+        withMessageSpan(`pull ${message.source}`, message.headers, { 'messaging.source.name': message.source }, () => this.handleInTransaction(message, lease)),
       );
       if (result.outcome === 'left') return;
       if (result.outcome === 'failed') {
@@ -110,25 +116,33 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
         return;
       }
       this.deps.metrics.pullHandled(this.deps.label, 'processed', (performance.now() - started) / 1000);
+      this.countInversions(result.value);
+      this.adopt(result.value);
     } catch (error) {
       this.logger.error({ message: 'pull finishing write failed; the row is claimable again once its lease ends', rowId: claim.id, error: errorText(error) });
-    } finally {
-      if (message.key !== null) this.wake();
     }
   }
 
   /**
-   * `handle` and the completion in one transaction. The renewal stops before the completion: a
-   * renewal on another connection would wait for this transaction's row lock and then report a
-   * loss that did not happen. A claim lost meanwhile rolls everything back.
+   * `handle` and the completion in one transaction. The lease is released before the completion
+   * (its renewal skips rows another transaction holds, so it never waits for this one). A claim
+   * lost meanwhile rolls everything back. The completion hands the key on to its next row, which
+   * comes back once the transaction committed.
    */
-  private async handleInTransaction(claim: Claim, message: InboxMessage, keeper: LeaseKeeper): Promise<void> {
-    await this.deps.dataSource.transaction(async (manager) => {
-      await this.host.handle(message, { manager, signal: keeper.signal, source: message.source, idempotencyKey: message.idempotencyKey });
-      await keeper.stop();
-      if (keeper.lost) throw keeper.signal.reason;
-      if ((await this.deps.repository.complete(claim, { manager })) === 'lost') throw new ClaimLostError('pull', claim.id, claimLost('pull', claim.id));
+  private async handleInTransaction(message: InboxMessage, lease: Lease): Promise<ClaimedInboxRow[]> {
+    return this.deps.dataSource.transaction(async (manager) => {
+      await this.host.handle(message, { manager, signal: lease.signal, source: message.source, idempotencyKey: message.idempotencyKey });
+      lease.release();
+      if (lease.lost) throw lease.signal.reason;
+      const handOff = this.claiming ? this.worker.leaseMs : undefined;
+      const { lost, claimed } = await this.deps.repository.completeMany<ClaimedInboxRow>([lease.claim], handOff, { manager });
+      if (lost.length > 0) throw new ClaimLostError('pull', lease.claim.id, claimLost('pull', lease.claim.id));
+      return claimed;
     });
+  }
+
+  private countInversions(rows: readonly ClaimedInboxRow[]): void {
+    this.deps.metrics.pullOrderInversions(this.deps.label, rows.filter((row) => row.inverted === true).length);
   }
 
   private async finishFailed(claim: Claim, message: InboxMessage, error: unknown, exhausted: boolean): Promise<void> {
@@ -140,7 +154,7 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
     const delay = releasing ? 0 : backoffDelay(message.attempt, backoff);
     const written = dead ? await this.deps.repository.deadLetter(claim, text) : await this.deps.repository.retry(claim, delay, text);
     if (written === 'lost') {
-      this.claimLost(claim, message, new ClaimLostError('pull', claim.id, claimLost('pull', claim.id)));
+      this.reportLost(claim.id, message.source, new ClaimLostError('pull', claim.id, claimLost('pull', claim.id)));
       return;
     }
     if (releasing) return;
@@ -150,9 +164,14 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
     else this.logger.warn(log);
   }
 
-  private claimLost(claim: Claim, message: InboxMessage, cause: unknown): void {
-    this.logger.warn({ message: claimLost('pull', claim.id), rowId: claim.id, source: message.source, error: errorText(cause) });
+  protected claimLost(lease: Lease, cause: unknown): void {
+    this.reportLost(lease.claim.id, (lease.detail as InboxMessage | undefined)?.source, cause);
+  }
+
+  private reportLost(rowId: string, source: string | undefined, cause: unknown): void {
+    this.logger.warn({ message: claimLost('pull', rowId), rowId, source, error: errorText(cause) });
     this.deps.metrics.claimLost('pull');
     this.deps.metrics.pullHandled(this.deps.label, 'lost');
   }
+
 }

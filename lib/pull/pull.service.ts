@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Claim, FenceResult } from '../interfaces/claim.interface.js';
 import { ClaimRepository } from '../claims/claim.repository.js';
+import { WalkCursor } from '../claims/walk-cursor.js';
 import { ClaimLostError } from '../errors/claim-lost.error.js';
 import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
 import { UnknownSourceError } from '../errors/unknown-source.error.js';
@@ -18,6 +19,8 @@ import { keyProblem } from '../validation/keys.js';
 
 /** Lease bounds: a claim shorter than 100 ms cannot be renewed in time; SQL Server's DATEADD takes an int. */
 const MIN_LEASE_MS = 100;
+/** Sources whose walk position is remembered. */
+const MAX_CURSORS = 1_000;
 /** Most rows one pull claim takes. */
 const MAX_BATCH = 1_000;
 
@@ -31,6 +34,7 @@ const MAX_BATCH = 1_000;
 @Injectable()
 export class PullService {
   private readonly logger = new Logger(PullService.name);
+  private readonly cursors = new Map<string, WalkCursor>();
 
   constructor(
     private readonly repository: ClaimRepository,
@@ -53,10 +57,25 @@ export class PullService {
     const sourceProblem = keyProblem(source);
     if (sourceProblem) throw new InvalidArgumentError('source', invalidPullSource(sourceProblem));
     if (sources && !sources.has(source)) throw new UnknownSourceError(source, unknownSource(source, [...sources.keys()]));
-    const rows = await this.repository.claimPull(source, max, leaseMs, { lock: options.claimLock ?? false });
-    this.metrics.pullOrderInversions(this.labels.of(source), rows.filter((row) => row.inverted).length);
+    const cursor = this.cursorOf(source);
+    const request = cursor.request(max, leaseMs);
+    const { rows, progress } = await this.repository.claimPull(source, request, { lock: options.claimLock ?? false });
+    cursor.advance(request, progress);
+    this.metrics.pullOrderInversions(this.labels.of(source), rows.filter((row) => row.inverted === true).length);
     // Assigned, not spread: spreading would read (and parse) the payload now.
     return rows.map((row) => Object.assign(toInboxMessage<TPayload>(row), { claim: { component: 'pull' as const, id: String(row.id), token: row.claim_token, leaseMs } }));
+  }
+
+  /** Each source's walk over keys resumes where its last claim stopped: every key gets its turn. */
+  private cursorOf(source: string): WalkCursor {
+    let cursor = this.cursors.get(source);
+    if (!cursor) {
+      // Bounded: an application that pulls from an open set of sources cannot grow this forever.
+      if (this.cursors.size >= MAX_CURSORS) this.cursors.clear();
+      cursor = new WalkCursor([source]);
+      this.cursors.set(source, cursor);
+    }
+    return cursor;
   }
 
   /** Extends the lease by `leaseMs` from the database clock. Throws `ClaimLostError` when lost. */

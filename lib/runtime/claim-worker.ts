@@ -1,8 +1,11 @@
 import { Logger } from '@nestjs/common';
-import type { Claim, FenceResult } from '../interfaces/claim.interface.js';
-import { type ClaimLossHandler, LeaseKeeper } from '../claims/lease-keeper.js';
-import { ClaimLostError } from '../errors/claim-lost.error.js';
 import { performance } from 'node:perf_hooks';
+import type { ClaimResult } from '../claims/claim.repository.js';
+import { type Lease, LeaseGroup } from '../claims/lease-group.js';
+import { WalkCursor } from '../claims/walk-cursor.js';
+import type { ClaimRequest } from '../dialects/sql-dialect.interface.js';
+import { ClaimLostError } from '../errors/claim-lost.error.js';
+import type { Claim, ClaimComponent } from '../interfaces/claim.interface.js';
 import { shutdownLeftRows, shutdownReason } from '../queuebox.messages.js';
 import { abortableDelay, whenAborted } from './abortable.js';
 import { errorText } from './error-text.js';
@@ -12,10 +15,18 @@ import { PollLoop, type PollLoopState, type TickResult } from './poll-loop.js';
 export interface ClaimWorkerSettings {
   /** Loop name in logs, metrics and health. */
   name: string;
+  component: ClaimComponent;
   pollIntervalMs: number;
   batchSize: number;
   concurrency: number;
+  /** The lease of every claim; renewed every third of it while the row's work runs. */
+  leaseMs: number;
   shutdownTimeoutMs: number;
+  /**
+   * The streams whose keys the claims walk in turn (the relay's sources, a pull worker's source);
+   * undefined for the outbox, whose walk covers every (destination, key).
+   */
+  streams?: readonly string[];
   /** Run `reclaim()` at most this often (claimTimeoutMs / 5); never when undefined. */
   reclaimEveryMs?: number;
   /** Run `sample()` (backlog gauges) at most this often. */
@@ -32,38 +43,61 @@ export interface ClaimWorkerStatus {
   inFlight: number;
 }
 
+/** A claimed row: its id and the token its claim wrote. */
+export interface ClaimedRow {
+  id: string;
+  claim_token: string;
+}
+
+/**
+ * Empty claims in a row after which a worker sleeps until woken, when a claim could not see the
+ * whole queue (a walk cut short by its bound): the cursor moves on each time, so the next wake-up
+ * or poll continues the sweep instead of sweeping everything at once.
+ */
+const MAX_EMPTY_CLAIMS = 2;
+
 /**
  * The loop shared by the outbox poller, the inbox relay and pull workers: claim up to the free
- * publish/handle slots, process each row concurrently, reclaim and sample on their cadence, and
- * drain on shutdown. Subclasses say how to claim and process a row; every fenced write and every
- * loss is theirs to handle.
+ * slots in bounded claims (a walk over keys that resumes where the last one stopped), process each
+ * row concurrently, keep every row's lease with one renewal per third of the lease, adopt the rows
+ * a completion hands on, reclaim and sample on their cadence, and drain on shutdown. Subclasses
+ * say how to claim and process a row; every fenced write and every loss is theirs to handle.
  */
-export abstract class ClaimWorker<Row> {
+export abstract class ClaimWorker<Row extends ClaimedRow> {
   protected readonly logger: Logger;
   protected readonly loop: PollLoop;
   /** Aborted when shutdown stops waiting for the work still running. */
   protected readonly abandon = new AbortController();
+  protected readonly leases: LeaseGroup;
   private readonly inFlight = new Set<Promise<void>>();
-  /** Leases of the rows in flight, so that shutdown can cancel their work. */
-  private readonly keepers = new Set<LeaseKeeper>();
   private slotFreed?: () => void;
   private lastReclaimAt = -Infinity;
   private lastSampleAt = -Infinity;
+  private readonly cursor: WalkCursor;
+  private emptyClaims = 0;
 
   constructor(protected readonly settings: ClaimWorkerSettings) {
     this.logger = new Logger(settings.name);
+    this.cursor = new WalkCursor(settings.streams);
     this.loop = new PollLoop({
       name: settings.name,
       intervalMs: settings.pollIntervalMs,
       tick: (signal) => this.tick(signal),
       onError: () => settings.onLoopError?.(),
     });
+    this.leases = new LeaseGroup(settings.leaseMs, (claims) => this.renewMany(claims), (lease, cause) => this.claimLost(lease, cause));
   }
 
-  /** Claims up to `count` rows. */
-  protected abstract claim(count: number): Promise<Row[]>;
-  /** Processes one claimed row to its end. Must not throw. */
-  protected abstract process(row: Row): Promise<void>;
+  /** Claims rows as `request` bounds it. */
+  protected abstract claim(request: ClaimRequest): Promise<ClaimResult<Row>>;
+  /** Processes one claimed row to its end, and releases its lease before its finishing write. Must not throw. */
+  protected abstract process(row: Row, lease: Lease): Promise<void>;
+  /** Renews the leases of the rows in flight; resolves to the claims found lost. */
+  protected abstract renewMany(claims: readonly Claim[]): Promise<Claim[]>;
+  /** Logs and counts a lost claim (a renewal or a fenced write found it; its work was told to stop). */
+  protected abstract claimLost(lease: Lease, cause: unknown): void;
+  /** What this worker works on, for its start-up line (a destination list, a source and its lease, …). */
+  protected abstract describe(): string;
   /** Returns expired claims to pending. */
   protected reclaim?(): Promise<void>;
   /** Samples gauges. Failures are logged, never fatal. */
@@ -74,62 +108,52 @@ export abstract class ClaimWorker<Row> {
     return { state, lastTickAt, lastError, consecutiveErrors, inFlight: this.inFlight.size };
   }
 
+  /** True while the worker claims and hands on: false once its shutdown began. */
+  protected get claiming(): boolean {
+    return this.loop.state === 'running';
+  }
+
   protected startLoop(): void {
     this.loop.start();
     const { batchSize, concurrency, pollIntervalMs } = this.settings;
     this.logger.log(`started: ${this.describe()}, batch ${batchSize}, concurrency ${concurrency}, poll interval ${pollIntervalMs} ms`);
   }
 
-  /** What this worker works on, for its start-up line (a destination list, a source and its lease, …). */
-  protected abstract describe(): string;
-
-  /**
-   * Starts keeping the lease of a claimed row. Its signal aborts when the claim is lost or the
-   * worker cancels its work; one signal per row, no long-lived parent signal to accumulate
-   * listeners.
-   */
-  protected keepLease(claim: Claim, renew: (claim: Claim) => Promise<FenceResult>, onLost: ClaimLossHandler): LeaseKeeper {
-    const keeper = new LeaseKeeper(claim, renew, onLost, (stopped) => this.keepers.delete(stopped));
-    this.keepers.add(keeper);
-    return keeper.start();
+  /** The claim of `row`, as the fenced writes take it. */
+  protected claimOf(row: Row): Claim {
+    return { component: this.settings.component, id: String(row.id), token: row.claim_token, leaseMs: this.settings.leaseMs };
   }
 
   /**
-   * Runs `work` for a claimed row under a kept lease, work that ends with the row's fenced
-   * finishing write. `done`: it succeeded. `left`: the claim was lost (the keeper logged and
-   * counted it, or a `ClaimLostError` from the finishing write is reported to it now) or
-   * shutdown gave up on the row; nothing more may be written. `failed`: the work threw; the
-   * caller decides between retry and dead-letter, with a fenced write.
+   * Runs `work` for a claimed row, work that ends with the row's fenced finishing write (and
+   * releases the lease before it). `done`: it succeeded. `left`: the claim was lost (reported now
+   * when the finishing write found it) or shutdown gave up on the row; nothing more may be
+   * written. `failed`: the work threw; the caller decides between retry and dead-letter.
    */
-  protected async runLeased(
-    claim: Claim,
-    renew: (claim: Claim) => Promise<FenceResult>,
-    onLost: ClaimLossHandler,
-    work: (keeper: LeaseKeeper) => Promise<void>,
-  ): Promise<{ outcome: 'done' } | { outcome: 'left' } | { outcome: 'failed'; error: unknown }> {
-    const keeper = this.keepLease(claim, renew, onLost);
+  protected async runLeased<T>(lease: Lease, work: () => Promise<T>): Promise<{ outcome: 'done'; value: T } | { outcome: 'left' } | { outcome: 'failed'; error: unknown }> {
     try {
-      await work(keeper);
-      await keeper.stop();
-      return { outcome: 'done' };
+      return { outcome: 'done', value: await work() };
     } catch (error) {
-      await keeper.stop();
-      if (keeper.lost || this.abandon.signal.aborted) return { outcome: 'left' };
+      if (lease.lost || this.abandon.signal.aborted) return { outcome: 'left' };
       if (error instanceof ClaimLostError) {
-        keeper.markLost(error);
+        if (lease.markLost(error)) this.claimLost(lease, error);
         return { outcome: 'left' };
       }
       return { outcome: 'failed', error };
     }
   }
 
-  /** Aborts the signal of every row in flight (their leases keep being renewed until they end). */
-  protected cancelInFlight(reason: unknown): void {
-    for (const keeper of this.keepers) keeper.cancel(reason);
+  /**
+   * Takes over rows claimed by a completion's hand-off (or any claim made outside the loop): their
+   * leases are kept and they are processed like the rows the loop claims.
+   */
+  protected adopt(rows: readonly Row[]): void {
+    for (const row of rows) this.track(row);
   }
 
   /** Claim now: new rows may be claimable. */
   wake(): void {
+    this.emptyClaims = 0;
     this.loop.wake();
   }
 
@@ -147,13 +171,15 @@ export abstract class ClaimWorker<Row> {
     const inTime = this.inFlight.size === 0 || (await Promise.race([drained, timedOut]));
     waited.abort();
     if (inTime) {
+      await this.leases.stop();
       this.logger.log('stopped: nothing left in flight');
       return;
     }
     this.logger.warn(shutdownLeftRows(this.inFlight.size, this.settings.shutdownTimeoutMs));
     const reason = new Error(shutdownReason());
     this.abandon.abort(reason);
-    this.cancelInFlight(reason);
+    this.leases.cancelAll(reason);
+    await this.leases.stop();
   }
 
   private async tick(signal: AbortSignal): Promise<TickResult> {
@@ -166,27 +192,37 @@ export abstract class ClaimWorker<Row> {
       this.lastSampleAt = now;
       await this.sample().catch((error) => this.logger.warn({ message: 'gauge sample failed', error: errorText(error) }));
     }
-    const free = this.settings.concurrency - this.inFlight.size;
+    const { batchSize, concurrency, leaseMs } = this.settings;
+    const free = concurrency - this.inFlight.size;
     // While busy, claim in worthwhile batches: a claim per freed slot would cost a statement per
     // row. Idle workers (nothing in flight) claim at once, so latency does not suffer.
-    if (free <= 0 || (this.inFlight.size > 0 && free < Math.ceil(Math.min(this.settings.batchSize, this.settings.concurrency) / 2))) {
+    if (free <= 0 || (this.inFlight.size > 0 && free < Math.ceil(Math.min(batchSize, concurrency) / 2))) {
       await this.nextFreeSlot(signal);
       return 'more';
     }
-    const wanted = Math.min(this.settings.batchSize, free);
-    const rows = await this.claim(wanted);
-    for (const row of rows) this.track(this.process(row));
-    // A short claim has seen everything claimable now: sleep until woken
-    // (docs/internals/claim-sql.md, "Claim cost").
-    return rows.length === wanted ? 'more' : 'idle';
+    const wanted = Math.min(batchSize, free);
+    const request = this.cursor.request(wanted, leaseMs);
+    const { rows, progress } = await this.claim(request);
+    for (const row of rows) this.track(row);
+    const sawEverything = this.cursor.advance(request, progress);
+    if (rows.length === wanted) return 'more';
+    if (sawEverything) return 'idle';
+    if (rows.length > 0) {
+      this.emptyClaims = 0;
+      return 'more';
+    }
+    // A claim bounded short of the whole queue found nothing: look a little further, then wait.
+    return this.emptyClaims++ < MAX_EMPTY_CLAIMS ? 'more' : 'idle';
   }
 
-  private track(task: Promise<void>): void {
-    this.inFlight.add(task);
-    void task.finally(() => {
+  private track(row: Row): void {
+    const lease = this.leases.add(this.claimOf(row));
+    const task = this.process(row, lease).finally(() => {
+      lease.release();
       this.inFlight.delete(task);
       this.slotFreed?.();
     });
+    this.inFlight.add(task);
   }
 
   private nextFreeSlot(signal: AbortSignal): Promise<void> {

@@ -1,9 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ClaimWorker, type ClaimWorkerSettings } from '../../lib/runtime/claim-worker.js';
+import type { ClaimResult } from '../../lib/claims/claim.repository.js';
+import type { Lease } from '../../lib/claims/lease-group.js';
+import type { ClaimRequest } from '../../lib/dialects/sql-dialect.interface.js';
+import type { Claim } from '../../lib/interfaces/claim.interface.js';
+import { ClaimWorker, type ClaimedRow, type ClaimWorkerSettings } from '../../lib/runtime/claim-worker.js';
 
 /** A worker over an in-memory queue: each row's work ends when the test says so. */
-class TestWorker extends ClaimWorker<number> {
+class TestWorker extends ClaimWorker<ClaimedRow> {
   readonly claims: number[] = [];
   readonly finish = new Map<number, () => void>();
   readonly abandoned: number[] = [];
@@ -16,7 +20,7 @@ class TestWorker extends ClaimWorker<number> {
     settings: Partial<ClaimWorkerSettings>,
     private remaining: number,
   ) {
-    super({ name: 'test', pollIntervalMs: 60_000, batchSize: 4, concurrency: 10, shutdownTimeoutMs: 1_000, ...settings });
+    super({ name: 'test', component: 'outbox', leaseMs: 60_000, pollIntervalMs: 60_000, batchSize: 4, concurrency: 10, shutdownTimeoutMs: 1_000, ...settings });
   }
 
   start(): void {
@@ -36,22 +40,30 @@ class TestWorker extends ClaimWorker<number> {
     if (this.reclaims === this.reclaimBlock?.blockAt) await this.reclaimBlock.gate;
   }
 
-  protected async claim(count: number): Promise<number[]> {
-    this.claims.push(count);
-    const rows = Array.from({ length: Math.min(count, this.remaining) }, () => this.next++);
+  /** The queue has no keys: every claim sees all of it (an empty walk, an empty window). */
+  protected async claim(request: ClaimRequest): Promise<ClaimResult<ClaimedRow>> {
+    this.claims.push(request.batchSize);
+    const rows = Array.from({ length: Math.min(request.batchSize, this.remaining) }, () => ({ id: String(this.next++), claim_token: 't' }));
     this.remaining -= rows.length;
-    return rows;
+    return { rows, progress: { windowRows: 0, walked: 0 } };
   }
 
-  protected process(row: number): Promise<void> {
+  protected process(row: ClaimedRow, _lease: Lease): Promise<void> {
+    const id = Number(row.id);
     return new Promise((resolve) => {
-      this.finish.set(row, resolve);
+      this.finish.set(id, resolve);
       this.abandon.signal.addEventListener('abort', () => {
-        this.abandoned.push(row);
+        this.abandoned.push(id);
         resolve();
       });
     });
   }
+
+  protected async renewMany(_claims: readonly Claim[]): Promise<Claim[]> {
+    return [];
+  }
+
+  protected claimLost(): void {}
 
   done(...rows: number[]): void {
     for (const row of rows) this.finish.get(row)!();

@@ -7,10 +7,10 @@ const claim = (id: number): Claim => ({ component: 'outbox', id: String(id), tok
 
 /** A repository whose batched completion the test answers, one statement at a time. */
 function fakeRepository() {
-  const statements: { claims: Claim[]; answer(result: { lost: Claim[]; successorsPending: boolean }): void; fail(error: Error): void }[] = [];
+  const statements: { claims: Claim[]; handOffLeaseMs?: number; answer(result: { lost: Claim[]; claimed: unknown[] }): void; fail(error: Error): void }[] = [];
   const repository = {
-    completeMany: (claims: readonly Claim[]) =>
-      new Promise((resolve, reject) => statements.push({ claims: [...claims], answer: resolve, fail: reject })),
+    completeMany: (claims: readonly Claim[], handOffLeaseMs?: number) =>
+      new Promise((resolve, reject) => statements.push({ claims: [...claims], handOffLeaseMs, answer: resolve, fail: reject })),
   } as unknown as ClaimRepository;
   return { repository, statements };
 }
@@ -20,7 +20,7 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
 describe('OutboxCompletionBatcher', () => {
   it('marks the completions of one turn in one statement, and those that arrive meanwhile in the next', async () => {
     const { repository, statements } = fakeRepository();
-    const batcher = new OutboxCompletionBatcher(repository, vi.fn());
+    const batcher = new OutboxCompletionBatcher(repository, () => 60_000, vi.fn());
     const first = [1, 2, 3].map((id) => batcher.complete(claim(id)));
     await turn();
     expect(statements.map((s) => s.claims.map((c) => c.id))).toEqual([['1', '2', '3']]);
@@ -28,53 +28,61 @@ describe('OutboxCompletionBatcher', () => {
     await turn();
     // Still one statement: the second waits for the first.
     expect(statements).toHaveLength(1);
-    statements[0].answer({ lost: [statements[0].claims[1]], successorsPending: false });
+    statements[0].answer({ lost: [statements[0].claims[1]], claimed: [] });
     expect(await Promise.all(first)).toEqual(['ok', 'lost', 'ok']);
     await turn();
     expect(statements.map((s) => s.claims.map((c) => c.id))).toEqual([['1', '2', '3'], ['4', '5']]);
-    statements[1].answer({ lost: [], successorsPending: false });
+    statements[1].answer({ lost: [], claimed: [] });
     expect(await Promise.all(later)).toEqual(['ok', 'ok']);
   });
 
-  it('wakes the loop only after a statement that finished a row with a younger pending row of its key', async () => {
+  it('hands the rows a statement claimed by hand-off to the worker, and hands nothing on at shutdown', async () => {
     const { repository, statements } = fakeRepository();
-    const onSuccessorsPending = vi.fn();
-    const batcher = new OutboxCompletionBatcher(repository, onSuccessorsPending);
+    const onClaimed = vi.fn();
+    let leaseMs: number | undefined = 60_000;
+    const batcher = new OutboxCompletionBatcher(repository, () => leaseMs, onClaimed);
     const a = batcher.complete(claim(1));
     await turn();
-    statements[0].answer({ lost: [], successorsPending: false });
+    expect(statements[0].handOffLeaseMs).toBe(60_000);
+    statements[0].answer({ lost: [], claimed: [] });
     await a;
-    expect(onSuccessorsPending).not.toHaveBeenCalled();
+    expect(onClaimed).not.toHaveBeenCalled();
     const b = batcher.complete(claim(2));
     await turn();
-    statements[1].answer({ lost: [], successorsPending: true });
+    statements[1].answer({ lost: [], claimed: [{ id: '3' }] });
     await b;
-    expect(onSuccessorsPending).toHaveBeenCalledTimes(1);
+    expect(onClaimed).toHaveBeenCalledWith([{ id: '3' }]);
+    leaseMs = undefined;
+    const c = batcher.complete(claim(4));
+    await turn();
+    expect(statements[2].handOffLeaseMs).toBeUndefined();
+    statements[2].answer({ lost: [], claimed: [] });
+    await c;
   });
 
   it('a failed statement rejects every completion it carried, and the next statement still runs', async () => {
     const { repository, statements } = fakeRepository();
-    const batcher = new OutboxCompletionBatcher(repository, vi.fn());
+    const batcher = new OutboxCompletionBatcher(repository, () => 60_000, vi.fn());
     const failed = [1, 2].map((id) => batcher.complete(claim(id)).catch((error: Error) => error.message));
     await turn();
     statements[0].fail(new Error('connection lost'));
     expect(await Promise.all(failed)).toEqual(['connection lost', 'connection lost']);
     const next = batcher.complete(claim(3));
     await turn();
-    statements[1].answer({ lost: [], successorsPending: false });
+    statements[1].answer({ lost: [], claimed: [] });
     expect(await next).toBe('ok');
   });
 
   it('splits a large queue into statements of at most 500 rows', async () => {
     const { repository, statements } = fakeRepository();
-    const batcher = new OutboxCompletionBatcher(repository, vi.fn());
+    const batcher = new OutboxCompletionBatcher(repository, () => 60_000, vi.fn());
     const all = Array.from({ length: 1_200 }, (_, id) => batcher.complete(claim(id)));
     await turn();
-    statements[0].answer({ lost: [], successorsPending: false });
+    statements[0].answer({ lost: [], claimed: [] });
     await turn();
-    statements[1].answer({ lost: [], successorsPending: false });
+    statements[1].answer({ lost: [], claimed: [] });
     await turn();
-    statements[2].answer({ lost: [], successorsPending: false });
+    statements[2].answer({ lost: [], claimed: [] });
     await Promise.all(all);
     expect(statements.map((s) => s.claims.length)).toEqual([500, 500, 200]);
   });

@@ -1,18 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { fence } from '../../lib/dialects/postgres/fence.sql.js';
 import { PostgresDialect } from '../../lib/dialects/postgres/postgres.dialect.js';
-import { createInboxTable, createOutboxTable } from '../../lib/dialects/postgres/schema.sql.js';
+import { createInboxTable, createOutboxTable, upgradeToV2 } from '../../lib/dialects/postgres/schema.sql.js';
+import { WalkCursor } from '../../lib/claims/walk-cursor.js';
 import type { ClaimTable } from '../../lib/dialects/sql-dialect.interface.js';
 import { resolveOptions } from '../../lib/options/resolve-options.js';
 
 const tables = resolveOptions({ schema: 'app', tables: { outbox: 'my_outbox', inbox: 'my_inbox' } }).tables;
 const dialect = new PostgresDialect(tables);
 const row = { id: '7', token: 'a6f1e2b0-0000-4000-8000-000000000000' };
+const request = new WalkCursor().request(10, 1_000);
 
 /** Every statement that finishes or extends a claim. */
 const fencedStatements = (table: ClaimTable) => ({
   renew: dialect.renew(table, row, 1_000),
-  complete: dialect.complete(table, row),
   retry: dialect.retry(table, row, 10, 'e'),
   deadLetter: dialect.deadLetter(table, row, 'e'),
 });
@@ -24,18 +25,30 @@ describe('PostgreSQL dialect', () => {
       expect(statement.sql, name).toMatch(/RETURNING m\.id/);
       expect(statement.params.slice(0, 2), name).toEqual([row.id, row.token]);
     }
-    expect(dialect.completeMany(table, [row]).sql).toContain(fence('m', 'c.id', 'c.token'));
+    for (const kind of table === 'outbox' ? (['outbox'] as const) : (['relay', 'pull'] as const)) {
+      expect(dialect.completeMany(kind, [row], 1_000).sql).toContain(fence('m', 'c.id', 'c.token'));
+    }
+    expect(dialect.renewMany(table, [row], 1_000).sql).toContain(fence('m', 'c.id', 'c.token'));
+  });
+
+  it('claims with literal states only, so that the planner can use the partial indexes', () => {
+    for (const statement of [dialect.claimOutbox(request), dialect.claimInbox(['s'], request), dialect.claimPull('s', request)]) {
+      expect(statement.sql).not.toMatch(/state\s*=\s*\$/);
+      expect(statement.sql).toContain('FOR UPDATE OF o SKIP LOCKED');
+    }
   });
 
   it('uses the database clock of the statement, never now()', () => {
     const all = [
       ...Object.values(fencedStatements('outbox')),
-      dialect.claimOutbox(10, 1_000),
+      dialect.claimOutbox(request),
       dialect.reclaimExpired('outbox', 10),
       dialect.insertOutbox([]),
-      dialect.claimInbox(['s'], 1, 1),
+      dialect.claimInbox(['s'], request),
+      dialect.completeMany('outbox', [row], 1),
+      dialect.renewMany('inbox', [row], 1),
       dialect.reclaimExpired('inbox', 10),
-      dialect.claimPull('s', 1, 1),
+      dialect.claimPull('s', request),
       dialect.replayDead('outbox', ['1']),
     ].map((statement) => statement.sql);
     for (const sql of all) {
@@ -80,17 +93,19 @@ describe('PostgreSQL dialect', () => {
     const statements = {
       insertOutbox: dialect.insertOutbox([]).sql,
       insertOutboxOne: dialect.insertOutbox([{ messageId: 'm', destination: 'd', key: null, headers: '{}', payload: '1', delayMs: 0 }]).sql,
-      claimOutbox: dialect.claimOutbox(1, 1).sql,
+      claimOutbox: dialect.claimOutbox(request).sql,
       ...Object.fromEntries(Object.entries(fencedStatements('outbox')).map(([name, statement]) => [`outbox.${name}`, statement.sql])),
       ...Object.fromEntries(Object.entries(fencedStatements('inbox')).map(([name, statement]) => [`inbox.${name}`, statement.sql])),
-      completeMany: dialect.completeMany('outbox', []).sql,
+      completeManyOutbox: dialect.completeMany('outbox', [], 1).sql,
+      completeManyPull: dialect.completeMany('pull', [], 1).sql,
+      renewManyOutbox: dialect.renewMany('outbox', [], 1).sql,
       reclaimExpired: dialect.reclaimExpired('outbox', 1).sql,
       outboxBacklog: dialect.outboxBacklog().sql,
       insertInbox: dialect.insertInbox({ source: 's', idempotencyKey: 'k', key: null, headers: '{}', payload: '1' }).sql,
       findInbox: dialect.findInbox('s', 'k').sql,
-      claimInbox: dialect.claimInbox(['s'], 1, 1).sql,
+      claimInbox: dialect.claimInbox(['s'], request).sql,
       inboxBacklog: dialect.inboxBacklog().sql,
-      claimPull: dialect.claimPull('s', 1, 1).sql,
+      claimPull: dialect.claimPull('s', request).sql,
       pullClaimLock: dialect.pullClaimLock('s').map((statement) => statement.sql),
       listDeadOutbox: dialect.listDead('outbox', '0', 1).sql,
       replayDeadInbox: dialect.replayDead('inbox', ['1']).sql,
@@ -98,6 +113,7 @@ describe('PostgreSQL dialect', () => {
       purgeDeadInbox: dialect.purgeFinished('inbox', 'dead', 1, 1).sql,
       outboxSchema: createOutboxTable(tables),
       inboxSchema: createInboxTable(tables),
+      schemaV2: upgradeToV2(tables),
     };
     expect(statements).toMatchSnapshot();
   });

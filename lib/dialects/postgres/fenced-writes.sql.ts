@@ -1,7 +1,8 @@
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
 import type { ClaimTable } from '../sql-dialect.interface.js';
 import { fence } from './fence.sql.js';
-import { DB_NOW, doneState, qualified, sameScope } from './postgres-names.js';
+import type { ClaimKind } from './claim.sql.js';
+import { DB_NOW, doneState, qualified } from './postgres-names.js';
 
 /*
  * Fenced writes. Each is ONE statement that returns the ids it changed: an empty result means
@@ -17,28 +18,75 @@ SET lease_expires_at = ${DB_NOW} + $3::integer * interval '1 millisecond'
 WHERE ${fence('m', '$1::bigint', '$2::uuid')}
 RETURNING m.id`;
 
-/** $1 id, $2 token. Keeps the token on the finished row (a commit-outcome check can read it). */
-export const complete = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `
-UPDATE ${qualified(t, table)} AS m
-SET state = '${doneState(table)}', finished_at = ${DB_NOW}, lease_expires_at = NULL
-WHERE ${fence('m', '$1::bigint', '$2::uuid')}
-RETURNING m.id`;
+/**
+ * $1 bigint[] ids, $2 uuid[] tokens (same order), $3 lease ms, $4 boolean hand-off. Marks the rows
+ * finished, each fenced by its own token, and — when $4 — hands each finished keyed row's key on to
+ * its next row in the same statement: that row is claimed (new token, lease, one more attempt) if
+ * it is due and no other row of its key is in flight. A key with a backlog thus flows from one
+ * completion to the next without a claim statement, and without a wake-up. Both happen in one
+ * snapshot and one commit: at every moment exactly one row of the key is `processing`.
+ *
+ * Rows come back as `done` (the ids that kept their claim; the others were lost) and `claimed`
+ * (the rows handed on, with the claim columns; `inverted` when the next row is older than the
+ * finished one: a late commit).
+ */
+export const completeMany = (t: ResolvedTableNames, kind: ClaimKind, claimColumns: readonly string[]): string => {
+  const table = qualified(t, kind === 'outbox' ? 'outbox' : 'inbox');
+  const stream = kind === 'outbox' ? 'destination' : 'source';
+  const done = kind === 'outbox' ? 'sent' : 'processed';
+  const others = claimColumns.filter((column) => column !== 'id');
+  const nulls = others.map((column) => `NULL AS ${column}`).join(', ');
+  return /* sql */ `
+WITH done AS (
+  UPDATE ${table} AS m
+  SET state = '${done}', finished_at = ${DB_NOW}, lease_expires_at = NULL
+  FROM unnest($1::bigint[], $2::uuid[]) AS c(id, token)
+  WHERE ${fence('m', 'c.id', 'c.token')}
+  RETURNING m.id, m.${stream}, m.ordering_key
+),
+successor AS (
+  SELECT DISTINCT ON (n.id) n.id, done.id AS after_id
+  FROM done CROSS JOIN LATERAL (
+    SELECT x.id FROM ${table} AS x
+    WHERE x.state = 'pending' AND x.ordering_key IS NOT NULL AND x.${stream} = done.${stream} AND x.ordering_key = done.ordering_key
+    ORDER BY x.id LIMIT 1) AS n
+  WHERE $4::boolean AND done.ordering_key IS NOT NULL
+),
+handed AS (
+  UPDATE ${table} AS h
+  SET state = 'processing', claim_token = gen_random_uuid(), claimed_at = ${DB_NOW},
+      lease_expires_at = ${DB_NOW} + $3::integer * interval '1 millisecond', attempts = h.attempts + 1
+  FROM successor
+  WHERE h.id = successor.id AND h.state = 'pending' AND h.next_attempt_at <= ${DB_NOW}
+    AND NOT EXISTS (SELECT 1 FROM ${table} AS p
+                    WHERE p.state = 'processing' AND p.${stream} = h.${stream} AND p.ordering_key = h.ordering_key
+                      AND p.id NOT IN (SELECT d.id FROM done AS d))
+  RETURNING h.id, ${others.map((column) => `h.${column}`).join(', ')}, (h.attempts = 1 AND h.last_error IS NULL AND h.id < successor.after_id) AS inverted
+)
+SELECT 'done' AS outcome, d.id, ${nulls}, NULL::boolean AS inverted FROM done AS d
+UNION ALL
+SELECT 'claimed' AS outcome, handed.* FROM handed`;
+};
 
 /**
- * $1 bigint[] ids, $2 uuid[] tokens (same order). Every row fenced by its own token.
- * `has_successor`: a younger pending row of the same key exists, which this completion may have
- * made claimable (one probe of the unfinished-rows index per keyed row); the caller wakes its
- * loop only then, instead of after every keyed row.
+ * $1 bigint[] ids, $2 uuid[] tokens, $3 lease ms. Renews the leases of a group of claims in one
+ * statement, each fenced by its own token. A row locked by another transaction right now (its own
+ * completion, or a reclaim) is skipped, never waited for: the renewal of many rows never waits on
+ * one of them. Returns each row it locked with `renewed`: true, or false when the fence found the
+ * claim lost. A skipped row is neither.
  */
-export const completeMany = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `
-UPDATE ${qualified(t, table)} AS m
-SET state = '${doneState(table)}', finished_at = ${DB_NOW}, lease_expires_at = NULL
-FROM unnest($1::bigint[], $2::uuid[]) AS c(id, token)
-WHERE ${fence('m', 'c.id', 'c.token')}
-RETURNING m.id,
-          EXISTS (SELECT 1 FROM ${qualified(t, table)} AS n
-                  WHERE ${sameScope(table, 'n', 'm')} AND n.id > m.id AND n.state = 'pending') AS has_successor`;
-
+export const renewMany = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `
+WITH mine AS (
+  SELECT l.id FROM ${qualified(t, table)} AS l WHERE l.id = ANY($1::bigint[]) FOR UPDATE SKIP LOCKED
+),
+renewed AS (
+  UPDATE ${qualified(t, table)} AS m
+  SET lease_expires_at = ${DB_NOW} + $3::integer * interval '1 millisecond'
+  FROM unnest($1::bigint[], $2::uuid[]) AS c(id, token)
+  WHERE m.id IN (SELECT mine.id FROM mine) AND ${fence('m', 'c.id', 'c.token')}
+  RETURNING m.id
+)
+SELECT mine.id, renewed.id IS NOT NULL AS renewed FROM mine LEFT JOIN renewed ON renewed.id = mine.id`;
 
 /**
  * $1 id, $2 token, $3 delay ms, $4 error. Back to `pending`, due after the delay; the row stays

@@ -1,9 +1,9 @@
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import { headOfScope, markClaimed } from './claim-update.sql.js';
+import { claimStatement, invertedColumn } from './claim.sql.js';
 import { DB_NOW, qualified } from './postgres-names.js';
 
-/** What the relay and pull claims return of an inbox row. */
-export const INBOX_CLAIM_COLUMNS = 'm.id, m.source, m.idempotency_key, m.ordering_key, m.headers, m.payload, m.claim_token, m.attempts, m.received_at';
+/** What the relay and pull claims and the hand-off return of each claimed inbox row. */
+export const INBOX_CLAIM_COLUMNS = ['id', 'source', 'idempotency_key', 'ordering_key', 'headers', 'payload', 'claim_token', 'attempts', 'received_at'] as const;
 
 /**
  * $1 source, $2 idempotency key, $3 aggregate key, $4 headers (JSON), $5 payload. Stores a
@@ -22,24 +22,13 @@ export const findInbox = (t: ResolvedTableNames): string => /* sql */ `
 SELECT id, state FROM ${qualified(t, 'inbox')} WHERE source = $1 AND idempotency_key = $2`;
 
 /**
- * $1 batch size, $2 lease ms, $3 text[] sources the relay routes. The relay claim: same shape
- * as the outbox claim with the aggregate of a source as the ordering scope, run after the relay
- * claim lock (claim-lock.sql.ts), always taken: it closes the window between two
- * concurrent claims of one aggregate. NULL aggregates are unordered.
+ * The relay claim (claim.sql.ts) over the routed sources ($7), always after the relay claim lock
+ * (claim-lock.sql.ts), which closes the window between two concurrent claims of one key. At most
+ * one row per (source, key), the oldest unfinished; NULL keys are unordered.
  */
-export const claimInbox = (t: ResolvedTableNames): string => /* sql */ `
-WITH cand AS (
-  SELECT i.id
-  FROM ${qualified(t, 'inbox')} AS i
-  WHERE i.state = 'pending'
-    AND i.next_attempt_at <= ${DB_NOW}
-    AND i.source = ANY($3::text[])
-    AND ${headOfScope(t, 'inbox', 'i')}
-  ORDER BY i.id
-  LIMIT $1
-  FOR UPDATE OF i SKIP LOCKED
-)
-${markClaimed(t, 'inbox', '$2', INBOX_CLAIM_COLUMNS)}`;
+export const claimInbox = (t: ResolvedTableNames): string =>
+  claimStatement(t, 'relay', `${INBOX_CLAIM_COLUMNS.map((column) => `m.${column}`).join(', ')},
+          ${invertedColumn(t, 'relay', 'm')} AS inverted`);
 
 /** Backlog and oldest pending age (seconds, database clock) per source. */
 export const inboxBacklog = (t: ResolvedTableNames): string => /* sql */ `

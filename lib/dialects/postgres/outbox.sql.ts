@@ -1,5 +1,5 @@
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import { headOfScope, inverted, markClaimed } from './claim-update.sql.js';
+import { claimStatement, invertedColumn } from './claim.sql.js';
 import { DB_NOW, qualified } from './postgres-names.js';
 
 /**
@@ -25,35 +25,18 @@ FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::inte
   AS u(message_id, destination, ordering_key, headers, payload, delay_ms)
 RETURNING id, message_id`;
 
+/** What the outbox claim and the hand-off return of each claimed row. */
+export const OUTBOX_CLAIM_COLUMNS = ['id', 'message_id', 'destination', 'ordering_key', 'headers', 'payload', 'claim_token', 'attempts'] as const;
+
 /**
- * $1 batch size, $2 lease ms. The outbox claim: autocommit, FOR UPDATE SKIP LOCKED on the
- * candidates, no claim lock by default (docs/concepts/claims-and-leases.md, "Locks"). A row is claimable when it is pending and due, no older row
- * of its key is unfinished (A), and no row of its key is processing (B); so a batch holds at
- * most one row per key, and only a key's oldest unfinished row. NULL keys never match (A)/(B):
- * unordered. Each row gets its own random token (gen_random_uuid per row).
- *
- * `inverted` flags a claim that takes a row older than a row of its key that was already
- * claimed or finished: the out-of-order-commit window of the lock-free claim
- * (queuebox_outbox_order_inversions_total). One probe of the `claimed` index per keyed row.
+ * The outbox claim (claim.sql.ts): autocommit, FOR UPDATE SKIP LOCKED on the candidates, no claim
+ * lock by default (docs/concepts/claims-and-leases.md, "Locks"). At most one row per key and
+ * destination, the oldest unfinished; unordered rows freely. `inverted` flags a late commit
+ * (queuebox_outbox_order_inversions_total).
  */
-export const claimOutbox = (t: ResolvedTableNames): string => /* sql */ `
-WITH cand AS (
-  SELECT o.id
-  FROM ${qualified(t, 'outbox')} AS o
-  WHERE o.state = 'pending'
-    AND o.next_attempt_at <= ${DB_NOW}
-    AND ${headOfScope(t, 'outbox', 'o')}
-  ORDER BY o.id
-  LIMIT $1
-  FOR UPDATE OF o SKIP LOCKED
-)
-${markClaimed(
-  t,
-  'outbox',
-  '$2',
-  `m.id, m.message_id, m.destination, m.ordering_key, m.headers, m.payload, m.claim_token, m.attempts,
-          ${inverted(t, 'outbox')}`,
-)}`;
+export const claimOutbox = (t: ResolvedTableNames): string =>
+  claimStatement(t, 'outbox', `${OUTBOX_CLAIM_COLUMNS.map((column) => `m.${column}`).join(', ')},
+          ${invertedColumn(t, 'outbox', 'm')} AS inverted`);
 
 /** Backlog and oldest pending age (seconds, database clock) per destination. */
 export const outboxBacklog = (t: ResolvedTableNames): string => /* sql */ `

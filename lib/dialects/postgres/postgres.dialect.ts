@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable, FencedRow, InboxInsertRow, OutboxInsertRow, SqlDialect, SqlStatement } from '../sql-dialect.interface.js';
+import type { ClaimRequest, ClaimTable, FencedRow, InboxInsertRow, OutboxInsertRow, SqlDialect, SqlStatement } from '../sql-dialect.interface.js';
 import * as claimLockSql from './claim-lock.sql.js';
 import * as deadLetters from './dead-letters.sql.js';
 import * as fenced from './fenced-writes.sql.js';
@@ -27,11 +27,13 @@ export class PostgresDialect implements SqlDialect {
       claimInbox: inbox.claimInbox(tables),
       inboxBacklog: inbox.inboxBacklog(tables),
       claimPull: pull.claimPull(tables),
+      'completeMany:outbox': fenced.completeMany(tables, 'outbox', outbox.OUTBOX_CLAIM_COLUMNS),
+      'completeMany:relay': fenced.completeMany(tables, 'relay', inbox.INBOX_CLAIM_COLUMNS),
+      'completeMany:pull': fenced.completeMany(tables, 'pull', inbox.INBOX_CLAIM_COLUMNS),
       ...Object.fromEntries(
         (['outbox', 'inbox'] as const).flatMap((table) => [
           [`renew:${table}`, fenced.renew(tables, table)],
-          [`complete:${table}`, fenced.complete(tables, table)],
-          [`completeMany:${table}`, fenced.completeMany(tables, table)],
+          [`renewMany:${table}`, fenced.renewMany(tables, table)],
           [`retry:${table}`, fenced.retry(tables, table)],
           [`deadLetter:${table}`, fenced.deadLetter(tables, table)],
           [`reclaimExpired:${table}`, fenced.reclaimExpired(tables, table)],
@@ -77,8 +79,8 @@ export class PostgresDialect implements SqlDialect {
     return this.tables.schema ? `${this.tables.schema}.${this.tables[table]}` : this.tables[table];
   }
 
-  claimPull(source: string, batchSize: number, leaseMs: number): SqlStatement {
-    return { sql: this.text.claimPull, params: [source, batchSize, leaseMs] };
+  claimPull(source: string, request: ClaimRequest): SqlStatement {
+    return { sql: this.text.claimPull, params: [...claimParams({ ...request, cursor: { stream: source, key: request.cursor.key } }), [source]] };
   }
 
   private lock(name: string): readonly SqlStatement[] {
@@ -96,28 +98,31 @@ export class PostgresDialect implements SqlDialect {
     return { sql: this.text.findInbox, params: [source, idempotencyKey] };
   }
 
-  claimInbox(sources: readonly string[], batchSize: number, leaseMs: number): SqlStatement {
-    return { sql: this.text.claimInbox, params: [batchSize, leaseMs, [...sources]] };
+  claimInbox(sources: readonly string[], request: ClaimRequest): SqlStatement {
+    return { sql: this.text.claimInbox, params: [...claimParams(request), [...sources]] };
   }
 
   inboxBacklog(): SqlStatement {
     return { sql: this.text.inboxBacklog, params: [] };
   }
 
-  claimOutbox(batchSize: number, leaseMs: number): SqlStatement {
-    return { sql: this.text.claimOutbox, params: [batchSize, leaseMs] };
+  claimOutbox(request: ClaimRequest): SqlStatement {
+    return { sql: this.text.claimOutbox, params: claimParams(request) };
   }
 
   renew(table: ClaimTable, row: FencedRow, leaseMs: number): SqlStatement {
     return { sql: this.text[`renew:${table}`], params: [row.id, row.token, leaseMs] };
   }
 
-  complete(table: ClaimTable, row: FencedRow): SqlStatement {
-    return { sql: this.text[`complete:${table}`], params: [row.id, row.token] };
+  renewMany(table: ClaimTable, rows: readonly FencedRow[], leaseMs: number): SqlStatement {
+    return { sql: this.text[`renewMany:${table}`], params: [rows.map((r) => r.id), rows.map((r) => r.token), leaseMs] };
   }
 
-  completeMany(table: ClaimTable, rows: readonly FencedRow[]): SqlStatement {
-    return { sql: this.text[`completeMany:${table}`], params: [rows.map((r) => r.id), rows.map((r) => r.token)] };
+  completeMany(kind: 'outbox' | 'relay' | 'pull', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement {
+    return {
+      sql: this.text[`completeMany:${kind}`],
+      params: [rows.map((r) => r.id), rows.map((r) => r.token), handOffLeaseMs ?? 0, handOffLeaseMs !== undefined],
+    };
   }
 
   retry(table: ClaimTable, row: FencedRow, delayMs: number, error: string): SqlStatement {
@@ -165,4 +170,9 @@ export class PostgresDialect implements SqlDialect {
   unlistenAll(): SqlStatement {
     return { sql: notifySql.unlistenAll(), params: [] };
   }
+}
+
+/** $1 … $6 of every claim statement (claim.sql.ts). */
+function claimParams(request: ClaimRequest): unknown[] {
+  return [request.batchSize, request.leaseMs, request.walkKeys, request.windowRows, request.cursor.stream, request.cursor.key];
 }

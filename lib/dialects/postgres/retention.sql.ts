@@ -4,9 +4,11 @@ import { DB_NOW, doneState, qualified } from './postgres-names.js';
 
 /**
  * $1 age in ms, $2 max rows. Deletes finished rows (`sent`/`processed`, or `dead`) that finished
- * longer ago than the age, by the database clock, a bounded chunk at a time (the finished-rows
- * index finds them). The outer WHERE repeats the state and age so that they are re-checked on the
- * newest row version: a dead row replayed meanwhile is pending again and is not deleted.
+ * longer ago than the age, by the database clock, a bounded chunk at a time, oldest ids first:
+ * finished rows are the front of the table, so the scan of the primary key finds them without an
+ * index of its own (dead rows come from `dead_ix`). The outer WHERE repeats the state and age so
+ * that they are re-checked on the newest row version: a dead row replayed meanwhile is pending
+ * again and is not deleted.
  */
 export const purgeFinished = (t: ResolvedTableNames, table: ClaimTable, state: 'done' | 'dead'): string => {
   const literal = state === 'done' ? doneState(table) : 'dead';
@@ -14,6 +16,6 @@ export const purgeFinished = (t: ResolvedTableNames, table: ClaimTable, state: '
   return /* sql */ `
 DELETE FROM ${qualified(t, table)} AS m
 WHERE m.state = '${literal}' AND m.${older}
-  AND m.id IN (SELECT f.id FROM ${qualified(t, table)} AS f WHERE f.state = '${literal}' AND f.${older} LIMIT $2)
+  AND m.id IN (SELECT f.id FROM ${qualified(t, table)} AS f WHERE f.state = '${literal}' AND f.${older} ORDER BY f.id LIMIT $2)
 RETURNING m.id`;
 };

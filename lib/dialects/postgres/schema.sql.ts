@@ -100,35 +100,86 @@ const qualifiedIndex = (t: ResolvedTableNames, table: 'outbox' | 'inbox', suffix
   t.schema ? `${quote(t.schema)}.${quote(`${t[table]}_${suffix}`)}` : quote(`${t[table]}_${suffix}`);
 
 /**
- * Schema version 2. Order is kept per destination: a key's messages to one destination no longer
- * wait for its messages to another (docs/concepts/ordering.md), so the outbox's key indexes lead
- * with the destination. The inbox's key column takes the outbox's name, `ordering_key`: one name
- * for one concept.
+ * The indexes of schema version 2, each named by the statement that needs it. A claim writes two
+ * index entries (the primary key and `processing_ix`), a completion one or two (the primary key,
+ * and `key_finished_ix` for a keyed row): every partial index holds rows of one state only, so a
+ * state change adds entries only to the indexes of the new state.
  */
-export const upgradeToV2 = (t: ResolvedTableNames): string[] => {
-  const outbox = qualified(t, 'outbox');
-  const ix = (suffix: string): string => quote(`${t.outbox}_${suffix}`);
-  return [
-    /* sql */ `ALTER TABLE ${qualified(t, 'inbox')} RENAME COLUMN aggregate_key TO ordering_key`,
-    /* sql */ `DROP INDEX ${qualifiedIndex(t, 'outbox', 'key_unfinished_ix')}`,
-    /* sql */ `CREATE INDEX ${ix('key_unfinished_ix')} ON ${outbox} (destination, ordering_key, id) WHERE state IN ('pending', 'processing')`,
-    /* sql */ `DROP INDEX ${qualifiedIndex(t, 'outbox', 'processing_ix')}`,
-    /* sql */ `CREATE INDEX ${ix('processing_ix')} ON ${outbox} (destination, ordering_key, lease_expires_at) WHERE state = 'processing'`,
-    /* sql */ `DROP INDEX ${qualifiedIndex(t, 'outbox', 'claimed_ix')}`,
-    /* sql */ `CREATE INDEX ${ix('claimed_ix')} ON ${outbox} (destination, ordering_key, id) WHERE attempts > 0`,
-  ];
-};
+const V2_INDEXES = {
+  outbox: [
+    // Claim, window: the oldest keyed pending rows (heads of keys near the front of the queue).
+    ['keyed_pending_ix', `(id) WHERE state = 'pending' AND ordering_key IS NOT NULL`],
+    // Claim: the oldest unordered pending rows, however deep the keyed backlog ahead of them.
+    ['unkeyed_pending_ix', `(id) WHERE state = 'pending' AND ordering_key IS NULL`],
+    // Claim, walk over keys (one probe per key, whatever its depth), the head of a key, anti-join (A),
+    // and the hand-off of a completion to the next row of its key.
+    ['key_pending_ix', `(destination, ordering_key, id) WHERE state = 'pending' AND ordering_key IS NOT NULL`],
+    // Claim anti-join (B), reclaim of expired leases.
+    ['processing_ix', `(destination, ordering_key, lease_expires_at) WHERE state = 'processing'`],
+    // Claim: retried and reclaimed rows once due, wherever they are in the queue.
+    ['retried_ix', `(next_attempt_at) WHERE state = 'pending' AND attempts > 0`],
+    // Order inversions (a claim of a row older than a finished row of its key).
+    ['key_finished_ix', `(destination, ordering_key, id) WHERE state IN ('sent', 'dead') AND ordering_key IS NOT NULL`],
+    // Dead-letter listing.
+    ['dead_ix', `(id) WHERE state = 'dead'`],
+  ],
+  inbox: [
+    ['keyed_pending_ix', `(source, id) WHERE state = 'pending' AND ordering_key IS NOT NULL`],
+    ['unkeyed_pending_ix', `(source, id) WHERE state = 'pending' AND ordering_key IS NULL`],
+    ['key_pending_ix', `(source, ordering_key, id) WHERE state = 'pending' AND ordering_key IS NOT NULL`],
+    // Also the pull claim's expired leases of a source.
+    ['processing_ix', `(source, ordering_key, lease_expires_at) WHERE state = 'processing'`],
+    ['retried_ix', `(source, next_attempt_at) WHERE state = 'pending' AND attempts > 0`],
+    ['key_finished_ix', `(source, ordering_key, id) WHERE state IN ('processed', 'dead') AND ordering_key IS NOT NULL`],
+    ['dead_ix', `(id) WHERE state = 'dead'`],
+  ],
+} as const;
 
-export const downgradeFromV2 = (t: ResolvedTableNames): string[] => {
-  const outbox = qualified(t, 'outbox');
-  const ix = (suffix: string): string => quote(`${t.outbox}_${suffix}`);
-  return [
-    /* sql */ `DROP INDEX ${qualifiedIndex(t, 'outbox', 'claimed_ix')}`,
-    /* sql */ `CREATE INDEX ${ix('claimed_ix')} ON ${outbox} (ordering_key, id) WHERE attempts > 0`,
-    /* sql */ `DROP INDEX ${qualifiedIndex(t, 'outbox', 'processing_ix')}`,
-    /* sql */ `CREATE INDEX ${ix('processing_ix')} ON ${outbox} (ordering_key, lease_expires_at) WHERE state = 'processing'`,
-    /* sql */ `DROP INDEX ${qualifiedIndex(t, 'outbox', 'key_unfinished_ix')}`,
-    /* sql */ `CREATE INDEX ${ix('key_unfinished_ix')} ON ${outbox} (ordering_key, id) WHERE state IN ('pending', 'processing')`,
-    /* sql */ `ALTER TABLE ${qualified(t, 'inbox')} RENAME COLUMN ordering_key TO aggregate_key`,
-  ];
-};
+/** The indexes of version 1 that version 2 replaces (the unique index on message_id included). */
+const V1_INDEXES = {
+  outbox: [
+    ['pending_ix', `(id) WHERE state = 'pending'`],
+    ['key_unfinished_ix', `(ordering_key, id) WHERE state IN ('pending', 'processing')`],
+    ['processing_ix', `(ordering_key, lease_expires_at) WHERE state = 'processing'`],
+    ['claimed_ix', `(ordering_key, id) WHERE attempts > 0`],
+    ['finished_ix', `(finished_at) WHERE state IN ('sent', 'dead')`],
+  ],
+  inbox: [
+    ['pending_ix', `(id) WHERE state = 'pending'`],
+    ['src_unfinished_ix', `(source, id) WHERE state IN ('pending', 'processing')`],
+    ['agg_unfinished_ix', `(source, aggregate_key, id) WHERE state IN ('pending', 'processing')`],
+    ['processing_ix', `(source, aggregate_key, lease_expires_at) WHERE state = 'processing'`],
+    ['claimed_ix', `(source, aggregate_key, id) WHERE attempts > 0`],
+    ['finished_ix', `(finished_at) WHERE state IN ('processed', 'dead')`],
+  ],
+} as const;
+
+const createIndexes = (t: ResolvedTableNames, table: 'outbox' | 'inbox', indexes: readonly (readonly [string, string])[]): string[] =>
+  indexes.map(([suffix, definition]) => /* sql */ `CREATE INDEX ${quote(`${t[table]}_${suffix}`)} ON ${qualified(t, table)} ${definition}`);
+
+const dropIndexes = (t: ResolvedTableNames, table: 'outbox' | 'inbox', indexes: readonly (readonly [string, string])[]): string[] =>
+  indexes.map(([suffix]) => /* sql */ `DROP INDEX ${qualifiedIndex(t, table, suffix)}`);
+
+/**
+ * Schema version 2: the claim engine of bounded claims (docs/internals/claim-sql.md) and order
+ * per destination (docs/concepts/ordering.md). The inbox's key column takes the outbox's name,
+ * `ordering_key`: one name for one concept. The unique index on `message_id` goes: ids are
+ * random UUIDv7s, unique by construction, and no statement looks one up.
+ */
+export const upgradeToV2 = (t: ResolvedTableNames): string[] => [
+  /* sql */ `ALTER TABLE ${qualified(t, 'outbox')} DROP CONSTRAINT ${quote(`${t.outbox}_message_id_uq`)}`,
+  ...dropIndexes(t, 'outbox', V1_INDEXES.outbox),
+  ...dropIndexes(t, 'inbox', V1_INDEXES.inbox),
+  /* sql */ `ALTER TABLE ${qualified(t, 'inbox')} RENAME COLUMN aggregate_key TO ordering_key`,
+  ...createIndexes(t, 'outbox', V2_INDEXES.outbox),
+  ...createIndexes(t, 'inbox', V2_INDEXES.inbox),
+];
+
+export const downgradeFromV2 = (t: ResolvedTableNames): string[] => [
+  ...dropIndexes(t, 'inbox', V2_INDEXES.inbox),
+  ...dropIndexes(t, 'outbox', V2_INDEXES.outbox),
+  /* sql */ `ALTER TABLE ${qualified(t, 'inbox')} RENAME COLUMN ordering_key TO aggregate_key`,
+  ...createIndexes(t, 'inbox', V1_INDEXES.inbox),
+  ...createIndexes(t, 'outbox', V1_INDEXES.outbox),
+  /* sql */ `ALTER TABLE ${qualified(t, 'outbox')} ADD CONSTRAINT ${quote(`${t.outbox}_message_id_uq`)} UNIQUE (message_id)`,
+];

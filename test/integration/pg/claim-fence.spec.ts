@@ -5,7 +5,7 @@ import type { ClaimRepository } from '../../../lib/claims/claim.repository.js';
 import { DeadLetterRepository } from '../../../lib/claims/dead-letter.repository.js';
 import { createTestSchema, openDataSource } from '../../fixtures/database.js';
 import { untilDatabase, untilDue, untilLeaseEnded } from '../../fixtures/db-clock.js';
-import { insertRows, repositoryFor, rowState } from '../../fixtures/outbox-rows.js';
+import { claimOutbox, claimPull, insertRows, repositoryFor, rowState } from '../../fixtures/outbox-rows.js';
 
 
 describe('claim repository on PostgreSQL: claims and the fence', () => {
@@ -38,7 +38,7 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     await Promise.all(
       [repoA, repoB, repoA, repoB].map(async (repository) => {
         for (;;) {
-          const rows = await repository.claimOutbox(7, 60_000, { lock: false });
+          const rows = await claimOutbox(repository, 7, 60_000);
           if (rows.length === 0) return;
           claimed.push(...rows.map((row) => String(row.id)));
         }
@@ -50,19 +50,19 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
 
   it('claims one row per key, the oldest unfinished, and every unordered row', async () => {
     const ids = await insertRows(a, schema, ['k1', 'k1', 'k2', null, 'k2', null]);
-    const rows = await repoA.claimOutbox(100, 60_000, { lock: false });
+    const rows = await claimOutbox(repoA, 100, 60_000);
     expect(rows.map((row) => String(row.id)).sort()).toEqual([ids[0], ids[2], ids[3], ids[5]].sort());
     // While the heads are in flight, their keys stay blocked.
-    expect(await repoB.claimOutbox(100, 60_000, { lock: false })).toHaveLength(0);
+    expect(await claimOutbox(repoB, 100, 60_000)).toHaveLength(0);
   });
 
   it('a retried head keeps its key blocked until its backoff ends, then is claimed again first', async () => {
     const ids = await insertRows(a, schema, ['k', 'k']);
-    const [head] = await repoA.claimOutbox(10, 60_000, { lock: false });
+    const [head] = await claimOutbox(repoA, 10, 60_000);
     expect(await repoA.retry(claimOf(head, 60_000), 400, 'boom')).toBe('ok');
-    expect(await repoB.claimOutbox(10, 60_000, { lock: false })).toHaveLength(0);
+    expect(await claimOutbox(repoB, 10, 60_000)).toHaveLength(0);
     await untilDue(a, schema, ids[0]);
-    const [again] = await repoB.claimOutbox(10, 60_000, { lock: false });
+    const [again] = await claimOutbox(repoB, 10, 60_000);
     expect(String(again.id)).toBe(ids[0]);
     expect(again.attempts).toBe(2);
     expect(again.claim_token).not.toBe(head.claim_token);
@@ -70,7 +70,7 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
 
   it('a fenced write with a stale token changes nothing', async () => {
     const [id] = await insertRows(a, schema, ['k']);
-    const [row] = await repoA.claimOutbox(1, 60_000, { lock: false });
+    const [row] = await claimOutbox(repoA, 1, 60_000);
     const stale: Claim = { ...claimOf(row, 60_000), token: '00000000-0000-4000-8000-000000000000' };
     expect(await repoB.renew(stale)).toBe('lost');
     expect(await repoB.complete(stale)).toBe('lost');
@@ -84,7 +84,7 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
 
   it('after the lease ended by the database clock, renew, complete, retry and dead-letter change nothing', async () => {
     const [id] = await insertRows(a, schema, ['k']);
-    const [row] = await repoA.claimOutbox(1, 300, { lock: false });
+    const [row] = await claimOutbox(repoA, 1, 300);
     const claim = claimOf(row, 300);
     await untilLeaseEnded(a, schema, id);
     expect(await repoA.renew(claim)).toBe('lost');
@@ -96,12 +96,12 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
 
   it('reclaim returns expired claims to pending; the new claim gets a new token and the old owner is fenced out', async () => {
     const [id] = await insertRows(a, schema, ['k']);
-    const [first] = await repoA.claimOutbox(1, 300, { lock: false });
+    const [first] = await claimOutbox(repoA, 1, 300);
     // An unexpired claim is not reclaimed.
     expect(await repoB.reclaimExpired('outbox')).toBe(0);
     await untilLeaseEnded(a, schema, id);
     expect(await repoB.reclaimExpired('outbox')).toBe(1);
-    const [second] = await repoB.claimOutbox(1, 60_000, { lock: false });
+    const [second] = await claimOutbox(repoB, 1, 60_000);
     expect(String(second.id)).toBe(id);
     expect(second.claim_token).not.toBe(first.claim_token);
     expect(await repoA.complete(claimOf(first, 300))).toBe('lost');
@@ -114,7 +114,7 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     for (const source of ['relayed', 'pulled']) {
       const statement = dialect.insertInbox({ source, idempotencyKey: `r-${source}`, key: null, headers: '{}', payload: '1' });
       await a.query(statement.sql, [...statement.params]);
-      const [claimed] = await repoA.claimPull(source, 1, 200, { lock: false });
+      const [claimed] = await claimPull(repoA, source, 1, 200);
       ids.push(String(claimed.id));
     }
     for (const id of ids) await untilLeaseEnded(a, schema, id, 'queuebox_inbox_messages');
@@ -128,7 +128,7 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
 
   it('a renewal extends the lease from the database clock and keeps the claim past its first lease', async () => {
     const [id] = await insertRows(a, schema, ['k']);
-    const [row] = await repoA.claimOutbox(1, 1_000, { lock: false });
+    const [row] = await claimOutbox(repoA, 1, 1_000);
     const leaseOf = async () => (await a.query(`SELECT lease_expires_at FROM "${schema}".queuebox_outbox_messages WHERE id = $1`, [id]))[0].lease_expires_at as Date;
     const first = await leaseOf();
     // Renewed with a lease of a minute: its end is now a minute after the renewal, by the database clock.
@@ -141,17 +141,36 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     expect((await rowState(a, schema, id)).state).toBe('sent');
   });
 
-  it('a batched completion says whether a finished row has a younger pending row of its key', async () => {
-    await insertRows(a, schema, ['k', 'k', 'solo', null]);
-    const rows = await repoA.claimOutbox(10, 60_000, { lock: false });
-    const byKey = new Map(rows.map((row) => [row.ordering_key, claimOf(row, 60_000)]));
-    expect(await repoA.completeMany([byKey.get('solo')!, byKey.get(null)!])).toEqual({ lost: [], successorsPending: false });
-    expect(await repoA.completeMany([byKey.get('k')!])).toEqual({ lost: [], successorsPending: true });
+  it('a batched completion hands each finished key on to its next row, in the same statement', async () => {
+    const ids = await insertRows(a, schema, ['k', 'k', 'k', 'solo', null, null]);
+    const rows = await claimOutbox(repoA, 10, 60_000);
+    expect(rows.map((row) => String(row.id)).sort()).toEqual([ids[0], ids[3], ids[4], ids[5]].sort());
+    const claims = new Map(rows.map((row) => [String(row.id), claimOf(row, 60_000)]));
+    // Without a hand-off lease, a completion only finishes rows.
+    expect(await repoA.completeMany([claims.get(ids[4])!])).toEqual({ lost: [], claimed: [] });
+    const { lost, claimed } = await repoA.completeMany<{ id: string; claim_token: string; ordering_key: string | null }>(
+      [claims.get(ids[0])!, claims.get(ids[3])!, claims.get(ids[5])!],
+      60_000,
+    );
+    expect(lost).toEqual([]);
+    // Key k moves on to its second row; 'solo' and the unordered row have nothing to hand on.
+    expect(claimed.map((row) => [String(row.id), row.ordering_key])).toEqual([[ids[1], 'k']]);
+    expect(await rowState(a, schema, ids[1])).toMatchObject({ state: 'processing', claim_token: claimed[0].claim_token, attempts: 1 });
+    // The key stays blocked for any other claimer: one row of it in flight, the handed-on one.
+    expect(await claimOutbox(repoB, 10, 60_000)).toEqual([]);
+  });
+
+  it('a hand-off skips a next row that is not due, leaving the key to a later claim', async () => {
+    const ids = await insertRows(a, schema, ['k', 'k']);
+    const [head] = await claimOutbox(repoA, 10, 60_000);
+    await a.query(`UPDATE "${schema}".queuebox_outbox_messages SET next_attempt_at = statement_timestamp() + interval '1 hour' WHERE id = $1`, [ids[1]]);
+    expect(await repoA.completeMany([claimOf(head, 60_000)], 60_000)).toEqual({ lost: [], claimed: [] });
+    expect((await rowState(a, schema, ids[1])).state).toBe('pending');
   });
 
   it('a batched completion reports exactly the rows whose claims were lost', async () => {
     await insertRows(a, schema, [null, null, null]);
-    const rows = await repoA.claimOutbox(3, 60_000, { lock: false });
+    const rows = await claimOutbox(repoA, 3, 60_000);
     const claims = rows.map((row) => claimOf(row, 60_000));
     const stolen: Claim = { ...claims[1], token: '00000000-0000-4000-8000-000000000001' };
     const { lost } = await repoA.completeMany([claims[0], stolen, claims[2]]);
@@ -166,26 +185,26 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     await producer.startTransaction();
     const [older] = await insertRows(a, schema, ['k'], producer);
     const [younger] = await insertRows(b, schema, ['k']);
-    const [first] = await repoB.claimOutbox(10, 60_000, { lock: false });
+    const [first] = await claimOutbox(repoB, 10, 60_000);
     expect(String(first.id)).toBe(younger);
     expect(first.inverted).toBe(false);
     expect(await repoB.complete(claimOf(first, 60_000))).toBe('ok');
     await producer.commitTransaction();
     await producer.release();
-    const [late] = await repoB.claimOutbox(10, 60_000, { lock: false });
+    const [late] = await claimOutbox(repoB, 10, 60_000);
     expect(String(late.id)).toBe(older);
     expect(late.inverted).toBe(true);
   });
 
   it('a replayed dead row claimed after younger rows of its key were sent is not an inversion', async () => {
     const [older, younger] = await insertRows(a, schema, ['k', 'k']);
-    const [first] = await repoA.claimOutbox(10, 60_000, { lock: false });
+    const [first] = await claimOutbox(repoA, 10, 60_000);
     expect(await repoA.deadLetter(claimOf(first, 60_000), 'poison')).toBe('ok');
-    const [second] = await repoA.claimOutbox(10, 60_000, { lock: false });
+    const [second] = await claimOutbox(repoA, 10, 60_000);
     expect(String(second.id)).toBe(younger);
     expect(await repoA.complete(claimOf(second, 60_000))).toBe('ok');
     expect(await new DeadLetterRepository(a, repositoryFor(a, schema).dialect).replay('outbox', [older])).toEqual([older]);
-    const [replayed] = await repoA.claimOutbox(10, 60_000, { lock: false });
+    const [replayed] = await claimOutbox(repoA, 10, 60_000);
     expect([String(replayed.id), replayed.inverted]).toEqual([older, false]);
   });
 
@@ -201,12 +220,12 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     await producer.startTransaction();
     const older = await insert('older', producer);
     const younger = await insert('younger');
-    const [first] = await repoB.claimPull('src', 10, 60_000, { lock: false });
+    const [first] = await claimPull(repoB, 'src', 10, 60_000);
     expect([String(first.id), first.inverted]).toEqual([younger, false]);
     expect(await repoB.complete({ component: 'pull', id: String(first.id), token: first.claim_token, leaseMs: 60_000 })).toBe('ok');
     await producer.commitTransaction();
     await producer.release();
-    const [late] = await repoB.claimPull('src', 10, 60_000, { lock: false });
+    const [late] = await claimPull(repoB, 'src', 10, 60_000);
     expect([String(late.id), late.inverted]).toEqual([older, true]);
   });
 });

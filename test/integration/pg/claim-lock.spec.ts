@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { ClaimRepository } from '../../../lib/claims/claim.repository.js';
+import { WalkCursor } from '../../../lib/claims/walk-cursor.js';
 import type { PostgresDialect } from '../../../lib/dialects/postgres/postgres.dialect.js';
 import type { ClaimTable, SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
 import { createTestSchema, openDataSource } from '../../fixtures/database.js';
 import { untilDatabase } from '../../fixtures/db-clock.js';
-import { insertRows, repositoryFor } from '../../fixtures/outbox-rows.js';
+import { claimInbox, claimOutbox, claimPull, insertRows, repositoryFor } from '../../fixtures/outbox-rows.js';
 
 /**
  * The out-of-order-commit window (docs/internals/claim-sql.md), replayed step by step: producer P takes
@@ -55,16 +56,20 @@ describe('claim locks: producers of one key committing out of id order', () => {
   const tableOf = (claimer: Claimer): ClaimTable => (claimer === 'pull' ? 'inbox' : claimer);
 
   const claimStatement = (claimer: Claimer) =>
-    claimer === 'outbox' ? dialect.claimOutbox(10, 60_000) : claimer === 'inbox' ? dialect.claimInbox(['s'], 10, 60_000) : dialect.claimPull('s', 10, 60_000);
+    claimer === 'outbox'
+      ? dialect.claimOutbox(new WalkCursor().request(10, 60_000))
+      : claimer === 'inbox'
+        ? dialect.claimInbox(['s'], new WalkCursor(['s']).request(10, 60_000))
+        : dialect.claimPull('s', new WalkCursor(['s']).request(10, 60_000));
 
   const lockStatements = (claimer: Claimer) => (claimer === 'pull' ? dialect.pullClaimLock('s') : dialect.claimLock(claimer));
 
   const claimY = (claimer: Claimer, lock: boolean) =>
     claimer === 'outbox'
-      ? repoY.claimOutbox(10, 60_000, { lock })
+      ? claimOutbox(repoY, 10, 60_000, lock)
       : claimer === 'inbox'
-        ? repoY.claimInbox(['s'], 10, 60_000)
-        : repoY.claimPull('s', 10, 60_000, { lock });
+        ? claimInbox(repoY, ['s'], 10, 60_000)
+        : claimPull(repoY, 's', 10, 60_000, lock);
 
   async function processingIds(table: ClaimTable): Promise<string[]> {
     const rows = await main.query(`SELECT id FROM "${schema}".queuebox_${table}_messages WHERE state = 'processing' ORDER BY id`);
@@ -83,7 +88,8 @@ describe('claim locks: producers of one key committing out of id order', () => {
     // X: (lock,) claim, and keep the claim transaction open.
     const x = await openRunner();
     if (lock) for (const statement of lockStatements(claimer)) await run(x, statement);
-    const [xRows] = (await run(x, claimStatement(claimer))) as [{ id: string }[], number];
+    // The claim statement's first row carries its progress; claimed rows have an id.
+    const xRows = ((await run(x, claimStatement(claimer))) as { id: string | null }[]).filter((row) => row.id !== null);
     expect(xRows.map((row) => String(row.id))).toEqual([younger]);
     await producer.commitTransaction();
     await producer.release();

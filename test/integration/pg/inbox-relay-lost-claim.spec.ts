@@ -59,7 +59,7 @@ describe('inbox relay: failures and lost claims', () => {
     const lostBefore = await counterValue(CLAIMS_LOST_TOTAL, { component: 'inbox' });
     const oldOwner = await start();
     // The old owner's renewals never reach the database (a stalled process).
-    vi.spyOn(oldOwner.app.get(ClaimRepository, { strict: false }), 'renew').mockResolvedValue('ok');
+    vi.spyOn(oldOwner.app.get(ClaimRepository, { strict: false }), 'renewMany').mockResolvedValue([]);
     const { id } = await oldOwner.app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'm-1', key: 'a', payload: { n: 1 } });
     await waitFor(() => oldOwner.app.get(SlowFirstTransform).calls === 1, 5_000, 'old owner forwarding');
 

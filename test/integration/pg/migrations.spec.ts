@@ -31,7 +31,7 @@ describe('migrations', () => {
     try {
       await dataSource.runMigrations();
       expect(await columns(dataSource, schema, 'in_box')).toContain('ordering_key');
-      expect((await indexes(dataSource, schema)).out_box_key_unfinished_ix).toMatch(/\(destination, ordering_key, id\)/);
+      expect((await indexes(dataSource, schema)).out_box_key_pending_ix).toMatch(/\(destination, ordering_key, id\)/);
       for (let i = 0; i < all.length; i++) await dataSource.undoLastMigration();
       expect(await columns(dataSource, schema, 'out_box')).toEqual([]);
       await dataSource.runMigrations();

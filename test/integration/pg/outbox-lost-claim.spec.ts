@@ -43,7 +43,7 @@ describe('outbox: a publish that outlives its lease', () => {
     // The old owner: one publish slot (so it cannot claim the row again itself) and a renewal that
     // never reaches the database, like a process that stalls.
     const oldOwner = await start(1);
-    vi.spyOn(oldOwner.app.get(ClaimRepository, { strict: false }), 'renew').mockResolvedValue('ok');
+    vi.spyOn(oldOwner.app.get(ClaimRepository, { strict: false }), 'renewMany').mockResolvedValue([]);
     const { id, messageId } = await oldOwner.app.get(OutboxService).enqueue({ destination: 'sink', payload: { n: 1 } });
     await receiver.waitFor(() => receiver.requests.length === 1);
 

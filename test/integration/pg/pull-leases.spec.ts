@@ -67,7 +67,7 @@ describe('pull leases', () => {
     firstAttemptHoldMs = 10_000;
     const lostBefore = await counterValue(CLAIMS_LOST_TOTAL, { component: 'pull' });
     const first = await start(true);
-    vi.spyOn(first.app.get(ClaimRepository, { strict: false }), 'renew').mockRejectedValue(new Error('connection to the database lost'));
+    vi.spyOn(first.app.get(ClaimRepository, { strict: false }), 'renewMany').mockRejectedValue(new Error('connection to the database lost'));
     await first.app.get(InboxService).receive({ source: 'ledger', idempotencyKey: 'blocked', payload: {} });
     await waitFor(() => aborted.includes('blocked#1'), 5_000, 'first handler aborted');
 

@@ -1,0 +1,151 @@
+import { ClaimLostError } from '../errors/claim-lost.error.js';
+import type { Claim } from '../interfaces/claim.interface.js';
+import { claimLost } from '../queuebox.messages.js';
+
+/** How a lease group reports a claim it could not keep. */
+export type ClaimLossHandler = (lease: Lease, cause: unknown) => void;
+
+/**
+ * The lease of one claimed row while its work runs. Its `signal` aborts when the claim is lost or
+ * the owner cancels the work (shutdown); it is created on first read, since most work never asks.
+ */
+export class Lease {
+  /** What the worker wants to know of the row when its claim is lost (for its log line). */
+  detail?: object;
+  private controller?: AbortController;
+  private cancelled?: unknown;
+  private isLost = false;
+
+  constructor(
+    readonly claim: Claim,
+    private readonly group: LeaseGroup,
+  ) {}
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.cancelled !== undefined) this.controller.abort(this.cancelled);
+    }
+    return this.controller.signal;
+  }
+
+  /** True once a renewal or a fenced write found the claim lost. */
+  get lost(): boolean {
+    return this.isLost;
+  }
+
+  /** True once the work was told to stop (a loss, or the owner cancelled it). */
+  get aborted(): boolean {
+    return this.cancelled !== undefined;
+  }
+
+  /** Stops renewing this lease: call it before the row's finishing write. */
+  release(): void {
+    this.group.remove(this);
+  }
+
+  /**
+   * Aborts the signal without declaring the claim lost (shutdown begins, or gave up waiting).
+   * Renewal goes on until `release()`: work that ends in time can still finish its row.
+   */
+  cancel(reason: unknown): void {
+    if (this.cancelled !== undefined) return;
+    this.cancelled = reason;
+    this.controller?.abort(reason);
+  }
+
+  /** Declares the claim lost (a renewal or a fenced write said so). Idempotent; true the first time. */
+  markLost(cause: unknown): boolean {
+    if (this.isLost) return false;
+    this.isLost = true;
+    this.group.remove(this);
+    this.cancel(cause instanceof ClaimLostError ? cause : new ClaimLostError(this.claim.component, this.claim.id, claimLost(this.claim.component, this.claim.id), { cause }));
+    return true;
+  }
+}
+
+/**
+ * Keeps the leases of every row a worker has in flight, with one renewal statement per third of
+ * the lease for all of them (docs/concepts/claims-and-leases.md, "Renewal"): one timer per worker,
+ * not one per row. A row the renewal finds lost — or every row, when the renewal fails — has its
+ * lease marked lost: its signal aborts and `onLost` is called once.
+ */
+export class LeaseGroup {
+  private readonly leases = new Map<string, Lease>();
+  private timer?: NodeJS.Timeout;
+  private renewing?: Promise<void>;
+  private stopped = false;
+
+  constructor(
+    private readonly leaseMs: number,
+    private readonly renewMany: (claims: readonly Claim[]) => Promise<Claim[]>,
+    private readonly onLost: ClaimLossHandler,
+  ) {}
+
+  /** Starts keeping the lease of a claimed row. */
+  add(claim: Claim): Lease {
+    const lease = new Lease(claim, this);
+    this.leases.set(claim.id, lease);
+    this.schedule();
+    return lease;
+  }
+
+  remove(lease: Lease): void {
+    if (this.leases.get(lease.claim.id) === lease) this.leases.delete(lease.claim.id);
+    if (this.leases.size === 0) this.unschedule();
+  }
+
+  /** Aborts the signal of every lease (their renewal goes on until each is released). */
+  cancelAll(reason: unknown): void {
+    for (const lease of this.leases.values()) lease.cancel(reason);
+  }
+
+  /** The leases kept now. */
+  get size(): number {
+    return this.leases.size;
+  }
+
+  /** Renews no more; waits for a renewal in flight. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unschedule();
+    await this.renewing;
+  }
+
+  private schedule(): void {
+    if (this.timer || this.renewing || this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.renewing = this.renewAll().finally(() => {
+        this.renewing = undefined;
+        if (this.leases.size > 0) this.schedule();
+      });
+    }, Math.max(1, Math.floor(this.leaseMs / 3)));
+    this.timer.unref();
+  }
+
+  private unschedule(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private async renewAll(): Promise<void> {
+    const leases = [...this.leases.values()];
+    let lost: readonly Claim[];
+    let cause: unknown;
+    try {
+      lost = await this.renewMany(leases.map((lease) => lease.claim));
+    } catch (error) {
+      // A renewal that fails is a loss (the spec's rule): the work cannot know it still owns the row.
+      lost = leases.map((lease) => lease.claim);
+      cause = error;
+    }
+    const lostIds = new Set(lost.map((claim) => claim.id));
+    for (const lease of leases) {
+      // A lease released while the renewal ran belongs to work that already finished its row.
+      if (!lostIds.has(lease.claim.id) || this.leases.get(lease.claim.id) !== lease) continue;
+      const reason = cause ?? new ClaimLostError(lease.claim.component, lease.claim.id, claimLost(lease.claim.component, lease.claim.id));
+      if (lease.markLost(reason)) this.onLost(lease, reason);
+    }
+  }
+}

@@ -1,0 +1,168 @@
+import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import type { ClaimTable } from '../sql-dialect.interface.js';
+import { DB_NOW, qualified } from './postgres-names.js';
+
+/*
+ * The claim, one statement for the outbox, the relay and pull workers (docs/internals/claim-sql.md,
+ * "The claim"). Its cost is bounded by its parameters, never by the backlog:
+ *
+ *   candidates = heads of up to $3 keys walked from a cursor     (walk: one index probe per key)
+ *              ∪ the $4 oldest keyed pending rows                 (window: heads near the front)
+ *              ∪ the $1 oldest unordered pending rows, when due
+ *              ∪ the $1 retried or reclaimed rows first due
+ *              ∪ (pull) the $1 rows of the source whose lease ended
+ *
+ * and then the rows among them that are the head of their key, locked FOR UPDATE SKIP LOCKED and
+ * marked processing. The walk resumes where the previous claim left it, so every key is visited in
+ * turn: a key behind a hot key's backlog is served. Parameters, the same for every claim:
+ *
+ *   $1 batch  $2 lease ms  $3 keys to walk  $4 window rows  $5 cursor stream  $6 cursor key
+ *   $7 (inbox) text[] the sources: the relay's routes, or the pull worker's one source
+ *
+ * The walk of the inbox stays within source $5 (the caller turns the sources in order); the outbox
+ * walks (destination, key) pairs. The first result row carries the progress (window size, where
+ * the walk stopped) even when nothing was claimed; claimed rows are joined to it.
+ */
+
+/** What a claim takes, and from where. */
+export type ClaimKind = 'outbox' | 'relay' | 'pull';
+
+const tableOf = (kind: ClaimKind): ClaimTable => (kind === 'outbox' ? 'outbox' : 'inbox');
+const streamOf = (kind: ClaimKind): 'destination' | 'source' => (kind === 'outbox' ? 'destination' : 'source');
+
+/** The claim columns the UPDATE writes: a new token per row, times from the database clock. */
+const MARK_CLAIMED = `state = 'processing',
+    claim_token = gen_random_uuid(),
+    claimed_at = ${DB_NOW},
+    lease_expires_at = ${DB_NOW} + $2::integer * interval '1 millisecond',
+    attempts = m.attempts + 1`;
+
+/**
+ * Whether claimed row `m` is older than a finished row of its key: a late commit (the out-of-order
+ * window) that reached the worker after a younger row. Only a first claim of a row that never
+ * failed counts; a replayed dead row is the operator's decision, not an inversion.
+ */
+export const invertedColumn = (t: ResolvedTableNames, kind: ClaimKind, m: string): string => {
+  const stream = streamOf(kind);
+  const done = kind === 'outbox' ? `'sent', 'dead'` : `'processed', 'dead'`;
+  return `(${m}.attempts = 1 AND ${m}.last_error IS NULL AND ${m}.ordering_key IS NOT NULL
+          AND EXISTS (SELECT 1 FROM ${qualified(t, tableOf(kind))} AS y
+                      WHERE y.state IN (${done}) AND y.ordering_key IS NOT NULL
+                        AND y.${stream} = ${m}.${stream} AND y.ordering_key = ${m}.ordering_key AND y.id > ${m}.id))`;
+};
+
+/** Per-source scans of the inbox run for each source in $7; the outbox scans the whole table. */
+function perStream(kind: ClaimKind, select: (filter: string) => string): string {
+  if (kind === 'outbox') return `(${select('')})`;
+  return `(SELECT s_rows.* FROM unnest($7::text[]) AS s(source) CROSS JOIN LATERAL (${select(' AND x.source = s.source')}) AS s_rows)`;
+}
+
+/**
+ * The first key after the cursor, then each next key, `$3` keys at most: one probe of
+ * `key_pending_ix` per step, whatever the depth of each key.
+ */
+function walk(t: ResolvedTableNames, kind: ClaimKind): string {
+  const table = qualified(t, tableOf(kind));
+  const pending = `k.state = 'pending' AND k.ordering_key IS NOT NULL`;
+  // The next key after (stream, key): the first index entry above it.
+  const after =
+    kind === 'outbox'
+      ? (stream: string, key: string, step: string) => `SELECT k.destination, k.ordering_key, ${step} FROM ${table} AS k
+    WHERE ${pending} AND (k.destination, k.ordering_key) > (${stream}, ${key})
+    ORDER BY k.destination, k.ordering_key LIMIT 1`
+      : (_stream: string, key: string, step: string) => `SELECT k.source, k.ordering_key, ${step} FROM ${table} AS k
+    WHERE ${pending} AND k.source = $5::text AND k.ordering_key > ${key}
+    ORDER BY k.ordering_key LIMIT 1`;
+  return `walk (stream, ordering_key, step) AS (
+  (${after('$5::text', '$6::text', '1')})
+  UNION ALL
+  SELECT n.* FROM walk CROSS JOIN LATERAL (${after('walk.stream', 'walk.ordering_key', 'walk.step + 1')}) AS n
+  WHERE walk.step < $3
+)`;
+}
+
+/**
+ * The conditions that make candidate `o` claimable: its state, and for a keyed row, that it is the
+ * head of its key. (A) no older pending row of its key; (B) no row of its key in flight. The pull
+ * claim also takes a row whose lease ended: then (A) also looks at older processing rows (an expired
+ * one goes first) and (B) only at live leases of other rows (B').
+ */
+function claimable(t: ResolvedTableNames, kind: ClaimKind): string {
+  const table = qualified(t, tableOf(kind));
+  const stream = streamOf(kind);
+  const sameKey = (alias: string) => `${alias}.${stream} = o.${stream} AND ${alias}.ordering_key = o.ordering_key`;
+  const olderPending = `NOT EXISTS (SELECT 1 FROM ${table} AS b
+                      WHERE b.state = 'pending' AND b.ordering_key IS NOT NULL AND ${sameKey('b')} AND b.id < o.id)`;
+  if (kind !== 'pull') {
+    const state = `o.state = 'pending' AND o.next_attempt_at <= ${DB_NOW}${kind === 'relay' ? ' AND o.source = ANY($7::text[])' : ''}`;
+    return `${state}
+    AND (o.ordering_key IS NULL OR (${olderPending}
+      AND NOT EXISTS (SELECT 1 FROM ${table} AS p WHERE p.state = 'processing' AND ${sameKey('p')})))`;
+  }
+  return `o.source = ANY($7::text[])
+    AND (   (o.state = 'pending' AND o.next_attempt_at <= ${DB_NOW})
+         OR (o.state = 'processing' AND o.lease_expires_at <= ${DB_NOW}))
+    AND (o.ordering_key IS NULL OR (${olderPending}
+      AND NOT EXISTS (SELECT 1 FROM ${table} AS p
+                      WHERE p.state = 'processing' AND ${sameKey('p')}
+                        AND (p.id < o.id OR (p.id <> o.id AND p.lease_expires_at > ${DB_NOW})))))`;
+}
+
+/** The claim statement of `kind`, returning `returning` of each claimed row `m` after the progress columns. */
+export function claimStatement(t: ResolvedTableNames, kind: ClaimKind, returning: string): string {
+  const table = qualified(t, tableOf(kind));
+  const stream = streamOf(kind);
+  const keyedWindow = perStream(
+    kind,
+    (filter) => `SELECT x.id${kind === 'outbox' ? '' : ', x.source'} FROM ${table} AS x
+    WHERE x.state = 'pending' AND x.ordering_key IS NOT NULL${filter} ORDER BY x.id LIMIT $4`,
+  );
+  const unkeyed = perStream(
+    kind,
+    (filter) => `SELECT x.id FROM ${table} AS x
+    WHERE x.state = 'pending' AND x.ordering_key IS NULL${filter} AND x.next_attempt_at <= ${DB_NOW} ORDER BY x.id LIMIT $1`,
+  );
+  const retried = perStream(
+    kind,
+    (filter) => `SELECT x.id FROM ${table} AS x
+    WHERE x.state = 'pending' AND x.attempts > 0${filter} AND x.next_attempt_at <= ${DB_NOW} ORDER BY x.next_attempt_at LIMIT $1`,
+  );
+  const expired =
+    kind === 'pull'
+      ? `
+  UNION ${perStream(kind, (filter) => `SELECT x.id FROM ${table} AS x WHERE x.state = 'processing'${filter} AND x.lease_expires_at <= ${DB_NOW} LIMIT $1`)}`
+      : '';
+  const windowSize = kind === 'outbox' ? `(SELECT count(*) FROM keyed_window)` : `(SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM keyed_window GROUP BY source) AS per_source)`;
+  return /* sql */ `
+WITH RECURSIVE ${walk(t, kind)},
+keyed_window AS ${keyedWindow},
+candidates AS (
+  SELECT h.id FROM walk CROSS JOIN LATERAL (
+    SELECT x.id FROM ${table} AS x
+    WHERE x.state = 'pending' AND x.ordering_key IS NOT NULL AND x.${stream} = walk.stream AND x.ordering_key = walk.ordering_key
+    ORDER BY x.id LIMIT 1) AS h
+  UNION SELECT id FROM keyed_window
+  UNION ${unkeyed}
+  UNION ${retried}${expired}
+),
+cand AS (
+  SELECT o.id FROM ${table} AS o
+  WHERE o.id IN (SELECT c.id FROM candidates AS c)
+    AND ${claimable(t, kind)}
+  ORDER BY o.id
+  LIMIT $1
+  FOR UPDATE OF o SKIP LOCKED
+),
+claimed AS (
+  UPDATE ${table} AS m
+  SET ${MARK_CLAIMED}
+  FROM cand
+  WHERE m.id = cand.id
+  RETURNING ${returning}
+),
+progress AS (
+  SELECT ${windowSize}::integer AS window_rows, last.stream AS cursor_stream, last.ordering_key AS cursor_key, coalesce(last.step, 0)::integer AS walked
+  FROM (SELECT 1) AS one LEFT JOIN (SELECT * FROM walk ORDER BY step DESC LIMIT 1) AS last ON true
+)
+SELECT progress.*, claimed.* FROM progress LEFT JOIN claimed ON true`;
+}
