@@ -5,7 +5,7 @@ import type { Claim, ClaimComponent, FenceResult } from '../interfaces/claim.int
 import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import type { ClaimedInboxRow } from './claimed-inbox-row.interface.js';
 import type { ClaimedOutboxRow } from './claimed-outbox-row.interface.js';
-import { runStatement } from './run-statement.js';
+import { onRunner, runStatement } from './run-statement.js';
 
 /** Longest error text kept on a row: enough to diagnose, bounded so a huge stack cannot bloat it. */
 const MAX_ERROR_LENGTH = 4_000;
@@ -166,9 +166,9 @@ export class ClaimRepository {
     try {
       await runner.startTransaction();
       for (const statement of before) await runner.query(statement.sql, [...statement.params]);
-      const result = await runner.query(last.sql, [...last.params], true);
+      const rows = await onRunner(runner, last);
       await runner.commitTransaction();
-      return result.records as T[];
+      return rows as T[];
     } catch (error) {
       if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
       throw error;

@@ -6,8 +6,8 @@ import { PostgresDialect } from './postgres/postgres.dialect.js';
 import type { SqlDialect } from './sql-dialect.interface.js';
 
 /** Chooses the SQL dialect from the DataSource type. */
-export function resolveDialect(dataSource: DataSource, tables: ResolvedTableNames): SqlDialect {
+export function resolveDialect(dataSource: DataSource, tables: ResolvedTableNames, preparedStatements = true): SqlDialect {
   const type = String(dataSource.options.type);
-  if (type === 'postgres') return new PostgresDialect(tables);
+  if (type === 'postgres') return new PostgresDialect(tables, preparedStatements);
   throw new UnsupportedDatabaseError(type, unsupportedDatabase(type));
 }

@@ -4,6 +4,8 @@ import type { ResolvedTableNames } from '../options/resolved-options.interface.j
 export interface SqlStatement {
   readonly sql: string;
   readonly params: readonly unknown[];
+  /** Set on the hot statements: run as a prepared statement of this name, where the driver can. */
+  readonly name?: string;
 }
 
 /** A table that holds claimable rows, and the state that finishes a row there. */

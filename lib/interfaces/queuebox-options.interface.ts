@@ -23,6 +23,12 @@ export interface QueueBoxModuleOptions {
   inbox?: InboxOptions;
   /** Deletion of finished rows. Nothing is ever deleted when omitted. */
   retention?: RetentionOptions;
+  /**
+   * Run the hot statements (claims, completions, renewals) as named prepared statements, planned
+   * once per connection. Default true. Turn it off behind a connection pooler that does not keep
+   * prepared statements across transactions (PgBouncer before 1.21 in transaction mode).
+   */
+  preparedStatements?: boolean;
 }
 
 /**

@@ -70,7 +70,7 @@ const DEFAULT_BATCH_SIZE = 50;
  * `forRootAsync` alike. Throws `InvalidQueueBoxOptionsError` naming the option path.
  */
 export function resolveOptions(raw: QueueBoxModuleOptions | undefined, context: ResolveContext = {}): ResolvedQueueBoxOptions {
-  const options = readObject(raw, '(options)', ['schema', 'tables', 'workers', 'outbox', 'destinations', 'inbox', 'retention']);
+  const options = readObject(raw, '(options)', ['schema', 'tables', 'workers', 'outbox', 'destinations', 'inbox', 'retention', 'preparedStatements']);
   const tables = readObject(options.tables, 'tables', ['outbox', 'inbox']);
   const workers = readObject(options.workers, 'workers', ['enabled']);
   const outbox = resolveOutbox(readObject(options.outbox, 'outbox', OUTBOX_KEYS));
@@ -82,6 +82,7 @@ export function resolveOptions(raw: QueueBoxModuleOptions | undefined, context: 
       inbox: readIdentifier(tables.inbox, 'tables.inbox', DEFAULT_INBOX_TABLE, TABLE_NAME_MAX)!,
     },
     workersEnabled: readBoolean(workers.enabled, 'workers.enabled', true),
+    preparedStatements: readBoolean(options.preparedStatements, 'preparedStatements', true),
     outbox,
     destinations,
     inbox: resolveInbox(readObject(options.inbox, 'inbox', ['maxPayloadBytes', 'sources', 'signatureToleranceSeconds', 'relay']), outbox, destinations, context),

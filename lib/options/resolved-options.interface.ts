@@ -6,6 +6,7 @@ import type { InboxTransform } from '../interfaces/queuebox-options.interface.js
 export interface ResolvedQueueBoxOptions {
   tables: ResolvedTableNames;
   workersEnabled: boolean;
+  preparedStatements: boolean;
   outbox: ResolvedOutboxOptions;
   destinations: ReadonlyMap<string, ResolvedDestination>;
   inbox: ResolvedInboxOptions;

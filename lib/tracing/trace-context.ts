@@ -27,12 +27,21 @@ export function injectTraceContext(headers: Record<string, string>): Record<stri
 }
 
 /**
- * Runs `work` in a span that continues the trace stored with a message; without OpenTelemetry
- * it just runs `work`.
+ * Whether an SDK records spans: with only the API installed, the global provider is a proxy
+ * whose delegate is the no-op provider, and a span would cost per message for nothing.
+ */
+function recording(otel: OpenTelemetryApi): boolean {
+  const provider = otel.trace.getTracerProvider() as { getDelegate?: () => object };
+  return provider.getDelegate?.().constructor.name !== 'NoopTracerProvider';
+}
+
+/**
+ * Runs `work` in a span that continues the trace stored with a message; without OpenTelemetry,
+ * or with no SDK registered, it just runs `work`.
  */
 export async function withMessageSpan<T>(name: string, headers: Record<string, string>, attributes: Record<string, string>, work: () => Promise<T>): Promise<T> {
   const otel = openTelemetry();
-  if (!otel) return work();
+  if (!otel || !recording(otel)) return work();
   const parent = otel.propagation.extract(otel.context.active(), headers);
   const tracer = otel.trace.getTracer('queuebox');
   return tracer.startActiveSpan(name, { kind: otel.SpanKind.PRODUCER, attributes }, parent, async (span) => {

@@ -16,7 +16,7 @@ async function summarize(...files: string[]): Promise<{ line: string; code: numb
   return { line: result.stdout.trim().split('\n').at(-1)!, code: result.code };
 }
 
-describe('.ci/summarize.mjs', () => {
+describe('.ci/summarize.mjs', { timeout: 30_000 }, () => {
   it('counts a suite that failed in an afterAll hook, though every test in it passed', async () => {
     expect(await summarize(report('hook-failure.json'))).toEqual({ line: '1 passed, 1 failed, 0 skipped', code: 1 });
   });

@@ -14,8 +14,17 @@ import * as retention from './retention.sql.js';
 export class PostgresDialect implements SqlDialect {
   readonly type = 'postgres' as const;
   private readonly text: Record<string, string>;
+  private readonly names: Record<string, string> = {};
 
-  constructor(readonly tables: ResolvedTableNames) {
+  /**
+   * `prepared`: give the hot statements (claims, completions, renewals) a name, so that they run
+   * as prepared statements (planned once per connection). Off behind a pooler that does not keep
+   * prepared statements across transactions (PgBouncer before 1.21 in transaction mode).
+   */
+  constructor(
+    readonly tables: ResolvedTableNames,
+    private readonly prepared = true,
+  ) {
     // Statement text depends only on the table names: build it once.
     this.text = {
       insertOutbox: outbox.insertOutbox(tables),
@@ -75,12 +84,20 @@ export class PostgresDialect implements SqlDialect {
     return this.lock(`queuebox_pull_${this.lockTableName('inbox')}:${source}`);
   }
 
+  /** A hot statement: named after its text, so that every connection prepares it once. */
+  private hot(key: string, params: unknown[]): SqlStatement {
+    const sql = this.text[key];
+    if (!this.prepared) return { sql, params };
+    this.names[key] ??= `queuebox_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+    return { sql, params, name: this.names[key] };
+  }
+
   private lockTableName(table: ClaimTable): string {
     return this.tables.schema ? `${this.tables.schema}.${this.tables[table]}` : this.tables[table];
   }
 
   claimPull(source: string, request: ClaimRequest): SqlStatement {
-    return { sql: this.text.claimPull, params: [...claimParams({ ...request, cursor: { stream: source, key: request.cursor.key } }), [source]] };
+    return this.hot('claimPull', [...claimParams({ ...request, cursor: { stream: source, key: request.cursor.key } }), [source]]);
   }
 
   private lock(name: string): readonly SqlStatement[] {
@@ -99,7 +116,7 @@ export class PostgresDialect implements SqlDialect {
   }
 
   claimInbox(sources: readonly string[], request: ClaimRequest): SqlStatement {
-    return { sql: this.text.claimInbox, params: [...claimParams(request), [...sources]] };
+    return this.hot('claimInbox', [...claimParams(request), [...sources]]);
   }
 
   inboxBacklog(): SqlStatement {
@@ -107,7 +124,7 @@ export class PostgresDialect implements SqlDialect {
   }
 
   claimOutbox(request: ClaimRequest): SqlStatement {
-    return { sql: this.text.claimOutbox, params: claimParams(request) };
+    return this.hot('claimOutbox', claimParams(request));
   }
 
   renew(table: ClaimTable, row: FencedRow, leaseMs: number): SqlStatement {
@@ -115,14 +132,11 @@ export class PostgresDialect implements SqlDialect {
   }
 
   renewMany(table: ClaimTable, rows: readonly FencedRow[], leaseMs: number): SqlStatement {
-    return { sql: this.text[`renewMany:${table}`], params: [rows.map((r) => r.id), rows.map((r) => r.token), leaseMs] };
+    return this.hot(`renewMany:${table}`, [rows.map((r) => r.id), rows.map((r) => r.token), leaseMs]);
   }
 
   completeMany(kind: 'outbox' | 'relay' | 'pull', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement {
-    return {
-      sql: this.text[`completeMany:${kind}`],
-      params: [rows.map((r) => r.id), rows.map((r) => r.token), handOffLeaseMs ?? 0, handOffLeaseMs !== undefined],
-    };
+    return this.hot(`completeMany:${kind}`, [rows.map((r) => r.id), rows.map((r) => r.token), handOffLeaseMs ?? 0, handOffLeaseMs !== undefined]);
   }
 
   retry(table: ClaimTable, row: FencedRow, delayMs: number, error: string): SqlStatement {
