@@ -65,12 +65,19 @@ const MAX_EMPTY_CLAIMS = 2;
  */
 export abstract class ClaimWorker<Row extends ClaimedRow> {
   protected readonly logger: Logger;
-  protected readonly loop: PollLoop;
+  /**
+   * The claiming loops. Two when the slots hold two batches: a claim takes milliseconds, and one
+   * at a time would cap a busy replica at a batch per claim's duration while its rows are
+   * processed in parallel anyway. SKIP LOCKED keeps their claims apart.
+   */
+  private readonly lanes: PollLoop[];
   /** Aborted when shutdown stops waiting for the work still running. */
   protected readonly abandon = new AbortController();
   protected readonly leases: LeaseGroup;
   private readonly inFlight = new Set<Promise<void>>();
-  private slotFreed?: () => void;
+  /** Slots the claims in flight may fill: they count as taken until those claims return. */
+  private reserved = 0;
+  private readonly slotWaiters = new Set<() => void>();
   private lastReclaimAt = -Infinity;
   private lastSampleAt = -Infinity;
   private readonly cursor: WalkCursor;
@@ -79,12 +86,17 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
   constructor(protected readonly settings: ClaimWorkerSettings) {
     this.logger = new Logger(settings.name);
     this.cursor = new WalkCursor(settings.streams);
-    this.loop = new PollLoop({
-      name: settings.name,
-      intervalMs: settings.pollIntervalMs,
-      tick: (signal) => this.tick(signal),
-      onError: () => settings.onLoopError?.(),
-    });
+    const lanes = settings.concurrency >= 2 * settings.batchSize ? 2 : 1;
+    this.lanes = Array.from(
+      { length: lanes },
+      () =>
+        new PollLoop({
+          name: settings.name,
+          intervalMs: settings.pollIntervalMs,
+          tick: (signal) => this.tick(signal),
+          onError: () => settings.onLoopError?.(),
+        }),
+    );
     this.leases = new LeaseGroup(settings.leaseMs, (claims) => this.renewMany(claims), (lease, cause) => this.claimLost(lease, cause));
   }
 
@@ -104,17 +116,25 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
   protected sample?(): Promise<void>;
 
   get status(): ClaimWorkerStatus {
-    const { state, lastTickAt, lastError, consecutiveErrors } = this.loop;
-    return { state, lastTickAt, lastError, consecutiveErrors, inFlight: this.inFlight.size };
+    const { state, lastError } = this.lanes[0];
+    const ticks = this.lanes.map((lane) => lane.lastTickAt?.getTime() ?? -Infinity);
+    const latest = Math.max(...ticks);
+    return {
+      state,
+      lastTickAt: Number.isFinite(latest) ? new Date(latest) : undefined,
+      lastError,
+      consecutiveErrors: Math.max(...this.lanes.map((lane) => lane.consecutiveErrors)),
+      inFlight: this.inFlight.size,
+    };
   }
 
   /** True while the worker claims and hands on: false once its shutdown began. */
   protected get claiming(): boolean {
-    return this.loop.state === 'running';
+    return this.lanes[0].state === 'running';
   }
 
   protected startLoop(): void {
-    this.loop.start();
+    for (const lane of this.lanes) lane.start();
     const { batchSize, concurrency, pollIntervalMs } = this.settings;
     this.logger.log(`started: ${this.describe()}, batch ${batchSize}, concurrency ${concurrency}, poll interval ${pollIntervalMs} ms`);
   }
@@ -154,7 +174,7 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
   /** Claim now: new rows may be claimable. */
   wake(): void {
     this.emptyClaims = 0;
-    this.loop.wake();
+    for (const lane of this.lanes) lane.wake();
   }
 
   /**
@@ -163,8 +183,8 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
    * reclaimed (docs/concepts/claims-and-leases.md, "Reclaim").
    */
   protected async drain(): Promise<void> {
-    if (this.loop.state !== 'running') return;
-    await this.loop.stop();
+    if (!this.claiming) return;
+    await Promise.all(this.lanes.map((lane) => lane.stop()));
     const waited = new AbortController();
     const drained = Promise.allSettled(this.inFlight).then(() => true);
     const timedOut = abortableDelay(this.settings.shutdownTimeoutMs, waited.signal).then(() => false);
@@ -193,17 +213,26 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
       await this.sample().catch((error) => this.logger.warn({ message: 'gauge sample failed', error: errorText(error) }));
     }
     const { batchSize, concurrency, leaseMs } = this.settings;
-    const free = concurrency - this.inFlight.size;
+    const taken = this.inFlight.size + this.reserved;
+    const free = concurrency - taken;
     // While busy, claim in worthwhile batches: a claim per freed slot would cost a statement per
     // row. Idle workers (nothing in flight) claim at once, so latency does not suffer.
-    if (free <= 0 || (this.inFlight.size > 0 && free < Math.ceil(Math.min(batchSize, concurrency) / 2))) {
+    if (free <= 0 || (taken > 0 && free < Math.ceil(Math.min(batchSize, concurrency) / 2))) {
       await this.nextFreeSlot(signal);
       return 'more';
     }
     const wanted = Math.min(batchSize, free);
     const request = this.cursor.request(wanted, leaseMs);
-    const { rows, progress } = await this.claim(request);
+    this.reserved += wanted;
+    let result: ClaimResult<Row>;
+    try {
+      result = await this.claim(request);
+    } finally {
+      this.reserved -= wanted;
+    }
+    const { rows, progress } = result;
     for (const row of rows) this.track(row);
+    if (rows.length < wanted) this.notifySlotWaiters();
     const sawEverything = this.cursor.advance(request, progress);
     if (rows.length === wanted) return 'more';
     if (sawEverything) return 'idle';
@@ -220,20 +249,24 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
     const task = this.process(row, lease).finally(() => {
       lease.release();
       this.inFlight.delete(task);
-      this.slotFreed?.();
+      this.notifySlotWaiters();
     });
     this.inFlight.add(task);
+  }
+
+  private notifySlotWaiters(): void {
+    for (const waiter of [...this.slotWaiters]) waiter();
   }
 
   private nextFreeSlot(signal: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
       let dispose = (): void => undefined;
       const done = (): void => {
-        this.slotFreed = undefined;
+        this.slotWaiters.delete(done);
         dispose();
         resolve();
       };
-      this.slotFreed = done;
+      this.slotWaiters.add(done);
       dispose = whenAborted(signal, done);
     });
   }

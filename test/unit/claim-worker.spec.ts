@@ -100,7 +100,7 @@ describe('ClaimWorker', () => {
   });
 
   it('a short claim means nothing more is claimable: it sleeps until woken', async () => {
-    const worker = new TestWorker({ batchSize: 4 }, 3);
+    const worker = new TestWorker({ batchSize: 4, concurrency: 4 }, 3);
     worker.start();
     await vi.advanceTimersByTimeAsync(0);
     expect(worker.claims).toEqual([4]);
@@ -111,6 +111,29 @@ describe('ClaimWorker', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(worker.claims).toEqual([4, 4]);
     await worker.stop();
+  });
+
+  it('with room for two batches, runs two claims at once, and never claims more than the free slots', async () => {
+    const worker = new TestWorker({ batchSize: 4, concurrency: 8 }, 100);
+    let inside = 0;
+    let most = 0;
+    const claim = worker['claim'].bind(worker);
+    worker['claim'] = async (request) => {
+      inside += 1;
+      most = Math.max(most, inside);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      inside -= 1;
+      return claim(request);
+    };
+    worker.start();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(most).toBe(2);
+    expect(worker.claims).toEqual([4, 4]);
+    expect(worker.status.inFlight).toBe(8);
+    const stopping = worker.stop();
+    for (const row of worker.finish.keys()) worker.done(row);
+    await vi.advanceTimersByTimeAsync(10);
+    await stopping;
   });
 
   it('drain stops claiming and waits for the work in flight', async () => {
