@@ -4,6 +4,7 @@ import { ModuleRef, NestFactory } from '@nestjs/core';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ClaimRepository, type FencedWriteOptions } from '../lib/claims/claim.repository.js';
+import type { ClaimedInboxRow, ClaimedOutboxRow } from '../lib/dialects/statement-results.js';
 import type { Claim } from '../lib/interfaces/claim.interface.js';
 import { OutboxService, QueueBoxModule, type OutboxMessage, type OutboxPublisher, type QueueBoxModuleOptions } from '../lib/index.js';
 import { StatementTimer, sleep } from './bench-stats.js';
@@ -59,7 +60,7 @@ class RepositoryInstrumentation implements OnModuleInit {
       timers.firstClaimAt ??= performance.now();
       return timers.claim.time(() => claimOutbox(...args), (result) => result.rows.length);
     };
-    repo.completeMany = async <Row>(claims: readonly Claim[], handOffLeaseMs?: number, options?: FencedWriteOptions) => {
+    repo.completeMany = async <Row extends ClaimedOutboxRow | ClaimedInboxRow>(claims: readonly Claim[], handOffLeaseMs?: number, options?: FencedWriteOptions) => {
       const result = await timers.completeMany.time(() => completeMany<Row>(claims, handOffLeaseMs, options), (done) => claims.length - done.lost.length);
       timers.sent += claims.length - result.lost.length;
       timers.onSent?.(timers.sent);

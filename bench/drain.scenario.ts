@@ -14,7 +14,7 @@ function libStatements(schema: string): RawStatements {
   const dialect = new PostgresDialect(resolveOptions({ schema }).tables);
   return {
     name: "QueueBox's own SQL text",
-    claim: dialect.claimOutbox(new WalkCursor().request(0, 0)).sql,
+    claim: dialect.claimOutbox(new WalkCursor().request(0, 0), { lock: false }).claim.sql,
     completeMany: dialect.completeMany('outbox', [], 0).sql,
   };
 }

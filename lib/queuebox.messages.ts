@@ -15,7 +15,7 @@ export const invalidOption = (path: string, value: unknown, allowed: string): st
   `QueueBox option "${path}" is ${describeValue(value)}; it must be ${allowed}.`;
 
 export const unsupportedDatabase = (type: string): string =>
-  `QueueBox supports PostgreSQL DataSources (SQL Server is not available yet); this DataSource is of type "${type}". Point the "dataSource" option at a postgres DataSource.`;
+  `QueueBox supports PostgreSQL and SQL Server DataSources; this DataSource is of type "${type}". Point the "dataSource" option at a "postgres" or "mssql" DataSource.`;
 
 export const unknownDestination = (destination: string, known: readonly string[]): string =>
   `Message destination "${destination}" is not configured. Configured destinations: ${known.length ? known.map((d) => `"${d}"`).join(', ') : 'none'}; add it to the "destinations" option.`;
@@ -38,8 +38,18 @@ export const claimLost = (component: string, id: string): string =>
 export const outboxMarkLost = (id: string, messageId: string): string =>
   `Outbox message ${messageId} (row ${id}) was published but its claim was lost before it was marked sent; the new owner will publish it again (same X-Message-Id). Raise outbox.claimTimeoutMs above the slowest publish if this repeats.`;
 
-export const outboxWriteLost = (what: 'retry' | 'dead-letter', id: string, messageId: string): string =>
-  `Outbox message ${messageId} (row ${id}): the ${what} write lost the claim; the row is left to its new owner.`;
+export const rowWriteLost = (noun: string, what: 'retry' | 'dead-letter' | 'finish', id: string): string =>
+  `${capitalized(noun)} (row ${id}): the ${what} write lost the claim; ${what === 'finish' ? 'its transaction was rolled back and ' : ''}the row is left to its new owner.`;
+
+export const rowClaimLost = (noun: string, id: string): string =>
+  `${capitalized(noun)} (row ${id}): the claim was lost while its work ran; the work was told to stop and the row is left to its new owner.`;
+
+export const rowFinishingWriteFailed = (noun: string): string => `${noun}: the finishing write failed; the row will be claimed again once its lease ends`;
+
+export const claimContended = (worker: string): string =>
+  `${worker}: the claim gave way to another claimer (claim lock not granted in time, or a deadlock); claiming again at the next tick`;
+
+const capitalized = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 
 export const customPublisherMissing = (destination: string, token: string): string =>
   `Destination "${destination}" uses the custom publisher ${token}, which is not a provider visible to QueueBox. Add it to the providers of a module (or export it from a global one).`;
@@ -150,7 +160,7 @@ export const invalidPullSource = (problem: string): string => `source ${problem}
 
 export const deadLetterNeedsReason = (): string => 'deadLetter needs a non-empty reason.';
 
-export const unsupportedMigrationType = (type: string): string => `createQueueBoxMigrations: unsupported type "${type}"; use "postgres".`;
+export const unsupportedMigrationType = (type: string): string => `createQueueBoxMigrations: unsupported type "${type}"; use "postgres" or "mssql".`;
 
 /** Options of the module itself: given next to `useFactory`, never inside what it returns. */
 const MODULE_EXTRAS = ['isGlobal', 'dataSource', 'intake'];

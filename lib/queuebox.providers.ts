@@ -3,6 +3,7 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ClaimRepository } from './claims/claim.repository.js';
 import { DeadLetterRepository } from './claims/dead-letter.repository.js';
+import { StatementRunner } from './claims/statement-runner.js';
 import { resolveDialect } from './dialects/resolve-dialect.js';
 import { InvalidQueueBoxOptionsError } from './errors/invalid-queuebox-options.error.js';
 import { InboxRelay } from './inbox/inbox-relay.js';
@@ -62,6 +63,7 @@ export function queueBoxProviders(dataSourceName: string | undefined): Provider[
     },
     ...queueBoxMetricProviders,
     QueueBoxMetrics,
+    StatementRunner,
     ClaimRepository,
     DeadLetterRepository,
     WakeUpHub,

@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { DataSource, EntityManager } from 'typeorm';
-import type { ClaimCursor, ClaimRequest, ClaimTable, SqlDialect, SqlStatement } from '../dialects/sql-dialect.interface.js';
+import type { EntityManager } from 'typeorm';
+import type { ClaimOptions, ClaimPlan, ClaimRequest, ClaimTable, SqlDialect, SqlStatement } from '../dialects/sql-dialect.interface.js';
+import type { ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, CompletionRow } from '../dialects/statement-results.js';
 import type { Claim, ClaimComponent, FenceResult } from '../interfaces/claim.interface.js';
-import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
-import type { ClaimedInboxRow } from './claimed-inbox-row.interface.js';
-import type { ClaimedOutboxRow } from './claimed-outbox-row.interface.js';
-import { onRunner, runStatement } from './run-statement.js';
+import { QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
+import { StatementRunner } from './statement-runner.js';
 
 /** Longest error text kept on a row: enough to diagnose, bounded so a huge stack cannot bloat it. */
 const MAX_ERROR_LENGTH = 4_000;
@@ -18,63 +17,47 @@ export interface FencedWriteOptions {
   manager?: EntityManager;
 }
 
-/** What a claim saw besides the rows it took: how far its window and its walk over keys went. */
-export interface ClaimProgress {
-  /** Rows in the window of oldest keyed rows (per source for the inbox: the fullest one). */
-  windowRows: number;
-  /** Keys walked, and the last one: where the next claim's walk starts. */
-  walked: number;
-  last?: ClaimCursor;
-}
-
-/** The rows a claim took, and its progress. */
-export interface ClaimResult<Row> {
-  rows: Row[];
-  progress: ClaimProgress;
-}
-
 /** What a batched completion did: the claims that were lost, and the rows handed on to the caller. */
 export interface CompletionResult<Row> {
   lost: Claim[];
   claimed: Row[];
 }
 
-/** A claim statement's row: the progress columns, then the claimed row's (all NULL when none). */
-type ProgressRow<Row> = Row & { window_rows: number; cursor_stream: string | null; cursor_key: string | null; walked: number };
+const NO_PROGRESS = { windowRows: 0, walked: 0 } as const;
 
 /**
- * The only class that executes claim and fence SQL. Claims return rows with fresh tokens;
+ * The only class that runs claims and fenced writes. Claims return rows with fresh tokens;
  * fenced writes report which claims were lost and never throw on a loss. Every time is computed
- * by the database clock inside the statements.
+ * by the database clock inside the statements; every statement and the way a claim runs (its
+ * lock, its transaction, its probe) come from the dialect.
  */
 @Injectable()
 export class ClaimRepository {
   constructor(
-    @Inject(QUEUEBOX_DATA_SOURCE) private readonly dataSource: DataSource,
+    private readonly runner: StatementRunner,
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {}
 
   /**
    * Claims outbox rows (docs/internals/claim-sql.md, "The claim"): at most one per key and
-   * destination, the oldest unfinished of each. With `lock`, the claim runs in a short
-   * transaction after the claim lock (its own statement).
+   * destination, the oldest unfinished of each. With `lock` (or always, where the dialect says
+   * so), the claim runs in a short transaction after the claim lock.
    */
-  claimOutbox(request: ClaimRequest, options: { lock: boolean }): Promise<ClaimResult<ClaimedOutboxRow>> {
-    const claim = this.dialect.claimOutbox(request);
-    return this.claimWith(options.lock ? this.dialect.claimLock('outbox') : [], claim);
+  claimOutbox(request: ClaimRequest, options: ClaimOptions): Promise<ClaimResult<ClaimedOutboxRow>> {
+    return this.claim(this.dialect.claimOutbox(request, options));
   }
 
   /** The inbox relay's claim over the routed sources, always after the relay claim lock. */
   claimInbox(sources: readonly string[], request: ClaimRequest): Promise<ClaimResult<ClaimedInboxRow>> {
-    return this.claimWith(this.dialect.claimLock('inbox'), this.dialect.claimInbox(sources, request));
+    return this.claim(this.dialect.claimInbox(sources, request));
   }
 
   /**
    * A pull claim of `source`: pending rows that are due and processing rows whose lease expired,
    * in one statement, at most one per key. With `lock`, after the per-source claim lock.
    */
-  claimPull(source: string, request: ClaimRequest, options: { lock: boolean }): Promise<ClaimResult<ClaimedInboxRow>> {
-    return this.claimWith(options.lock ? this.dialect.pullClaimLock(source) : [], this.dialect.claimPull(source, request));
+  claimPull(source: string, request: ClaimRequest, options: ClaimOptions): Promise<ClaimResult<ClaimedInboxRow>> {
+    return this.claim(this.dialect.claimPull(source, request, options));
   }
 
   /** Extends the lease from the database clock. */
@@ -89,14 +72,14 @@ export class ClaimRepository {
    */
   async renewMany(claims: readonly Claim[]): Promise<Claim[]> {
     if (claims.length === 0) return [];
-    const rows = await this.run<{ id: string; renewed: boolean }>(this.dialect.renewMany(tableOf(claims[0].component), claims, claims[0].leaseMs));
-    const lost = new Set(rows.filter((row) => !row.renewed).map((row) => String(row.id)));
+    const rows = await this.runner.run(this.dialect.renewMany(tableOf(claims[0].component), claims, claims[0].leaseMs));
+    const lost = new Set(rows.filter((row) => !row.renewed).map((row) => row.id));
     return claims.filter((claim) => lost.has(claim.id));
   }
 
   /** Marks the row finished (`sent` / `processed`); in `manager`'s transaction when given. */
   async complete(claim: Claim, options: FencedWriteOptions = {}): Promise<FenceResult> {
-    const { lost } = await this.completeMany<never>([claim], undefined, options);
+    const { lost } = await this.completeMany([claim], undefined, options);
     return lost.length === 0 ? 'ok' : 'lost';
   }
 
@@ -105,12 +88,23 @@ export class ClaimRepository {
    * next row of each finished key is claimed in the same statement and returned (the caller owns
    * it now, with that lease). All claims are of one component.
    */
-  async completeMany<Row>(claims: readonly Claim[], handOffLeaseMs?: number, options: FencedWriteOptions = {}): Promise<CompletionResult<Row>> {
+  async completeMany<Row extends ClaimedOutboxRow | ClaimedInboxRow = ClaimedOutboxRow | ClaimedInboxRow>(
+    claims: readonly Claim[],
+    handOffLeaseMs?: number,
+    options: FencedWriteOptions = {},
+  ): Promise<CompletionResult<Row>> {
     if (claims.length === 0) return { lost: [], claimed: [] };
-    const kind = claims[0].component === 'outbox' ? 'outbox' : claims[0].component === 'inbox' ? 'relay' : 'pull';
-    const rows = await this.run<Row & { outcome: 'done' | 'claimed'; id: string }>(this.dialect.completeMany(kind, claims, handOffLeaseMs), options.manager);
-    const done = new Set(rows.filter((row) => row.outcome === 'done').map((row) => String(row.id)));
-    return { lost: claims.filter((claim) => !done.has(claim.id)), claimed: rows.filter((row) => row.outcome === 'claimed') };
+    const component = claims[0].component;
+    const statement = component === 'outbox' ? this.dialect.completeMany('outbox', claims, handOffLeaseMs) : this.dialect.completeMany(component === 'inbox' ? 'relay' : 'pull', claims, handOffLeaseMs);
+    // The component decides the row type: the caller names it.
+    const rows = (await this.write<CompletionRow<ClaimedOutboxRow | ClaimedInboxRow>[]>(statement, options.manager)) as CompletionRow<Row>[];
+    const done = new Set<string>();
+    const claimed: Row[] = [];
+    for (const row of rows) {
+      if (row.outcome === 'done') done.add(row.id);
+      else claimed.push(row.row);
+    }
+    return { lost: claims.filter((claim) => !done.has(claim.id)), claimed };
   }
 
   /** Returns the row to `pending`, due after `delayMs` by the database clock. */
@@ -131,49 +125,51 @@ export class ClaimRepository {
   async reclaimExpired(table: ClaimTable, sources?: readonly string[]): Promise<number> {
     let total = 0;
     for (;;) {
-      const rows = await this.run(this.dialect.reclaimExpired(table, RECLAIM_CHUNK, sources));
-      total += rows.length;
-      if (rows.length < RECLAIM_CHUNK) return total;
+      const ids = await this.runner.run(this.dialect.reclaimExpired(table, RECLAIM_CHUNK, sources));
+      total += ids.length;
+      if (ids.length < RECLAIM_CHUNK) return total;
     }
   }
 
-  private async fenced(statement: SqlStatement, manager?: EntityManager): Promise<FenceResult> {
-    const rows = await this.run(statement, manager);
-    return rows.length === 1 ? 'ok' : 'lost';
+  private async fenced(statement: SqlStatement<string[]>, manager?: EntityManager): Promise<FenceResult> {
+    const ids = await this.write(statement, manager);
+    return ids.length === 1 ? 'ok' : 'lost';
   }
 
-  private run<T>(statement: SqlStatement, manager?: EntityManager): Promise<T[]> {
-    return runStatement<T>(this.dataSource, statement, manager);
-  }
-
-  /** Runs the claim (after its lock statements, in one short transaction, when there are any). */
-  private async claimWith<Row extends { id: string | null }>(lock: readonly SqlStatement[], claim: SqlStatement): Promise<ClaimResult<Row>> {
-    const rows = lock.length === 0 ? await this.run<ProgressRow<Row>>(claim) : await this.inTransaction<ProgressRow<Row>>(lock, claim);
-    const [first] = rows;
-    return {
-      rows: rows.filter((row) => row.id !== null),
-      progress: {
-        windowRows: first?.window_rows ?? 0,
-        walked: first?.walked ?? 0,
-        last: first?.cursor_stream != null ? { stream: first.cursor_stream, key: first.cursor_key ?? '' } : undefined,
-      },
-    };
-  }
-
-  /** Runs `before` then `last` on one connection in one transaction; returns the rows of `last`. */
-  private async inTransaction<T>(before: readonly SqlStatement[], last: SqlStatement): Promise<T[]> {
-    const runner = this.dataSource.createQueryRunner();
+  /**
+   * Runs a fenced write. A deadlock victim outside a caller's transaction is run once more: the
+   * write was rolled back whole, and its fence is checked again. In a caller's transaction the
+   * whole transaction was rolled back, so the error is the caller's.
+   */
+  private async write<Result>(statement: SqlStatement<Result>, manager?: EntityManager): Promise<Result> {
     try {
-      await runner.startTransaction();
-      for (const statement of before) await runner.query(statement.sql, [...statement.params]);
-      const rows = await onRunner(runner, last);
-      await runner.commitTransaction();
-      return rows as T[];
+      return await this.runner.run(statement, manager);
     } catch (error) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      if (manager || this.dialect.classifyError(error) !== 'deadlock') throw error;
+      return this.runner.run(statement);
+    }
+  }
+
+  /**
+   * Runs a claim as its plan says: the probe first (nothing due: no claim at all), then the claim
+   * alone in autocommit, or after the claim lock in one short transaction. A claim that loses to
+   * another claimer (the lock was not granted in time, or it was a deadlock victim) claims
+   * nothing this time; the claimer tries again at its next tick.
+   */
+  private async claim<Row>(plan: ClaimPlan<Row>): Promise<ClaimResult<Row>> {
+    if (plan.probe && !(await this.runner.run(plan.probe))) return { rows: [], progress: NO_PROGRESS, skipped: 'nothing-due' };
+    const { lock } = plan;
+    try {
+      if (!lock) return await this.runner.run(plan.claim);
+      const result = await this.runner.transaction(plan.isolation, async (scope) => {
+        for (const statement of lock.setup) await scope.run(statement);
+        return (await scope.run(lock.acquire)) ? scope.run(plan.claim) : undefined;
+      });
+      return result ?? { rows: [], progress: NO_PROGRESS, skipped: 'contended' };
+    } catch (error) {
+      const kind = this.dialect.classifyError(error);
+      if (kind === 'lock-not-granted' || kind === 'deadlock') return { rows: [], progress: NO_PROGRESS, skipped: 'contended' };
       throw error;
-    } finally {
-      await runner.release();
     }
   }
 }

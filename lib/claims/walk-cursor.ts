@@ -1,5 +1,5 @@
 import type { ClaimCursor, ClaimRequest } from '../dialects/sql-dialect.interface.js';
-import type { ClaimProgress } from './claim.repository.js';
+import type { ClaimProgress } from '../dialects/statement-results.js';
 
 /**
  * Where the next claim's walk over keys starts, for one claimer: it resumes after the last key

@@ -1,15 +1,42 @@
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { ClaimTable } from '../interfaces/claim.interface.js';
+import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import type { WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
+import type {
+  BacklogRow,
+  ClaimCursor,
+  ClaimedInboxRow,
+  ClaimedOutboxRow,
+  ClaimResult,
+  CompletionRow,
+  DatabaseErrorKind,
+  DatabaseFacts,
+  DriverRow,
+  InsertedOutboxRow,
+  RenewalRow,
+} from './statement-results.js';
 
-/** One SQL statement with its bound values. Values are never interpolated into `sql`. */
-export interface SqlStatement {
+/**
+ * One SQL statement (one request to the database) with its bound values and the decoder of its
+ * rows. Values are never interpolated into `sql`.
+ */
+export interface SqlStatement<Result = unknown> {
   readonly sql: string;
   readonly params: readonly unknown[];
   /** Set on the hot statements: run as a prepared statement of this name, where the driver can. */
   readonly name?: string;
+  /** Turns the driver's rows into the statement's typed result (statement-results.ts). */
+  readonly decode: (rows: readonly DriverRow[]) => Result;
 }
 
-/** A table that holds claimable rows, and the state that finishes a row there. */
-export type ClaimTable = 'outbox' | 'inbox';
+export type { ClaimTable } from '../interfaces/claim.interface.js';
+
+/** Who claims: the outbox poller, the inbox relay, or a pull worker. */
+export type ClaimKind = 'outbox' | 'relay' | 'pull';
+
+/** The isolation level of QueueBox's own transactions. */
+export type IsolationLevel = 'READ COMMITTED';
 
 /** The fields of one outbox row to insert, already validated and serialized. */
 export interface OutboxInsertRow {
@@ -36,11 +63,7 @@ export interface FencedRow {
   token: string;
 }
 
-/** Where a claim's walk over keys starts: after this (destination or source, key). */
-export interface ClaimCursor {
-  stream: string;
-  key: string;
-}
+export type { ClaimCursor } from './statement-results.js';
 
 /**
  * The bounds of one claim (docs/internals/claim-sql.md, "The claim"): at most `batchSize` rows,
@@ -52,55 +75,96 @@ export interface ClaimRequest {
   walkKeys: number;
   windowRows: number;
   cursor: ClaimCursor;
+  /** The claimer's previous claim found nothing: a dialect that polls may probe before it claims. */
+  afterIdle?: boolean;
+}
+
+/** The lock that serializes claims of one table (or pull source), taken first in the claim's transaction. */
+export interface ClaimLock {
+  /** Statements before the lock, in its transaction (PostgreSQL: the bound on the lock wait). */
+  readonly setup: readonly SqlStatement<void>[];
+  /** Takes the lock, in its own statement; resolves to whether it was granted. */
+  readonly acquire: SqlStatement<boolean>;
 }
 
 /**
- * The SQL of one database. Implementations are pure: they build statement text from validated
- * identifiers and put every value in `params`. Only the `ClaimRepository` and the services'
- * insert paths execute them.
+ * How a dialect runs one claim. Without `lock`, the claim statement runs alone in autocommit.
+ * With it, one transaction at `isolation` on one connection runs `lock.setup`, `lock.acquire`
+ * (a lock not granted rolls back and the claim is skipped as contended), then the claim, and
+ * commits. `probe`, when given, runs first, without a lock: when it finds nothing due, nothing
+ * else runs.
+ */
+export interface ClaimPlan<Row> {
+  readonly probe?: SqlStatement<boolean>;
+  readonly lock?: ClaimLock;
+  readonly isolation: IsolationLevel;
+  readonly claim: SqlStatement<ClaimResult<Row>>;
+}
+
+/** What a claim is asked to respect besides its bounds. */
+export interface ClaimOptions {
+  /** The claim lock was asked for (outbox `claimLock`, a pull worker's `claimLock`). A dialect may take it regardless. */
+  lock: boolean;
+}
+
+/**
+ * The SQL of one database, and how its driver runs it. Statement builders are pure: they build
+ * text from validated identifiers and put every value in `params`. Only the `StatementRunner`
+ * executes statements, through `execute`.
  */
 export interface SqlDialect {
   readonly type: 'postgres' | 'mssql';
   readonly tables: ResolvedTableNames;
+  /** True when every claim takes its claim lock whatever the options say (SQL Server). */
+  readonly claimLockAlways: boolean;
+  /**
+   * True when a pooled connection keeps the isolation level of its last transaction (SQL Server),
+   * so that QueueBox's transactions must always name theirs.
+   */
+  readonly isolationSticks: boolean;
 
-  insertOutbox(rows: readonly OutboxInsertRow[]): SqlStatement;
-  claimOutbox(request: ClaimRequest): SqlStatement;
-  /** Statements to run, in the claim's transaction, before a serialized claim of `table`. */
-  claimLock(table: ClaimTable): readonly SqlStatement[];
+  /** Runs one statement on `runner`'s connection and returns the driver's rows (none for a statement without a result set). */
+  execute(runner: QueryRunner, statement: SqlStatement): Promise<DriverRow[]>;
+  /** What a driver error means to the claim mechanism, or undefined when it means nothing special. */
+  classifyError(error: unknown): DatabaseErrorKind | undefined;
+  /** The cross-replica wake-up of this database, or undefined when replicas rely on polling. */
+  createWakeUpTransport(dataSource: DataSource, instanceId: string): WakeUpTransport | undefined;
+  /** A start-up check of the database (version, settings QueueBox depends on); undefined when none is needed. */
+  startupProbe(): SqlStatement<DatabaseFacts> | undefined;
 
-  /** Inserts unless (source, idempotency key) exists; returns the new id, or no row for a duplicate. */
-  insertInbox(row: InboxInsertRow): SqlStatement;
-  findInbox(source: string, idempotencyKey: string): SqlStatement;
-  claimInbox(sources: readonly string[], request: ClaimRequest): SqlStatement;
-  claimPull(source: string, request: ClaimRequest): SqlStatement;
-  /** Statements to run, in the claim's transaction, before a serialized pull claim of `source`. */
-  pullClaimLock(source: string): readonly SqlStatement[];
-  inboxBacklog(): SqlStatement;
+  insertOutbox(rows: readonly OutboxInsertRow[]): SqlStatement<InsertedOutboxRow[]>;
+  claimOutbox(request: ClaimRequest, options: ClaimOptions): ClaimPlan<ClaimedOutboxRow>;
+  outboxBacklog(): SqlStatement<BacklogRow[]>;
 
-  renew(table: ClaimTable, row: FencedRow, leaseMs: number): SqlStatement;
+  /** Inserts unless (source, idempotency key) exists; resolves to the new id, or undefined for a duplicate. */
+  insertInbox(row: InboxInsertRow): SqlStatement<string | undefined>;
+  /** The id of the row of (source, idempotency key), or undefined. */
+  findInbox(source: string, idempotencyKey: string): SqlStatement<string | undefined>;
+  /** The relay's claim over its routed sources: always after the relay claim lock. */
+  claimInbox(sources: readonly string[], request: ClaimRequest): ClaimPlan<ClaimedInboxRow>;
+  claimPull(source: string, request: ClaimRequest, options: ClaimOptions): ClaimPlan<ClaimedInboxRow>;
+  inboxBacklog(): SqlStatement<BacklogRow[]>;
+
+  /** Extends one lease; the ids changed (one, or none when the claim was lost). */
+  renew(table: ClaimTable, row: FencedRow, leaseMs: number): SqlStatement<string[]>;
   /** Renews a group of claims; rows locked by another transaction are skipped, never waited for. */
-  renewMany(table: ClaimTable, rows: readonly FencedRow[], leaseMs: number): SqlStatement;
+  renewMany(table: ClaimTable, rows: readonly FencedRow[], leaseMs: number): SqlStatement<RenewalRow[]>;
   /**
    * Finishes rows, each fenced by its own token; with `handOffLeaseMs`, claims the next row of
-   * each finished key in the same statement (`kind` says whose claim columns come back).
+   * each finished key in the same statement.
    */
-  completeMany(kind: 'outbox' | 'relay' | 'pull', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement;
-  retry(table: ClaimTable, row: FencedRow, delayMs: number, error: string): SqlStatement;
-  deadLetter(table: ClaimTable, row: FencedRow, error: string): SqlStatement;
+  completeMany(kind: 'outbox', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedOutboxRow>[]>;
+  completeMany(kind: 'relay' | 'pull', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedInboxRow>[]>;
+  retry(table: ClaimTable, row: FencedRow, delayMs: number, error: string): SqlStatement<string[]>;
+  deadLetter(table: ClaimTable, row: FencedRow, error: string): SqlStatement<string[]>;
   /** Expired claims back to pending; for the inbox, only those of `sources` (the relay's). */
-  reclaimExpired(table: ClaimTable, limit: number, sources?: readonly string[]): SqlStatement;
+  reclaimExpired(table: ClaimTable, limit: number, sources?: readonly string[]): SqlStatement<string[]>;
 
-  outboxBacklog(): SqlStatement;
-  /** Dead rows of a table, oldest first, after `afterId`. */
-  listDead(table: ClaimTable, afterId: string, limit: number): SqlStatement;
+  /** Dead rows of the outbox, oldest first, after `afterId`. */
+  listDeadOutbox(afterId: string, limit: number): SqlStatement<DeadOutboxMessage[]>;
+  listDeadInbox(afterId: string, limit: number): SqlStatement<DeadInboxMessage[]>;
   /** Deletes up to `limit` rows finished (`done`) or dead longer than `olderThanMs` ago. */
-  purgeFinished(table: ClaimTable, state: 'done' | 'dead', olderThanMs: number, limit: number): SqlStatement;
-  /** Dead rows back to pending; returns the ids that were dead. */
-  replayDead(table: ClaimTable, ids: readonly string[]): SqlStatement;
-  /** Channel name of the cross-replica wake-up of a table, or undefined without LISTEN/NOTIFY. */
-  wakeChannel(table: ClaimTable): string | undefined;
-  /** Sends a wake-up on `channel`; `senderId` lets the sender ignore its own notification. */
-  notify(channel: string, senderId: string): SqlStatement;
-  listen(channel: string): SqlStatement;
-  unlistenAll(): SqlStatement;
+  purgeFinished(table: ClaimTable, state: 'done' | 'dead', olderThanMs: number, limit: number): SqlStatement<string[]>;
+  /** Dead rows back to pending; the ids that were dead. */
+  replayDead(table: ClaimTable, ids: readonly string[]): SqlStatement<string[]>;
 }

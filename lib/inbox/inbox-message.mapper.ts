@@ -1,4 +1,4 @@
-import type { ClaimedInboxRow } from '../claims/claimed-inbox-row.interface.js';
+import type { ClaimedInboxRow } from '../dialects/statement-results.js';
 import { InvalidMessageError } from '../errors/invalid-message.error.js';
 import type { InboxMessage } from '../interfaces/inbox-message.interface.js';
 import { storedPayloadNotJson } from '../queuebox.messages.js';
@@ -9,22 +9,21 @@ import { storedPayloadNotJson } from '../queuebox.messages.js';
  * instead of the claim that returned it.
  */
 export function toInboxMessage<TPayload = unknown>(row: ClaimedInboxRow): InboxMessage<TPayload> {
-  const id = String(row.id);
-  const text = row.payload;
+  const { id, payload: text } = row;
   let parsed: { value: TPayload } | undefined;
   return {
     id,
     source: row.source,
-    idempotencyKey: row.idempotency_key,
-    key: row.ordering_key,
-    headers: typeof row.headers === 'string' ? (JSON.parse(row.headers) as Record<string, string>) : { ...row.headers },
+    idempotencyKey: row.idempotencyKey,
+    key: row.key,
+    headers: row.headers,
     get payload(): TPayload {
       parsed ??= { value: parseStored<TPayload>(text, id) };
       return parsed.value;
     },
     payloadText: text,
     attempt: row.attempts,
-    receivedAt: new Date(row.received_at),
+    receivedAt: row.receivedAt,
   };
 }
 

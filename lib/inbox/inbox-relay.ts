@@ -1,11 +1,10 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import type { DataSource } from 'typeorm';
-import type { Claim } from '../interfaces/claim.interface.js';
-import { type ClaimResult, ClaimRepository } from '../claims/claim.repository.js';
-import type { ClaimedInboxRow } from '../claims/claimed-inbox-row.interface.js';
+import { ClaimRepository } from '../claims/claim.repository.js';
 import type { Lease } from '../claims/lease-group.js';
+import { StatementRunner } from '../claims/statement-runner.js';
 import type { ClaimRequest, SqlDialect } from '../dialects/sql-dialect.interface.js';
+import type { ClaimedInboxRow, ClaimResult } from '../dialects/statement-results.js';
 import { ClaimLostError } from '../errors/claim-lost.error.js';
 import { InvalidMessageError } from '../errors/invalid-message.error.js';
 import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
@@ -16,11 +15,9 @@ import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { insertOutboxRows } from '../outbox/insert-outbox-rows.js';
 import { toOutboxRow } from '../outbox/validate-outbox-message.js';
-import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
-import { claimLost, inboxForwardLost, maxAttemptsWithoutOutcome, transformInvalid, transformNotRegistered } from '../queuebox.messages.js';
-import { backoffDelay } from '../runtime/backoff.js';
-import { ClaimWorker } from '../runtime/claim-worker.js';
-import { errorText } from '../runtime/error-text.js';
+import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
+import { claimLost, transformInvalid, transformNotRegistered } from '../queuebox.messages.js';
+import { ClaimWorker, type RowOutcome } from '../runtime/claim-worker.js';
 import { withMessageSpan } from '../tracing/trace-context.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { toInboxMessage } from './inbox-message.mapper.js';
@@ -40,18 +37,22 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
   private unsubscribe?: () => void;
 
   constructor(
-    private readonly repository: ClaimRepository,
+    repository: ClaimRepository,
     private readonly metrics: QueueBoxMetrics,
     private readonly wakeUps: WakeUpHub,
     private readonly moduleRef: ModuleRef,
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
-    @Inject(QUEUEBOX_DATA_SOURCE) private readonly dataSource: DataSource,
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
+    private readonly runner: StatementRunner,
   ) {
     const relay = options.inbox.relay;
-    super({
+    super(
+      {
       name: InboxRelay.name,
       component: 'inbox',
+      noun: 'inbox message (relay)',
+      maxAttempts: relay.maxAttempts,
+      backoff: relay.backoff,
       leaseMs: relay.claimTimeoutMs,
       streams: [...relay.routes.keys()],
       pollIntervalMs: relay.pollIntervalMs,
@@ -61,10 +62,12 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
       reclaimEveryMs: relay.claimTimeoutMs / 5,
       sampleEveryMs: options.outbox.metricsIntervalMs,
       onLoopError: () => metrics.loopError('inbox-relay'),
-    });
+      },
+      repository,
+    );
     this.sources = [...relay.routes.keys()];
     this.backlog = new BacklogSampler(
-      dataSource,
+      runner,
       () => dialect.inboxBacklog(),
       () => this.sources,
       (source, pending, age) => metrics.inboxBacklogSample(source, pending, age),
@@ -116,36 +119,21 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
     return this.repository.claimInbox(this.sources, request);
   }
 
-  protected renewMany(claims: readonly Claim[]): Promise<Claim[]> {
-    return this.repository.renewMany(claims);
-  }
-
-  /** Forwards one claimed row and finishes it. Never throws: every outcome is logged and counted. */
+  /** Forwards one claimed row and finishes it. */
   protected async process(row: ClaimedInboxRow, lease: Lease): Promise<void> {
-    const claim = lease.claim;
     const message = toInboxMessage(row);
-    lease.detail = message;
-    try {
-      if (message.attempt > this.options.inbox.relay.maxAttempts) {
-        lease.release();
-        await this.finishFailed(claim, message, new Error(maxAttemptsWithoutOutcome()), false);
-        return;
-      }
-      const result = await this.runLeased(lease, () =>
-        withMessageSpan(`relay ${message.source}`, message.headers, { 'messaging.source.name': message.source }, () => this.forward(message, lease)),
-      );
-      if (result.outcome === 'left') return;
-      if (result.outcome === 'failed') {
-        // An outbox message the transform shaped wrongly will not get better by waiting.
-        await this.finishFailed(claim, message, result.error, !(result.error instanceof InvalidMessageError));
-        return;
-      }
-      // The relay claims only its routed sources: a bounded label set.
-      this.metrics.inboxRelayed(message.source);
-      this.adopt(result.value);
-    } catch (error) {
-      this.logger.error({ message: 'inbox relay finishing write failed; the row will be reclaimed after its lease', rowId: claim.id, error: errorText(error) });
+    const result = await this.runLeased(lease, () =>
+      withMessageSpan(`relay ${message.source}`, message.headers, { 'messaging.source.name': message.source }, () => this.forward(message, lease)),
+    );
+    if (result.outcome === 'left') return;
+    if (result.outcome === 'failed') {
+      // An outbox message the transform shaped wrongly will not get better by waiting.
+      await this.fail(row, lease, { error: result.error, retryable: !(result.error instanceof InvalidMessageError) });
+      return;
     }
+    // The relay claims only its routed sources: a bounded label set.
+    this.metrics.inboxRelayed(message.source);
+    this.adopt(result.value);
   }
 
   /**
@@ -171,40 +159,22 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
     );
     lease.release();
     if (lease.lost) throw lease.signal.reason;
-    return this.dataSource.transaction(async (manager) => {
-      const handOff = this.claiming ? this.settings.leaseMs : undefined;
-      const { lost, claimed } = await this.repository.completeMany<ClaimedInboxRow>([lease.claim], handOff, { manager });
+    return this.runner.withManager(async (manager) => {
+      const { lost, claimed } = await this.repository.completeMany<ClaimedInboxRow>([lease.claim], this.handOffLeaseMs, { manager });
       if (lost.length > 0) throw new ClaimLostError('inbox', lease.claim.id, claimLost('inbox', lease.claim.id));
-      await insertOutboxRows(this.dataSource, this.dialect, this.wakeUps, [outboxRow], manager);
+      await insertOutboxRows(this.runner, this.dialect, this.wakeUps, [outboxRow], manager);
       return claimed;
     });
   }
 
-  private async finishFailed(claim: Claim, message: InboxMessage, error: unknown, retryable: boolean): Promise<void> {
-    const { maxAttempts, backoff } = this.options.inbox.relay;
-    const dead = !retryable || message.attempt >= maxAttempts;
-    const text = errorText(error);
-    const written = dead ? await this.repository.deadLetter(claim, text) : await this.repository.retry(claim, backoffDelay(message.attempt, backoff), text);
-    const source = message.source;
-    if (written === 'lost') {
-      this.logger.warn({ message: inboxForwardLost(claim.id), rowId: claim.id, source: message.source });
-      this.metrics.claimLost('inbox');
-      this.metrics.inboxRelayFailed(source, 'lost');
-      return;
-    }
-    this.metrics.inboxRelayFailed(source, dead ? 'dead' : 'retried');
-    const log = { message: dead ? 'inbox message dead-lettered by the relay' : 'inbox forward failed; retrying', rowId: claim.id, source: message.source, attempt: message.attempt, error: text };
-    if (dead) this.logger.error(log);
-    else this.logger.warn(log);
+  protected countOutcome(row: ClaimedInboxRow, outcome: RowOutcome): void {
+    if (outcome === 'lost') this.metrics.claimLost('inbox');
+    this.metrics.inboxRelayFailed(row.source, outcome);
   }
 
-  protected claimLost(lease: Lease, cause: unknown): void {
-    const source = (lease.detail as InboxMessage | undefined)?.source;
-    this.logger.warn({ message: inboxForwardLost(lease.claim.id), rowId: lease.claim.id, source, error: errorText(cause) });
-    this.metrics.claimLost('inbox');
-    if (source) this.metrics.inboxRelayFailed(source, 'lost');
+  protected logFields(row: ClaimedInboxRow): Record<string, unknown> {
+    return { rowId: row.id, source: row.source };
   }
-
 }
 
 /**

@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { DataSource, EntityManager } from 'typeorm';
-import { runStatement } from '../claims/run-statement.js';
+import type { EntityManager } from 'typeorm';
+import { StatementRunner } from '../claims/statement-runner.js';
 import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
 import { DeadLetterRepository } from '../claims/dead-letter.repository.js';
 import type { DeadInboxMessage, DeadLetterQuery } from '../interfaces/dead-letter.interface.js';
 import type { InboxMessageInput, InboxReceipt } from '../interfaces/inbox-message.interface.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
-import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
+import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { receiveRaced } from '../queuebox.messages.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { SourceLabels } from './source-labels.js';
@@ -34,7 +34,7 @@ export interface ReceiveOptions {
 @Injectable()
 export class InboxService {
   constructor(
-    @Inject(QUEUEBOX_DATA_SOURCE) private readonly dataSource: DataSource,
+    private readonly runner: StatementRunner,
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
     private readonly wakeUps: WakeUpHub,
@@ -61,16 +61,16 @@ export class InboxService {
     // retention sweeper deleted it in between. The dedup record is gone then, so the next insert
     // stores the message as new, exactly as a redelivery after retention would.
     for (let attempt = 1; ; attempt++) {
-      const [inserted] = await runStatement<{ id: string }>(this.dataSource, this.dialect.insertInbox(row), manager);
-      if (inserted) {
+      const inserted = await this.runner.run(this.dialect.insertInbox(row), manager);
+      if (inserted !== undefined) {
         this.wakeUps.rowsWritten('inbox', manager);
         this.metrics.inboxReceived(this.labels.of(row.source), 'accepted');
-        return { status: 'accepted', id: String(inserted.id) };
+        return { status: 'accepted', id: inserted };
       }
-      const [existing] = await runStatement<{ id: string }>(this.dataSource, this.dialect.findInbox(row.source, row.idempotencyKey), manager);
-      if (existing) {
+      const existing = await this.runner.run(this.dialect.findInbox(row.source, row.idempotencyKey), manager);
+      if (existing !== undefined) {
         this.metrics.inboxReceived(this.labels.of(row.source), 'duplicate');
-        return { status: 'duplicate', id: String(existing.id) };
+        return { status: 'duplicate', id: existing };
       }
       if (attempt === MAX_RECEIVE_ATTEMPTS) throw new Error(receiveRaced(MAX_RECEIVE_ATTEMPTS));
     }
@@ -78,16 +78,7 @@ export class InboxService {
 
   /** Dead-lettered inbox messages, oldest first, a page at a time (`after` = last id of the previous page). */
   async listDead(query: DeadLetterQuery = {}): Promise<DeadInboxMessage[]> {
-    const rows = await this.deadLetters.list<DeadInboxRow>('inbox', query);
-    return rows.map((row) => ({
-      id: String(row.id),
-      source: row.source,
-      idempotencyKey: row.idempotency_key,
-      key: row.ordering_key,
-      attempts: row.attempts,
-      lastError: row.last_error,
-      finishedAt: row.finished_at,
-    }));
+    return this.deadLetters.listInbox(query);
   }
 
   /** Hands dead inbox messages to the relay or pull workers again; returns the ids that were dead. */
@@ -96,14 +87,4 @@ export class InboxService {
     if (replayed.length > 0) this.wakeUps.rowsWritten('inbox');
     return replayed;
   }
-}
-
-interface DeadInboxRow {
-  id: string;
-  source: string;
-  idempotency_key: string;
-  ordering_key: string | null;
-  attempts: number;
-  last_error: string | null;
-  finished_at: Date | null;
 }

@@ -5,6 +5,9 @@
  */
 export type ClaimComponent = 'outbox' | 'inbox' | 'pull';
 
+/** A table that holds claimable rows: the outbox, or the inbox (relay and pull workers). */
+export type ClaimTable = 'outbox' | 'inbox';
+
 /**
  * Proof of ownership of one row: its id and the random token the claim wrote. Immutable; a new
  * claim of the row makes a new token, and nothing ever reuses one.

@@ -1,13 +1,6 @@
-import type { DataSource } from 'typeorm';
-import { runStatement } from '../claims/run-statement.js';
+import type { StatementRunner } from '../claims/statement-runner.js';
 import type { SqlStatement } from '../dialects/sql-dialect.interface.js';
-
-/** A row of a backlog statement: one label value with its pending count and oldest age. */
-interface BacklogRow {
-  label: string;
-  pending: number;
-  oldest_age_seconds: number;
-}
+import type { BacklogRow } from '../dialects/statement-results.js';
 
 /**
  * Samples a backlog statement into gauges. Only the configured label values are reported, so
@@ -15,18 +8,18 @@ interface BacklogRow {
  */
 export class BacklogSampler {
   constructor(
-    private readonly dataSource: DataSource,
-    private readonly statement: () => SqlStatement,
+    private readonly runner: StatementRunner,
+    private readonly statement: () => SqlStatement<BacklogRow[]>,
     private readonly labels: () => Iterable<string>,
     private readonly record: (label: string, pending: number, oldestAgeSeconds: number) => void,
   ) {}
 
   async sample(): Promise<void> {
-    const rows = await runStatement<BacklogRow>(this.dataSource, this.statement());
+    const rows = await this.runner.run(this.statement());
     const byLabel = new Map(rows.map((row) => [row.label, row]));
     for (const label of this.labels()) {
       const row = byLabel.get(label);
-      this.record(label, row ? Number(row.pending) : 0, row ? Math.max(0, Number(row.oldest_age_seconds)) : 0);
+      this.record(label, row?.pending ?? 0, row?.oldestAgeSeconds ?? 0);
     }
   }
 }

@@ -1,9 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import * as postgresSchema from '../dialects/postgres/schema.sql.js';
+import { type SchemaDatabaseType, schemaSteps } from '../dialects/schema-steps.js';
 import type { QueueBoxModuleOptions } from '../interfaces/queuebox-options.interface.js';
 import { resolveOptions } from '../options/resolve-options.js';
 import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
-import { unsupportedMigrationType } from '../queuebox.messages.js';
 
 /** A migration class as TypeORM's `migrations` option takes it. */
 export type QueueBoxMigrationClass = new () => MigrationInterface;
@@ -14,30 +13,22 @@ export type QueueBoxMigrationClass = new () => MigrationInterface;
  * @publicApi
  */
 export interface QueueBoxMigrationOptions {
-  type: 'postgres';
+  /** The DataSource's `type`. */
+  type: SchemaDatabaseType;
   schema?: QueueBoxModuleOptions['schema'];
   tables?: QueueBoxModuleOptions['tables'];
 }
 
-/** Timestamps of QueueBox's schema versions; TypeORM orders migrations by them. */
-const OUTBOX_VERSION = 1764460800000;
-const INBOX_VERSION = 1764547200000;
-const SCHEMA_V2_VERSION = 1764979200000;
-
 /**
- * The TypeORM migration classes that create QueueBox's tables. Add them to your DataSource's
- * `migrations` (with `migrationsRun: true` for a quick start); QueueBox never synchronizes.
+ * The TypeORM migration classes that create QueueBox's tables on PostgreSQL or SQL Server. Add
+ * them to your DataSource's `migrations` (with `migrationsRun: true` for a quick start); QueueBox
+ * never synchronizes. An unknown `type` throws `UnsupportedDatabaseError`.
  * @publicApi
  */
 export function createQueueBoxMigrations(options: QueueBoxMigrationOptions): QueueBoxMigrationClass[] {
   const tables = resolveOptions({ schema: options.schema, tables: options.tables }).tables;
-  if (options.type !== 'postgres') throw new TypeError(unsupportedMigrationType(String(options.type)));
   const suffix = nameSuffix(tables);
-  return [
-    migration(`QueueBoxOutbox${suffix}${OUTBOX_VERSION}`, [...postgresSchema.createSchema(tables), ...postgresSchema.createOutboxTable(tables)], postgresSchema.dropOutboxTable(tables)),
-    migration(`QueueBoxInbox${suffix}${INBOX_VERSION}`, postgresSchema.createInboxTable(tables), postgresSchema.dropInboxTable(tables)),
-    migration(`QueueBoxSchemaV2${suffix}${SCHEMA_V2_VERSION}`, postgresSchema.upgradeToV2(tables), postgresSchema.downgradeFromV2(tables)),
-  ];
+  return schemaSteps(String(options?.type), tables).map((step) => migration(`QueueBox${step.name}${suffix}${step.version}`, step.up, step.down));
 }
 
 function migration(name: string, up: readonly string[], down: readonly string[]): QueueBoxMigrationClass {

@@ -1,5 +1,5 @@
-import type { DataSource, EntityManager } from 'typeorm';
-import { runStatement } from '../claims/run-statement.js';
+import type { EntityManager } from 'typeorm';
+import type { StatementRunner } from '../claims/statement-runner.js';
 import type { OutboxInsertRow, SqlDialect } from '../dialects/sql-dialect.interface.js';
 import type { EnqueuedMessage } from '../interfaces/outbox-message.interface.js';
 import type { WakeUpHub } from '../wakeup/wake-up.hub.js';
@@ -9,15 +9,15 @@ import type { WakeUpHub } from '../wakeup/wake-up.hub.js';
  * wakes the pollers once they are visible. Returns ids in input order.
  */
 export async function insertOutboxRows(
-  dataSource: DataSource,
+  runner: StatementRunner,
   dialect: SqlDialect,
   wakeUps: WakeUpHub,
   rows: readonly OutboxInsertRow[],
   manager?: EntityManager,
 ): Promise<EnqueuedMessage[]> {
   if (rows.length === 0) return [];
-  const inserted = await runStatement<{ id: string; message_id: string }>(dataSource, dialect.insertOutbox(rows), manager);
+  const inserted = await runner.run(dialect.insertOutbox(rows), manager);
   wakeUps.rowsWritten('outbox', manager);
-  const idByMessageId = new Map(inserted.map((row) => [row.message_id, String(row.id)]));
+  const idByMessageId = new Map(inserted.map((row) => [row.messageId, row.id]));
   return rows.map((row) => ({ id: idByMessageId.get(row.messageId)!, messageId: row.messageId }));
 }

@@ -1,5 +1,5 @@
 import type { ClaimRepository } from '../claims/claim.repository.js';
-import type { ClaimedOutboxRow } from '../claims/claimed-outbox-row.interface.js';
+import type { ClaimedOutboxRow } from '../dialects/statement-results.js';
 import type { Claim, FenceResult } from '../interfaces/claim.interface.js';
 
 interface PendingCompletion {

@@ -1,14 +1,14 @@
-import type { ClaimedOutboxRow } from '../claims/claimed-outbox-row.interface.js';
+import type { ClaimedOutboxRow } from '../dialects/statement-results.js';
 import type { OutboxMessage } from '../interfaces/outbox-message.interface.js';
 
 /** The message a publisher receives, from a claimed row. */
 export function toOutboxMessage(row: ClaimedOutboxRow): OutboxMessage {
   return {
-    id: String(row.id),
-    messageId: row.message_id,
+    id: row.id,
+    messageId: row.messageId,
     destination: row.destination,
-    key: row.ordering_key,
-    headers: typeof row.headers === 'string' ? (JSON.parse(row.headers) as Record<string, string>) : { ...row.headers },
+    key: row.key,
+    headers: row.headers,
     payload: row.payload,
     attempt: row.attempts,
   };

@@ -1,29 +1,26 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
-import type { DataSource } from 'typeorm';
-import type { Claim } from '../interfaces/claim.interface.js';
-import { type ClaimResult, ClaimRepository } from '../claims/claim.repository.js';
+import { ClaimRepository } from '../claims/claim.repository.js';
 import type { Lease } from '../claims/lease-group.js';
-import type { ClaimedOutboxRow } from '../claims/claimed-outbox-row.interface.js';
+import { StatementRunner } from '../claims/statement-runner.js';
 import type { ClaimRequest, SqlDialect } from '../dialects/sql-dialect.interface.js';
+import type { ClaimedOutboxRow, ClaimResult } from '../dialects/statement-results.js';
 import { PublishFailedError } from '../errors/publish-failed.error.js';
 import type { OutboxMessage } from '../interfaces/outbox-message.interface.js';
 import { BacklogSampler } from '../metrics/backlog-sampler.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { PublisherRegistry } from '../publishers/publisher-registry.js';
-import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
-import { destinationNotHere, maxAttemptsWithoutOutcome, outboxMarkLost, outboxWriteLost } from '../queuebox.messages.js';
-import { backoffDelay } from '../runtime/backoff.js';
-import { ClaimWorker } from '../runtime/claim-worker.js';
-import { errorText } from '../runtime/error-text.js';
+import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
+import { destinationNotHere, outboxMarkLost } from '../queuebox.messages.js';
+import { ClaimWorker, type RowFailure, type RowOutcome } from '../runtime/claim-worker.js';
 import { withMessageSpan } from '../tracing/trace-context.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { OutboxCompletionBatcher } from './outbox-completion-batcher.js';
 import { toOutboxMessage } from './outbox-message.mapper.js';
 
 /** How one publish ended, before its fenced write. */
-type PublishResult = { ok: true } | { ok: false; error: unknown; retryable: boolean; retryAfterMs?: number };
+type PublishResult = { ok: true } | ({ ok: false } & RowFailure);
 
 /**
  * Claims outbox rows in batches, publishes each to its destination with bounded concurrency,
@@ -38,18 +35,22 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
   private unsubscribe?: () => void;
 
   constructor(
-    private readonly repository: ClaimRepository,
+    repository: ClaimRepository,
     private readonly publishers: PublisherRegistry,
     private readonly metrics: QueueBoxMetrics,
     private readonly wakeUps: WakeUpHub,
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
-    @Inject(QUEUEBOX_DATA_SOURCE) dataSource: DataSource,
-    @Inject(QUEUEBOX_SQL_DIALECT) dialect: SqlDialect,
+    runner: StatementRunner,
+    @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {
     const outbox = options.outbox;
-    super({
+    super(
+      {
       name: OutboxPoller.name,
       component: 'outbox',
+      noun: 'outbox message',
+      maxAttempts: outbox.maxAttempts,
+      backoff: outbox.backoff,
       leaseMs: outbox.claimTimeoutMs,
       pollIntervalMs: outbox.pollIntervalMs,
       batchSize: outbox.batchSize,
@@ -58,16 +59,18 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
       reclaimEveryMs: outbox.claimTimeoutMs / 5,
       sampleEveryMs: outbox.metricsIntervalMs,
       onLoopError: () => metrics.loopError('outbox'),
-    });
+      },
+      repository,
+    );
     // A key with a backlog flows from one completion to the next: the mark of a row claims the
     // key's next row in the same statement (not while shutting down: nothing new is taken then).
     this.completions = new OutboxCompletionBatcher(
       repository,
-      () => (this.claiming ? outbox.claimTimeoutMs : undefined),
+      () => this.handOffLeaseMs,
       (rows) => this.adoptHandedOn(rows),
     );
     this.backlog = new BacklogSampler(
-      dataSource,
+      runner,
       () => dialect.outboxBacklog(),
       () => publishers.names(),
       (destination, pending, age) => metrics.outboxBacklogSample(destination, pending, age),
@@ -92,7 +95,8 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
 
   protected describe(): string {
     const { claimTimeoutMs, claimLock } = this.options.outbox;
-    return `destinations ${this.publishers.names().join(', ') || 'none'}, lease ${claimTimeoutMs} ms${claimLock ? ', claim lock' : ''}`;
+    const lock = claimLock || this.dialect.claimLockAlways ? ', claim lock' : '';
+    return `destinations ${this.publishers.names().join(', ') || 'none'}, lease ${claimTimeoutMs} ms${lock}`;
   }
 
   protected override async reclaim(): Promise<void> {
@@ -109,39 +113,22 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
     return result;
   }
 
-  protected renewMany(claims: readonly Claim[]): Promise<Claim[]> {
-    return this.repository.renewMany(claims);
-  }
-
   private adoptHandedOn(rows: readonly ClaimedOutboxRow[]): void {
     this.metrics.outboxOrderInversions(countInverted(rows));
     this.adopt(rows);
   }
 
-  /** Publishes one claimed row and finishes it. Never throws: every outcome is logged and counted. */
+  /** Publishes one claimed row and finishes it. */
   protected async process(row: ClaimedOutboxRow, lease: Lease): Promise<void> {
-    const claim = lease.claim;
     const message = toOutboxMessage(row);
-    lease.detail = message;
-    try {
-      if (row.attempts > this.options.outbox.maxAttempts) {
-        // Claimed more often than allowed without an outcome (its workers crashed or lost it).
-        lease.release();
-        await this.finishFailed(claim, message, { ok: false, error: new Error(maxAttemptsWithoutOutcome()), retryable: false });
-        return;
-      }
-      const started = performance.now();
-      const result = await this.publish(message, lease);
-      const seconds = (performance.now() - started) / 1000;
-      // A lost claim changes nothing more; shutdown that gave up leaves the row to reclaim.
-      if (lease.lost || this.abandon.signal.aborted) return;
-      lease.release();
-      if (result.ok) await this.finishSent(claim, message, seconds);
-      else await this.finishFailed(claim, message, result, seconds);
-    } catch (error) {
-      // A database failure of the finishing write: the row stays processing and is reclaimed.
-      this.logger.error({ message: 'outbox finishing write failed; the row will be reclaimed after its lease', messageId: message.messageId, rowId: claim.id, error: errorText(error) });
-    }
+    const started = performance.now();
+    const result = await this.publish(message, lease);
+    const seconds = (performance.now() - started) / 1000;
+    // A lost claim changes nothing more; shutdown that gave up leaves the row to reclaim.
+    if (lease.lost || this.abandon.signal.aborted) return;
+    lease.release();
+    if (result.ok) await this.finishSent(row, seconds);
+    else await this.fail(row, lease, result, seconds);
   }
 
   private async publish(message: OutboxMessage, lease: Lease): Promise<PublishResult> {
@@ -165,49 +152,28 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
     }
   }
 
-  private async finishSent(claim: Claim, message: OutboxMessage, seconds: number): Promise<void> {
-    if ((await this.completions.complete(claim)) === 'ok') {
-      this.metrics.outboxPublishAttempt(message.destination, 'sent', seconds);
+  private async finishSent(row: ClaimedOutboxRow, seconds: number): Promise<void> {
+    if ((await this.completions.complete(this.claimOf(row))) === 'ok') {
+      this.metrics.outboxPublishAttempt(row.destination, 'sent', seconds);
       return;
     }
     // Published, but another owner has the row now and will publish it again (a duplicate with
     // the same message id; docs/concepts/claims-and-leases.md, "Lost claims").
-    this.logger.error({ message: outboxMarkLost(claim.id, message.messageId), messageId: message.messageId, rowId: claim.id });
-    this.metrics.claimLost('outbox');
-    this.metrics.outboxPublishAttempt(message.destination, 'lost', seconds);
+    this.logger.error({ message: outboxMarkLost(row.id, row.messageId), messageId: row.messageId, rowId: row.id });
+    this.countOutcome(row, 'lost', seconds);
   }
 
-  private async finishFailed(claim: Claim, message: OutboxMessage, result: Extract<PublishResult, { ok: false }>, seconds?: number): Promise<void> {
-    const { maxAttempts, backoff } = this.options.outbox;
-    const error = errorText(result.error);
-    const dead = !result.retryable || message.attempt >= maxAttempts;
-    const written = dead
-      ? await this.repository.deadLetter(claim, error)
-      : await this.repository.retry(claim, Math.min(backoff.maxDelayMs, Math.max(backoffDelay(message.attempt, backoff), result.retryAfterMs ?? 0)), error);
-    if (written === 'lost') {
-      this.logger.warn({ message: outboxWriteLost(dead ? 'dead-letter' : 'retry', claim.id, message.messageId), messageId: message.messageId, rowId: claim.id });
-      this.metrics.claimLost('outbox');
-      this.metrics.outboxPublishAttempt(message.destination, 'lost', seconds);
-      return;
-    }
-    this.metrics.outboxPublishAttempt(message.destination, dead ? 'dead' : 'retried', seconds);
-    // A dead row is finished: the next row of its key may be claimable now.
-    if (dead && message.key !== null) this.wake();
-    const log = { message: dead ? 'outbox message dead-lettered' : 'outbox publish failed; retrying', messageId: message.messageId, rowId: claim.id, destination: message.destination, attempt: message.attempt, error };
-    if (dead) this.logger.error(log);
-    else this.logger.warn(log);
+  protected countOutcome(row: ClaimedOutboxRow, outcome: RowOutcome, seconds?: number): void {
+    if (outcome === 'lost') this.metrics.claimLost('outbox');
+    this.metrics.outboxPublishAttempt(row.destination, outcome, seconds);
   }
 
-  protected claimLost(lease: Lease, cause: unknown): void {
-    const message = lease.detail as OutboxMessage | undefined;
-    this.logger.warn({ message: 'outbox claim lost while publishing; the publish was aborted and the row is left to its new owner', messageId: message?.messageId, rowId: lease.claim.id, error: errorText(cause) });
-    this.metrics.claimLost('outbox');
-    if (message) this.metrics.outboxPublishAttempt(message.destination, 'lost');
+  protected logFields(row: ClaimedOutboxRow): Record<string, unknown> {
+    return { messageId: row.messageId, rowId: row.id, destination: row.destination };
   }
-
 }
 
 /** Claimed rows flagged as late commits (order inversions). */
-function countInverted(rows: readonly { inverted?: boolean | null }[]): number {
-  return rows.filter((row) => row.inverted === true).length;
+function countInverted(rows: readonly { inverted: boolean }[]): number {
+  return rows.filter((row) => row.inverted).length;
 }

@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { StatementRunner } from '../claims/statement-runner.js';
 import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
 import { DeadLetterRepository } from '../claims/dead-letter.repository.js';
 import type { DeadLetterQuery, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type { EnqueuedMessage, OutboxMessageInput } from '../interfaces/outbox-message.interface.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
-import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
+import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { insertOutboxRows } from './insert-outbox-rows.js';
 import { toOutboxRow } from './validate-outbox-message.js';
@@ -30,7 +31,7 @@ export interface EnqueueOptions {
 @Injectable()
 export class OutboxService {
   constructor(
-    @Inject(QUEUEBOX_DATA_SOURCE) private readonly dataSource: DataSource,
+    private readonly runner: StatementRunner,
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
     private readonly wakeUps: WakeUpHub,
@@ -52,22 +53,13 @@ export class OutboxService {
     const single = !Array.isArray(input);
     const messages: readonly OutboxMessageInput[] = single ? [input as OutboxMessageInput] : (input as readonly OutboxMessageInput[]);
     const rows = messages.map((message, index) => toOutboxRow(message, this.options, single ? undefined : index));
-    const result = await insertOutboxRows(this.dataSource, this.dialect, this.wakeUps, rows, manager);
+    const result = await insertOutboxRows(this.runner, this.dialect, this.wakeUps, rows, manager);
     return single ? result[0] : result;
   }
 
   /** Dead-lettered messages, oldest first, a page at a time (`after` = last id of the previous page). */
   async listDead(query: DeadLetterQuery = {}): Promise<DeadOutboxMessage[]> {
-    const rows = await this.deadLetters.list<DeadOutboxRow>('outbox', query);
-    return rows.map((row) => ({
-      id: String(row.id),
-      messageId: row.message_id,
-      destination: row.destination,
-      key: row.ordering_key,
-      attempts: row.attempts,
-      lastError: row.last_error,
-      finishedAt: row.finished_at,
-    }));
+    return this.deadLetters.listOutbox(query);
   }
 
   /**
@@ -79,14 +71,4 @@ export class OutboxService {
     if (replayed.length > 0) this.wakeUps.rowsWritten('outbox');
     return replayed;
   }
-}
-
-interface DeadOutboxRow {
-  id: string;
-  message_id: string;
-  destination: string;
-  ordering_key: string | null;
-  attempts: number;
-  last_error: string | null;
-  finished_at: Date | null;
 }

@@ -6,14 +6,14 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import type { DataSource } from 'typeorm';
 import { ClaimRepository } from '../claims/claim.repository.js';
+import { StatementRunner } from '../claims/statement-runner.js';
 import { DuplicatePullWorkerError } from '../errors/duplicate-pull-worker.error.js';
 import { InvalidPullWorkerError } from '../errors/invalid-pull-worker.error.js';
 import { SourceLabels } from '../inbox/source-labels.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
-import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
+import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
 import { BacklogSampler } from '../metrics/backlog-sampler.js';
 import { duplicatePullWorker, pullWorkerNotHost, pullWorkerRequestScoped } from '../queuebox.messages.js';
@@ -41,11 +41,11 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
     private readonly labels: SourceLabels,
     private readonly wakeUps: WakeUpHub,
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
-    @Inject(QUEUEBOX_DATA_SOURCE) private readonly dataSource: DataSource,
-    @Inject(QUEUEBOX_SQL_DIALECT) dialect: SqlDialect,
+    private readonly runner: StatementRunner,
+    @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {
     this.backlog = new BacklogSampler(
-      dataSource,
+      runner,
       () => dialect.inboxBacklog(),
       () => this.runners.map((runner) => runner.source),
       (source, pending, age) => metrics.inboxBacklogSample(labels.of(source), pending, age),
@@ -78,7 +78,8 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
       this.runners.push(
         new PullWorkerRunner(host, worker, {
           repository: this.repository,
-          dataSource: this.dataSource,
+          runner: this.runner,
+          claimLockAlways: this.dialect.claimLockAlways,
           metrics: this.metrics,
           label: this.labels.of(worker.source),
           // The first runner samples the backlog of every pulled source (one query for all).

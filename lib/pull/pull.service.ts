@@ -59,11 +59,11 @@ export class PullService {
     if (sources && !sources.has(source)) throw new UnknownSourceError(source, unknownSource(source, [...sources.keys()]));
     const cursor = this.cursorOf(source);
     const request = cursor.request(max, leaseMs);
-    const { rows, progress } = await this.repository.claimPull(source, request, { lock: options.claimLock ?? false });
-    cursor.advance(request, progress);
-    this.metrics.pullOrderInversions(this.labels.of(source), rows.filter((row) => row.inverted === true).length);
+    const { rows, progress, skipped } = await this.repository.claimPull(source, request, { lock: options.claimLock ?? false });
+    if (!skipped) cursor.advance(request, progress);
+    this.metrics.pullOrderInversions(this.labels.of(source), rows.filter((row) => row.inverted).length);
     // Assigned, not spread: spreading would read (and parse) the payload now.
-    return rows.map((row) => Object.assign(toInboxMessage<TPayload>(row), { claim: { component: 'pull' as const, id: String(row.id), token: row.claim_token, leaseMs } }));
+    return rows.map((row) => Object.assign(toInboxMessage<TPayload>(row), { claim: { component: 'pull' as const, id: row.id, token: row.token, leaseMs } }));
   }
 
   /** Each source's walk over keys resumes where its last claim stopped: every key gets its turn. */

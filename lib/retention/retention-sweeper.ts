@@ -1,10 +1,9 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
-import { runStatement } from '../claims/run-statement.js';
+import { StatementRunner } from '../claims/statement-runner.js';
 import type { ClaimTable, SqlDialect } from '../dialects/sql-dialect.interface.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
-import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
+import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { PollLoop } from '../runtime/poll-loop.js';
 
 /** Rows deleted per statement: short statements, short row locks, bounded WAL bursts. */
@@ -30,7 +29,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
 
   constructor(
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
-    @Inject(QUEUEBOX_DATA_SOURCE) private readonly dataSource: DataSource,
+    private readonly runner: StatementRunner,
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
     private readonly metrics: QueueBoxMetrics,
   ) {
@@ -68,7 +67,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
     for (const rule of this.rules) {
       for (;;) {
         if (signal.aborted) return 'idle';
-        const deleted = await runStatement(this.dataSource, this.dialect.purgeFinished(rule.table, rule.state, rule.olderThanMs, PURGE_CHUNK));
+        const deleted = await this.runner.run(this.dialect.purgeFinished(rule.table, rule.state, rule.olderThanMs, PURGE_CHUNK));
         this.metrics.purged(rule.table, rule.label, deleted.length);
         if (deleted.length < PURGE_CHUNK) break;
       }

@@ -1,13 +1,16 @@
 import { Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
-import type { ClaimResult } from '../claims/claim.repository.js';
+import type { ClaimRepository } from '../claims/claim.repository.js';
 import { type Lease, LeaseGroup } from '../claims/lease-group.js';
 import { WalkCursor } from '../claims/walk-cursor.js';
 import type { ClaimRequest } from '../dialects/sql-dialect.interface.js';
+import type { ClaimResult } from '../dialects/statement-results.js';
 import { ClaimLostError } from '../errors/claim-lost.error.js';
 import type { Claim, ClaimComponent } from '../interfaces/claim.interface.js';
-import { shutdownLeftRows, shutdownReason } from '../queuebox.messages.js';
+import type { ResolvedBackoff } from '../options/resolved-options.interface.js';
+import { claimContended, maxAttemptsWithoutOutcome, rowClaimLost, rowFinishingWriteFailed, rowWriteLost, shutdownLeftRows, shutdownReason } from '../queuebox.messages.js';
 import { abortableDelay, whenAborted } from './abortable.js';
+import { backoffDelay } from './backoff.js';
 import { errorText } from './error-text.js';
 import { PollLoop, type PollLoopState, type TickResult } from './poll-loop.js';
 
@@ -16,6 +19,13 @@ export interface ClaimWorkerSettings {
   /** Loop name in logs, metrics and health. */
   name: string;
   component: ClaimComponent;
+  /** What a row is, in log lines: "outbox message", "pulled message", … */
+  noun: string;
+  /** Claims of a row after which it is dead-lettered; a claim beyond it dead-letters without work. */
+  maxAttempts: number;
+  backoff: ResolvedBackoff;
+  /** A row whose work failed because shutdown stopped it goes back to pending at once, uncounted. */
+  releaseOnShutdown?: boolean;
   pollIntervalMs: number;
   batchSize: number;
   concurrency: number;
@@ -43,11 +53,25 @@ export interface ClaimWorkerStatus {
   inFlight: number;
 }
 
-/** A claimed row: its id and the token its claim wrote. */
+/** A claimed row: its id, the token its claim wrote, its claims so far, and its key. */
 export interface ClaimedRow {
   id: string;
-  claim_token: string;
+  token: string;
+  attempts: number;
+  key: string | null;
 }
+
+/** Why a row's work failed, as its worker saw it. */
+export interface RowFailure {
+  error: unknown;
+  /** False: dead-letter now (a permanent failure); true: retry while attempts remain. */
+  retryable: boolean;
+  /** The destination asked for at least this delay (Retry-After). */
+  retryAfterMs?: number;
+}
+
+/** How a row ended, for a worker's metrics. */
+export type RowOutcome = 'retried' | 'dead' | 'lost';
 
 /**
  * Empty claims in a row after which a worker sleeps until woken, when a claim could not see the
@@ -60,8 +84,10 @@ const MAX_EMPTY_CLAIMS = 2;
  * The loop shared by the outbox poller, the inbox relay and pull workers: claim up to the free
  * slots in bounded claims (a walk over keys that resumes where the last one stopped), process each
  * row concurrently, keep every row's lease with one renewal per third of the lease, adopt the rows
- * a completion hands on, reclaim and sample on their cadence, and drain on shutdown. Subclasses
- * say how to claim and process a row; every fenced write and every loss is theirs to handle.
+ * a completion hands on, reclaim and sample on their cadence, and drain on shutdown. It owns the
+ * one outcome path of a row that did not succeed: the max-attempts guard, retry with backoff or
+ * dead-letter, and the report of a lost claim. Subclasses say how to claim a row and how its work
+ * succeeds.
  */
 export abstract class ClaimWorker<Row extends ClaimedRow> {
   protected readonly logger: Logger;
@@ -82,8 +108,15 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
   private lastSampleAt = -Infinity;
   private readonly cursor: WalkCursor;
   private emptyClaims = 0;
+  /** The last claim found nothing: the next may probe first, where the dialect polls. */
+  private idle = false;
+  /** Shutdown began: nothing new is claimed or handed on. */
+  protected stopping = false;
 
-  constructor(protected readonly settings: ClaimWorkerSettings) {
+  constructor(
+    protected readonly settings: ClaimWorkerSettings,
+    protected readonly repository: ClaimRepository,
+  ) {
     this.logger = new Logger(settings.name);
     this.cursor = new WalkCursor(settings.streams);
     const lanes = settings.concurrency >= 2 * settings.batchSize ? 2 : 1;
@@ -97,17 +130,25 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
           onError: () => settings.onLoopError?.(),
         }),
     );
-    this.leases = new LeaseGroup(settings.leaseMs, (claims) => this.renewMany(claims), (lease, cause) => this.claimLost(lease, cause));
+    this.leases = new LeaseGroup(
+      settings.leaseMs,
+      (claims) => repository.renewMany(claims),
+      (lease, cause) => this.reportLost(lease.detail as Row, 'work', cause),
+    );
   }
 
   /** Claims rows as `request` bounds it. */
   protected abstract claim(request: ClaimRequest): Promise<ClaimResult<Row>>;
-  /** Processes one claimed row to its end, and releases its lease before its finishing write. Must not throw. */
+  /**
+   * Processes one claimed row to its end, and releases its lease before its finishing write: the
+   * success path is the worker's, a failure goes to `fail`. A thrown error is a failed finishing
+   * write (the row is reclaimed after its lease).
+   */
   protected abstract process(row: Row, lease: Lease): Promise<void>;
-  /** Renews the leases of the rows in flight; resolves to the claims found lost. */
-  protected abstract renewMany(claims: readonly Claim[]): Promise<Claim[]>;
-  /** Logs and counts a lost claim (a renewal or a fenced write found it; its work was told to stop). */
-  protected abstract claimLost(lease: Lease, cause: unknown): void;
+  /** Counts how a row ended (`seconds`: how long its work ran, when it ran). */
+  protected abstract countOutcome(row: Row, outcome: RowOutcome, seconds?: number): void;
+  /** The fields that identify a row in log lines (ids, destination or source). */
+  protected abstract logFields(row: Row): Record<string, unknown>;
   /** What this worker works on, for its start-up line (a destination list, a source and its lease, …). */
   protected abstract describe(): string;
   /** Returns expired claims to pending. */
@@ -141,7 +182,49 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
 
   /** The claim of `row`, as the fenced writes take it. */
   protected claimOf(row: Row): Claim {
-    return { component: this.settings.component, id: String(row.id), token: row.claim_token, leaseMs: this.settings.leaseMs };
+    return { component: this.settings.component, id: row.id, token: row.token, leaseMs: this.settings.leaseMs };
+  }
+
+  /** The lease of a row handed on by a completion, or undefined while shutting down (nothing new is taken). */
+  protected get handOffLeaseMs(): number | undefined {
+    return this.claiming && !this.stopping ? this.settings.leaseMs : undefined;
+  }
+
+  /**
+   * The outcome path of a row whose work failed (its lease already released): retried after
+   * backoff (at least `retryAfterMs`), or dead when it is not retryable or out of attempts; back to
+   * pending at once when shutdown stopped the work of a worker that releases rows on shutdown. The
+   * write is fenced; a lost claim is reported and nothing more is written.
+   */
+  protected async fail(row: Row, lease: Lease, failure: RowFailure, seconds?: number): Promise<void> {
+    const { maxAttempts, backoff, releaseOnShutdown } = this.settings;
+    const releasing = releaseOnShutdown === true && this.stopping && failure.retryable;
+    const dead = !releasing && (!failure.retryable || row.attempts >= maxAttempts);
+    const error = errorText(failure.error);
+    const delay = releasing ? 0 : Math.min(backoff.maxDelayMs, Math.max(backoffDelay(row.attempts, backoff), failure.retryAfterMs ?? 0));
+    const claim = lease.claim;
+    const written = dead ? await this.repository.deadLetter(claim, error) : await this.repository.retry(claim, delay, error);
+    if (written === 'lost') {
+      this.reportLost(row, dead ? 'dead-letter' : 'retry', undefined, seconds);
+      return;
+    }
+    if (releasing) return;
+    this.countOutcome(row, dead ? 'dead' : 'retried', seconds);
+    // A dead row is finished: the next row of its key may be claimable now.
+    if (dead && row.key !== null) this.wake();
+    const log = { message: dead ? `${this.settings.noun} dead-lettered` : `${this.settings.noun} failed; retrying`, ...this.logFields(row), attempt: row.attempts, error };
+    if (dead) this.logger.error(log);
+    else this.logger.warn(log);
+  }
+
+  /**
+   * Reports a lost claim once: found by a renewal while the work ran (`work`: the work was told to
+   * stop), or by a finishing write (the write changed nothing).
+   */
+  protected reportLost(row: Row, during: 'work' | 'retry' | 'dead-letter' | 'finish', cause?: unknown, seconds?: number): void {
+    const message = during === 'work' ? rowClaimLost(this.settings.noun, row.id) : rowWriteLost(this.settings.noun, during, row.id);
+    this.logger.warn({ message, ...this.logFields(row), ...(cause === undefined ? {} : { error: errorText(cause) }) });
+    this.countOutcome(row, 'lost', seconds);
   }
 
   /**
@@ -156,7 +239,7 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
     } catch (error) {
       if (lease.lost || this.abandon.signal.aborted) return { outcome: 'left' };
       if (error instanceof ClaimLostError) {
-        if (lease.markLost(error)) this.claimLost(lease, error);
+        if (lease.markLost(error)) this.reportLost(lease.detail as Row, 'finish', error);
         return { outcome: 'left' };
       }
       return { outcome: 'failed', error };
@@ -174,6 +257,7 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
   /** Claim now: new rows may be claimable. */
   wake(): void {
     this.emptyClaims = 0;
+    this.idle = false;
     for (const lane of this.lanes) lane.wake();
   }
 
@@ -184,6 +268,7 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
    */
   protected async drain(): Promise<void> {
     if (!this.claiming) return;
+    this.stopping = true;
     await Promise.all(this.lanes.map((lane) => lane.stop()));
     const waited = new AbortController();
     const drained = Promise.allSettled(this.inFlight).then(() => true);
@@ -222,7 +307,7 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
       return 'more';
     }
     const wanted = Math.min(batchSize, free);
-    const request = this.cursor.request(wanted, leaseMs);
+    const request = { ...this.cursor.request(wanted, leaseMs), afterIdle: this.idle };
     this.reserved += wanted;
     let result: ClaimResult<Row>;
     try {
@@ -230,9 +315,13 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
     } finally {
       this.reserved -= wanted;
     }
-    const { rows, progress } = result;
+    const { rows, progress, skipped } = result;
     for (const row of rows) this.track(row);
     if (rows.length < wanted) this.notifySlotWaiters();
+    this.idle = rows.length === 0;
+    if (skipped === 'contended') this.logger.warn(claimContended(this.settings.name));
+    // A claim that did not run saw nothing: its walk stays where it was.
+    if (skipped) return 'idle';
     const sawEverything = this.cursor.advance(request, progress);
     if (rows.length === wanted) return 'more';
     if (sawEverything) return 'idle';
@@ -246,7 +335,8 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
 
   private track(row: Row): void {
     const lease = this.leases.add(this.claimOf(row));
-    const task = this.process(row, lease).finally(() => {
+    lease.detail = row;
+    const task = this.run(row, lease).finally(() => {
       lease.release();
       this.inFlight.delete(task);
       this.notifySlotWaiters();
@@ -254,8 +344,25 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
     this.inFlight.add(task);
   }
 
+  /** A row's work, after the max-attempts guard; never throws. */
+  private async run(row: Row, lease: Lease): Promise<void> {
+    try {
+      if (row.attempts > this.settings.maxAttempts) {
+        // Claimed more often than allowed without an outcome (its workers crashed or lost it).
+        lease.release();
+        await this.fail(row, lease, { error: new Error(maxAttemptsWithoutOutcome()), retryable: false });
+        return;
+      }
+      await this.process(row, lease);
+    } catch (error) {
+      // A database failure of the finishing write: the row stays processing and is reclaimed.
+      this.logger.error({ message: rowFinishingWriteFailed(this.settings.noun), ...this.logFields(row), error: errorText(error) });
+    }
+  }
+
   private notifySlotWaiters(): void {
-    for (const waiter of [...this.slotWaiters]) waiter();
+    // Each waiter removes itself; a Set visits the rest regardless.
+    for (const waiter of this.slotWaiters) waiter();
   }
 
   private nextFreeSlot(signal: AbortSignal): Promise<void> {

@@ -1,31 +1,30 @@
-import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner } from 'typeorm';
-import type { ClaimTable, SqlDialect } from '../dialects/sql-dialect.interface.js';
+import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
+import type { ClaimTable } from '../interfaces/claim.interface.js';
+import type { WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
-import { errorText } from '../runtime/error-text.js';
-import { runStatement } from '../claims/run-statement.js';
 import { CoalescedNotifier } from './coalesced-notifier.js';
-import { NotificationListener } from './notification-listener.js';
 
 type WakeListener = () => void;
 
 /**
  * Wakes the loops of a table when a new row is committed: at once in this process once the
- * writing transaction commits, and in other replicas through a coalesced LISTEN/NOTIFY.
- * The poll interval is only the fallback.
+ * writing transaction commits, and in other replicas through the dialect's wake-up transport
+ * (PostgreSQL: a coalesced LISTEN/NOTIFY; SQL Server has none, and its replicas poll). The poll
+ * interval is only the fallback.
  */
 @Injectable()
 export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger(WakeUpHub.name);
   private readonly instanceId = randomUUID();
   private readonly listeners = new Map<ClaimTable, Set<WakeListener>>();
   private readonly notifiers = new Map<ClaimTable, CoalescedNotifier>();
   /** Tables written inside a transaction that has not committed yet, per query runner. */
   private readonly awaitingCommit = new WeakMap<QueryRunner, Set<ClaimTable>>();
   private readonly subscriber: EntitySubscriberInterface;
-  private listener?: NotificationListener;
+  private transport?: WakeUpTransport;
 
   constructor(
     @Inject(QUEUEBOX_DATA_SOURCE) private readonly dataSource: DataSource,
@@ -74,43 +73,33 @@ export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutd
     this.listeners.get(table)?.forEach((listener) => listener());
   }
 
+  /** True when wake-ups reach other replicas; without, they find new rows on their poll interval. */
+  get crossReplica(): boolean {
+    return this.transport !== undefined;
+  }
+
   onApplicationBootstrap(): void {
     (this.dataSource.subscribers as EntitySubscriberInterface[]).push(this.subscriber);
     const notify = this.options.outbox.notify;
-    const tables: ClaimTable[] = ['outbox', 'inbox'];
-    const channels = new Map<string, ClaimTable>();
-    for (const table of tables) {
-      const channel = notify.enabled ? this.dialect.wakeChannel(table) : undefined;
-      if (!channel) continue;
-      channels.set(channel, table);
-      this.notifiers.set(table, new CoalescedNotifier(notify.coalesceMs, () => this.sendNotify(channel)));
+    this.transport = notify.enabled ? this.dialect.createWakeUpTransport(this.dataSource, this.instanceId) : undefined;
+    const transport = this.transport;
+    if (!transport) return;
+    for (const table of ['outbox', 'inbox'] as const) {
+      this.notifiers.set(table, new CoalescedNotifier(notify.coalesceMs, () => transport.send(table)));
     }
-    if (this.options.workersEnabled && channels.size > 0) {
-      this.listener = new NotificationListener(this.dataSource, this.dialect, [...channels.keys()], this.instanceId, (channel) =>
-        this.wakeLocal(channels.get(channel)!),
-      );
-      void this.listener.start();
-    }
+    if (this.options.workersEnabled) void transport.listen((table) => this.wakeLocal(table));
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     const subscribers = this.dataSource.subscribers as EntitySubscriberInterface[];
     const index = subscribers.indexOf(this.subscriber);
     if (index >= 0) subscribers.splice(index, 1);
-    await Promise.all([...[...this.notifiers.values()].map((notifier) => notifier.close()), this.listener?.close()]);
+    await Promise.all([...this.notifiers.values()].map((notifier) => notifier.close()));
+    await this.transport?.close();
   }
 
   private signal(table: ClaimTable): void {
     this.wakeLocal(table);
     this.notifiers.get(table)?.signal();
-  }
-
-  private async sendNotify(channel: string): Promise<void> {
-    try {
-      await runStatement(this.dataSource, this.dialect.notify(channel, this.instanceId));
-    } catch (error) {
-      // Other replicas still poll; a failed wake-up costs latency, never a message.
-      this.logger.warn({ message: 'wake-up NOTIFY failed', error: errorText(error) });
-    }
   }
 }

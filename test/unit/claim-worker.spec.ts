@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ClaimResult } from '../../lib/claims/claim.repository.js';
+import type { ClaimRepository } from '../../lib/claims/claim.repository.js';
 import type { Lease } from '../../lib/claims/lease-group.js';
 import type { ClaimRequest } from '../../lib/dialects/sql-dialect.interface.js';
-import type { Claim } from '../../lib/interfaces/claim.interface.js';
+import type { ClaimResult } from '../../lib/dialects/statement-results.js';
 import { ClaimWorker, type ClaimedRow, type ClaimWorkerSettings } from '../../lib/runtime/claim-worker.js';
 
 /** A worker over an in-memory queue: each row's work ends when the test says so. */
@@ -20,7 +20,12 @@ class TestWorker extends ClaimWorker<ClaimedRow> {
     settings: Partial<ClaimWorkerSettings>,
     private remaining: number,
   ) {
-    super({ name: 'test', component: 'outbox', leaseMs: 60_000, pollIntervalMs: 60_000, batchSize: 4, concurrency: 10, shutdownTimeoutMs: 1_000, ...settings });
+    const backoff = { initialDelayMs: 1_000, multiplier: 2, maxDelayMs: 60_000, jitter: 'none' } as const;
+    const repository = { renewMany: async () => [] } as unknown as ClaimRepository;
+    super(
+      { name: 'test', component: 'outbox', noun: 'test row', maxAttempts: 10, backoff, leaseMs: 60_000, pollIntervalMs: 60_000, batchSize: 4, concurrency: 10, shutdownTimeoutMs: 1_000, ...settings },
+      repository,
+    );
   }
 
   start(): void {
@@ -43,7 +48,7 @@ class TestWorker extends ClaimWorker<ClaimedRow> {
   /** The queue has no keys: every claim sees all of it (an empty walk, an empty window). */
   protected async claim(request: ClaimRequest): Promise<ClaimResult<ClaimedRow>> {
     this.claims.push(request.batchSize);
-    const rows = Array.from({ length: Math.min(request.batchSize, this.remaining) }, () => ({ id: String(this.next++), claim_token: 't' }));
+    const rows = Array.from({ length: Math.min(request.batchSize, this.remaining) }, () => ({ id: String(this.next++), token: 't', attempts: 1, key: null }));
     this.remaining -= rows.length;
     return { rows, progress: { windowRows: 0, walked: 0 } };
   }
@@ -59,11 +64,11 @@ class TestWorker extends ClaimWorker<ClaimedRow> {
     });
   }
 
-  protected async renewMany(_claims: readonly Claim[]): Promise<Claim[]> {
-    return [];
-  }
+  protected countOutcome(): void {}
 
-  protected claimLost(): void {}
+  protected logFields(row: ClaimedRow): Record<string, unknown> {
+    return { rowId: row.id };
+  }
 
   done(...rows: number[]): void {
     for (const row of rows) this.finish.get(row)!();

@@ -1,15 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { fence } from '../../lib/dialects/postgres/fence.sql.js';
+import { wakeChannel } from '../../lib/dialects/postgres/notify-transport.js';
 import { PostgresDialect } from '../../lib/dialects/postgres/postgres.dialect.js';
 import { createInboxTable, createOutboxTable, upgradeToV2 } from '../../lib/dialects/postgres/schema.sql.js';
 import { WalkCursor } from '../../lib/claims/walk-cursor.js';
-import type { ClaimTable } from '../../lib/dialects/sql-dialect.interface.js';
+import type { ClaimPlan, ClaimTable } from '../../lib/dialects/sql-dialect.interface.js';
 import { resolveOptions } from '../../lib/options/resolve-options.js';
 
 const tables = resolveOptions({ schema: 'app', tables: { outbox: 'my_outbox', inbox: 'my_inbox' } }).tables;
 const dialect = new PostgresDialect(tables);
 const row = { id: '7', token: 'a6f1e2b0-0000-4000-8000-000000000000' };
 const request = new WalkCursor().request(10, 1_000);
+const claims = {
+  outbox: dialect.claimOutbox(request, { lock: false }),
+  relay: dialect.claimInbox(['s'], request),
+  pull: dialect.claimPull('s', request, { lock: false }),
+};
 
 /** Every statement that finishes or extends a claim. */
 const fencedStatements = (table: ClaimTable) => ({
@@ -25,14 +31,13 @@ describe('PostgreSQL dialect', () => {
       expect(statement.sql, name).toMatch(/RETURNING m\.id/);
       expect(statement.params.slice(0, 2), name).toEqual([row.id, row.token]);
     }
-    for (const kind of table === 'outbox' ? (['outbox'] as const) : (['relay', 'pull'] as const)) {
-      expect(dialect.completeMany(kind, [row], 1_000).sql).toContain(fence('m', 'c.id', 'c.token'));
-    }
+    if (table === 'outbox') expect(dialect.completeMany('outbox', [row], 1_000).sql).toContain(fence('m', 'c.id', 'c.token'));
+    else for (const kind of ['relay', 'pull'] as const) expect(dialect.completeMany(kind, [row], 1_000).sql).toContain(fence('m', 'c.id', 'c.token'));
     expect(dialect.renewMany(table, [row], 1_000).sql).toContain(fence('m', 'c.id', 'c.token'));
   });
 
   it('claims with literal states only, so that the planner can use the partial indexes', () => {
-    for (const statement of [dialect.claimOutbox(request), dialect.claimInbox(['s'], request), dialect.claimPull('s', request)]) {
+    for (const statement of Object.values(claims).map((plan) => plan.claim)) {
       expect(statement.sql).not.toMatch(/state\s*=\s*\$/);
       expect(statement.sql).toContain('FOR UPDATE OF o SKIP LOCKED');
     }
@@ -41,14 +46,12 @@ describe('PostgreSQL dialect', () => {
   it('uses the database clock of the statement, never now()', () => {
     const all = [
       ...Object.values(fencedStatements('outbox')),
-      dialect.claimOutbox(request),
+      ...Object.values(claims).map((plan) => plan.claim),
       dialect.reclaimExpired('outbox', 10),
       dialect.insertOutbox([]),
-      dialect.claimInbox(['s'], request),
       dialect.completeMany('outbox', [row], 1),
       dialect.renewMany('inbox', [row], 1),
       dialect.reclaimExpired('inbox', 10),
-      dialect.claimPull('s', request),
       dialect.replayDead('outbox', ['1']),
     ].map((statement) => statement.sql);
     for (const sql of all) {
@@ -71,29 +74,34 @@ describe('PostgreSQL dialect', () => {
     expect(insert.sql).toContain('"app"."my_outbox"');
   });
 
-  it('takes the claim lock in its own statements, before the claim', () => {
-    expect(dialect.claimLock('outbox').map((statement) => statement.sql)).toEqual([
+  it('takes the claim lock in its own statements, before the claim, where asked for (always for the relay)', () => {
+    const lockOf = (plan: ClaimPlan<unknown>) => plan.lock!;
+    const outboxLock = lockOf(dialect.claimOutbox(request, { lock: true }));
+    expect([...outboxLock.setup, outboxLock.acquire].map((statement) => statement.sql)).toEqual([
       "SET LOCAL lock_timeout = '10s'",
-      "SELECT pg_advisory_xact_lock(hashtext('queuebox'), hashtext($1))",
+      "SELECT true AS granted FROM pg_advisory_xact_lock(hashtext('queuebox'), hashtext($1)) AS l",
     ]);
+    expect(outboxLock.acquire.decode([{ granted: true }])).toBe(true);
     // Keyed on the schema-qualified table: instances on other schemas never wait for each other.
-    expect(dialect.claimLock('outbox')[1].params).toEqual(['queuebox_outbox_claim_app.my_outbox']);
-    expect(new PostgresDialect(resolveOptions({}).tables).claimLock('outbox')[1].params).toEqual(['queuebox_outbox_claim_queuebox_outbox_messages']);
-    expect(dialect.claimLock('inbox')[1].params).toEqual(['queuebox_inbox_claim_app.my_inbox']);
-    expect(dialect.pullClaimLock('payments')[1].params).toEqual(['queuebox_pull_app.my_inbox:payments']);
+    expect(outboxLock.acquire.params).toEqual(['queuebox_outbox_claim_app.my_outbox']);
+    expect(lockOf(new PostgresDialect(resolveOptions({}).tables).claimOutbox(request, { lock: true })).acquire.params).toEqual(['queuebox_outbox_claim_queuebox_outbox_messages']);
+    expect(lockOf(claims.relay).acquire.params).toEqual(['queuebox_inbox_claim_app.my_inbox']);
+    expect(lockOf(dialect.claimPull('payments', request, { lock: true })).acquire.params).toEqual(['queuebox_pull_app.my_inbox:payments']);
+    // Without the option, outbox and pull claims run alone, in autocommit.
+    expect([claims.outbox.lock, claims.pull.lock, claims.outbox.probe]).toEqual([undefined, undefined, undefined]);
   });
 
   it('keeps wake-up channel names within PostgreSQL’s 63 bytes', () => {
-    expect(dialect.wakeChannel('outbox')).toBe('queuebox_app_my_outbox');
-    const long = new PostgresDialect(resolveOptions({ schema: 's'.repeat(63), tables: { outbox: 'o'.repeat(48) } }).tables);
-    expect(long.wakeChannel('outbox').length).toBeLessThanOrEqual(63);
+    expect(wakeChannel(tables, 'outbox')).toBe('queuebox_app_my_outbox');
+    const long = resolveOptions({ schema: 's'.repeat(63), tables: { outbox: 'o'.repeat(48) } }).tables;
+    expect(wakeChannel(long, 'outbox').length).toBeLessThanOrEqual(63);
   });
 
   it('generates the statements of the snapshot', () => {
     const statements = {
       insertOutbox: dialect.insertOutbox([]).sql,
       insertOutboxOne: dialect.insertOutbox([{ messageId: 'm', destination: 'd', key: null, headers: '{}', payload: '1', delayMs: 0 }]).sql,
-      claimOutbox: dialect.claimOutbox(request).sql,
+      claimOutbox: claims.outbox.claim.sql,
       ...Object.fromEntries(Object.entries(fencedStatements('outbox')).map(([name, statement]) => [`outbox.${name}`, statement.sql])),
       ...Object.fromEntries(Object.entries(fencedStatements('inbox')).map(([name, statement]) => [`inbox.${name}`, statement.sql])),
       completeManyOutbox: dialect.completeMany('outbox', [], 1).sql,
@@ -103,11 +111,11 @@ describe('PostgreSQL dialect', () => {
       outboxBacklog: dialect.outboxBacklog().sql,
       insertInbox: dialect.insertInbox({ source: 's', idempotencyKey: 'k', key: null, headers: '{}', payload: '1' }).sql,
       findInbox: dialect.findInbox('s', 'k').sql,
-      claimInbox: dialect.claimInbox(['s'], request).sql,
+      claimInbox: claims.relay.claim.sql,
       inboxBacklog: dialect.inboxBacklog().sql,
-      claimPull: dialect.claimPull('s', request).sql,
-      pullClaimLock: dialect.pullClaimLock('s').map((statement) => statement.sql),
-      listDeadOutbox: dialect.listDead('outbox', '0', 1).sql,
+      claimPull: claims.pull.claim.sql,
+      pullClaimLock: [...claims.relay.lock!.setup, claims.relay.lock!.acquire].map((statement) => statement.sql),
+      listDeadOutbox: dialect.listDeadOutbox('0', 1).sql,
       replayDeadInbox: dialect.replayDead('inbox', ['1']).sql,
       purgeSentOutbox: dialect.purgeFinished('outbox', 'done', 1, 1).sql,
       purgeDeadInbox: dialect.purgeFinished('inbox', 'dead', 1, 1).sql,

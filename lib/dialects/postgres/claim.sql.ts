@@ -1,5 +1,5 @@
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable } from '../sql-dialect.interface.js';
+import type { ClaimKind, ClaimTable } from '../sql-dialect.interface.js';
 import { DB_NOW, qualified } from './postgres-names.js';
 
 /*
@@ -23,9 +23,6 @@ import { DB_NOW, qualified } from './postgres-names.js';
  * walks (destination, key) pairs. The first result row carries the progress (window size, where
  * the walk stopped) even when nothing was claimed; claimed rows are joined to it.
  */
-
-/** What a claim takes, and from where. */
-export type ClaimKind = 'outbox' | 'relay' | 'pull';
 
 const tableOf = (kind: ClaimKind): ClaimTable => (kind === 'outbox' ? 'outbox' : 'inbox');
 const streamOf = (kind: ClaimKind): 'destination' | 'source' => (kind === 'outbox' ? 'destination' : 'source');

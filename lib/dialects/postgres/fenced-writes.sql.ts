@@ -1,8 +1,7 @@
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable } from '../sql-dialect.interface.js';
+import type { ClaimKind, ClaimTable } from '../sql-dialect.interface.js';
 import { fence } from './fence.sql.js';
-import type { ClaimKind } from './claim.sql.js';
-import { DB_NOW, doneState, qualified } from './postgres-names.js';
+import { DB_NOW, qualified } from './postgres-names.js';
 
 /*
  * Fenced writes. Each is ONE statement that returns the ids it changed: an empty result means

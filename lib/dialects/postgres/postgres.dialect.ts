@@ -1,18 +1,70 @@
 import { createHash } from 'node:crypto';
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { DeadInboxMessage, DeadOutboxMessage } from '../../interfaces/dead-letter.interface.js';
+import type { WakeUpTransport } from '../../interfaces/wake-up-transport.interface.js';
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimRequest, ClaimTable, FencedRow, InboxInsertRow, OutboxInsertRow, SqlDialect, SqlStatement } from '../sql-dialect.interface.js';
+import {
+  claimDecoder,
+  completionDecoder,
+  decodeBacklog,
+  decodeDeadInbox,
+  decodeDeadOutbox,
+  decodeIds,
+  decodeInboxRow,
+  decodeInsertedOutbox,
+  decodeNothing,
+  decodeOptionalId,
+  decodeOutboxRow,
+  decodeRenewals,
+} from '../decode-rows.js';
+import type {
+  ClaimKind,
+  ClaimLock,
+  ClaimOptions,
+  ClaimPlan,
+  ClaimRequest,
+  ClaimTable,
+  FencedRow,
+  InboxInsertRow,
+  OutboxInsertRow,
+  SqlDialect,
+  SqlStatement,
+} from '../sql-dialect.interface.js';
+import type {
+  BacklogRow,
+  ClaimedInboxRow,
+  ClaimedOutboxRow,
+  CompletionRow,
+  DatabaseErrorKind,
+  DriverRow,
+  InsertedOutboxRow,
+  RenewalRow,
+} from '../statement-results.js';
 import * as claimLockSql from './claim-lock.sql.js';
 import * as deadLetters from './dead-letters.sql.js';
 import * as fenced from './fenced-writes.sql.js';
-import * as notifySql from './notify.sql.js';
 import * as inbox from './inbox.sql.js';
+import { PostgresNotifyTransport } from './notify-transport.js';
 import * as outbox from './outbox.sql.js';
+import { classifyPostgresError } from './postgres-errors.js';
+import { executeOnPostgres } from './postgres-executor.js';
 import * as pull from './pull.sql.js';
 import * as retention from './retention.sql.js';
 
-/** PostgreSQL: `$n` placeholders, `statement_timestamp()` as the clock, SKIP LOCKED claims. */
+const decodeClaimedOutbox = claimDecoder(decodeOutboxRow);
+const decodeClaimedInbox = claimDecoder(decodeInboxRow);
+const decodeOutboxCompletion = completionDecoder(decodeOutboxRow);
+const decodeInboxCompletion = completionDecoder(decodeInboxRow);
+const decodeGranted = (rows: readonly DriverRow[]): boolean => rows.length === 1 && rows[0].granted === true;
+
+/**
+ * PostgreSQL: `$n` placeholders, `statement_timestamp()` as the clock, SKIP LOCKED claims,
+ * advisory claim locks where asked for (always for the relay), LISTEN/NOTIFY wake-ups.
+ */
 export class PostgresDialect implements SqlDialect {
   readonly type = 'postgres' as const;
+  readonly claimLockAlways = false;
+  readonly isolationSticks = false;
   private readonly text: Record<string, string>;
   private readonly names: Record<string, string> = {};
 
@@ -55,10 +107,26 @@ export class PostgresDialect implements SqlDialect {
     };
   }
 
-  insertOutbox(rows: readonly OutboxInsertRow[]): SqlStatement {
+  execute(runner: QueryRunner, statement: SqlStatement): Promise<DriverRow[]> {
+    return executeOnPostgres(runner, statement);
+  }
+
+  classifyError(error: unknown): DatabaseErrorKind | undefined {
+    return classifyPostgresError(error);
+  }
+
+  createWakeUpTransport(dataSource: DataSource, instanceId: string): WakeUpTransport {
+    return new PostgresNotifyTransport(dataSource, this.tables, instanceId);
+  }
+
+  startupProbe(): undefined {
+    return undefined;
+  }
+
+  insertOutbox(rows: readonly OutboxInsertRow[]): SqlStatement<InsertedOutboxRow[]> {
     if (rows.length === 1 && rows[0].delayMs === 0) {
       const [row] = rows;
-      return { sql: this.text.insertOutboxOne, params: [row.messageId, row.destination, row.key, row.headers, row.payload] };
+      return { sql: this.text.insertOutboxOne, params: [row.messageId, row.destination, row.key, row.headers, row.payload], decode: decodeInsertedOutbox };
     }
     return {
       sql: this.text.insertOutbox,
@@ -70,119 +138,109 @@ export class PostgresDialect implements SqlDialect {
         rows.map((r) => r.payload),
         rows.map((r) => r.delayMs),
       ],
+      decode: decodeInsertedOutbox,
     };
   }
 
-  claimLock(table: ClaimTable): readonly SqlStatement[] {
-    // The documented lock names (docs/concepts/claims-and-leases.md, "Locks"), keyed on the (schema-qualified) table name: advisory locks are
-    // per database, and instances on other schemas must not wait for each other.
-    return this.lock(`queuebox_${table}_claim_${this.lockTableName(table)}`);
+  claimOutbox(request: ClaimRequest, options: ClaimOptions): ClaimPlan<ClaimedOutboxRow> {
+    // The documented lock names (docs/concepts/claims-and-leases.md, "Locks"), keyed on the
+    // (schema-qualified) table name: advisory locks are per database, and instances on other
+    // schemas must not wait for each other.
+    const lock = options.lock ? this.lock(`queuebox_outbox_claim_${this.lockTableName('outbox')}`) : undefined;
+    return { lock, isolation: 'READ COMMITTED', claim: this.hot('claimOutbox', claimParams(request), decodeClaimedOutbox) };
   }
 
-  pullClaimLock(source: string): readonly SqlStatement[] {
+  claimInbox(sources: readonly string[], request: ClaimRequest): ClaimPlan<ClaimedInboxRow> {
+    return {
+      lock: this.lock(`queuebox_inbox_claim_${this.lockTableName('inbox')}`),
+      isolation: 'READ COMMITTED',
+      claim: this.hot('claimInbox', [...claimParams(request), [...sources]], decodeClaimedInbox),
+    };
+  }
+
+  claimPull(source: string, request: ClaimRequest, options: ClaimOptions): ClaimPlan<ClaimedInboxRow> {
     // Per source: pull workers of different sources never wait for each other.
-    return this.lock(`queuebox_pull_${this.lockTableName('inbox')}:${source}`);
+    const lock = options.lock ? this.lock(`queuebox_pull_${this.lockTableName('inbox')}:${source}`) : undefined;
+    const params = [...claimParams({ ...request, cursor: { stream: source, key: request.cursor.key } }), [source]];
+    return { lock, isolation: 'READ COMMITTED', claim: this.hot('claimPull', params, decodeClaimedInbox) };
+  }
+
+  outboxBacklog(): SqlStatement<BacklogRow[]> {
+    return { sql: this.text.outboxBacklog, params: [], decode: decodeBacklog };
+  }
+
+  insertInbox(row: InboxInsertRow): SqlStatement<string | undefined> {
+    return { sql: this.text.insertInbox, params: [row.source, row.idempotencyKey, row.key, row.headers, row.payload], decode: decodeOptionalId };
+  }
+
+  findInbox(source: string, idempotencyKey: string): SqlStatement<string | undefined> {
+    return { sql: this.text.findInbox, params: [source, idempotencyKey], decode: decodeOptionalId };
+  }
+
+  inboxBacklog(): SqlStatement<BacklogRow[]> {
+    return { sql: this.text.inboxBacklog, params: [], decode: decodeBacklog };
+  }
+
+  renew(table: ClaimTable, row: FencedRow, leaseMs: number): SqlStatement<string[]> {
+    return { sql: this.text[`renew:${table}`], params: [row.id, row.token, leaseMs], decode: decodeIds };
+  }
+
+  renewMany(table: ClaimTable, rows: readonly FencedRow[], leaseMs: number): SqlStatement<RenewalRow[]> {
+    return this.hot(`renewMany:${table}`, [rows.map((r) => r.id), rows.map((r) => r.token), leaseMs], decodeRenewals);
+  }
+
+  completeMany(kind: 'outbox', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedOutboxRow>[]>;
+  completeMany(kind: 'relay' | 'pull', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedInboxRow>[]>;
+  completeMany(kind: ClaimKind, rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedOutboxRow | ClaimedInboxRow>[]> {
+    const params = [rows.map((r) => r.id), rows.map((r) => r.token), handOffLeaseMs ?? 0, handOffLeaseMs !== undefined];
+    return this.hot<CompletionRow<ClaimedOutboxRow | ClaimedInboxRow>[]>(`completeMany:${kind}`, params, kind === 'outbox' ? decodeOutboxCompletion : decodeInboxCompletion);
+  }
+
+  retry(table: ClaimTable, row: FencedRow, delayMs: number, error: string): SqlStatement<string[]> {
+    return { sql: this.text[`retry:${table}`], params: [row.id, row.token, delayMs, error], decode: decodeIds };
+  }
+
+  deadLetter(table: ClaimTable, row: FencedRow, error: string): SqlStatement<string[]> {
+    return { sql: this.text[`deadLetter:${table}`], params: [row.id, row.token, error], decode: decodeIds };
+  }
+
+  reclaimExpired(table: ClaimTable, limit: number, sources: readonly string[] = []): SqlStatement<string[]> {
+    return { sql: this.text[`reclaimExpired:${table}`], params: table === 'inbox' ? [limit, [...sources]] : [limit], decode: decodeIds };
+  }
+
+  listDeadOutbox(afterId: string, limit: number): SqlStatement<DeadOutboxMessage[]> {
+    return { sql: this.text['listDead:outbox'], params: [afterId, limit], decode: decodeDeadOutbox };
+  }
+
+  listDeadInbox(afterId: string, limit: number): SqlStatement<DeadInboxMessage[]> {
+    return { sql: this.text['listDead:inbox'], params: [afterId, limit], decode: decodeDeadInbox };
+  }
+
+  purgeFinished(table: ClaimTable, state: 'done' | 'dead', olderThanMs: number, limit: number): SqlStatement<string[]> {
+    return { sql: this.text[`purge:${table}:${state}`], params: [olderThanMs, limit], decode: decodeIds };
+  }
+
+  replayDead(table: ClaimTable, ids: readonly string[]): SqlStatement<string[]> {
+    return { sql: this.text[`replayDead:${table}`], params: [[...ids]], decode: decodeIds };
   }
 
   /** A hot statement: named after its text, so that every connection prepares it once. */
-  private hot(key: string, params: unknown[]): SqlStatement {
+  private hot<Result>(key: string, params: unknown[], decode: (rows: readonly DriverRow[]) => Result): SqlStatement<Result> {
     const sql = this.text[key];
-    if (!this.prepared) return { sql, params };
+    if (!this.prepared) return { sql, params, decode };
     this.names[key] ??= `queuebox_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
-    return { sql, params, name: this.names[key] };
+    return { sql, params, name: this.names[key], decode };
   }
 
   private lockTableName(table: ClaimTable): string {
     return this.tables.schema ? `${this.tables.schema}.${this.tables[table]}` : this.tables[table];
   }
 
-  claimPull(source: string, request: ClaimRequest): SqlStatement {
-    return this.hot('claimPull', [...claimParams({ ...request, cursor: { stream: source, key: request.cursor.key } }), [source]]);
-  }
-
-  private lock(name: string): readonly SqlStatement[] {
-    return [
-      { sql: claimLockSql.claimLockTimeout(), params: [] },
-      { sql: claimLockSql.claimLock(), params: [name] },
-    ];
-  }
-
-  insertInbox(row: InboxInsertRow): SqlStatement {
-    return { sql: this.text.insertInbox, params: [row.source, row.idempotencyKey, row.key, row.headers, row.payload] };
-  }
-
-  findInbox(source: string, idempotencyKey: string): SqlStatement {
-    return { sql: this.text.findInbox, params: [source, idempotencyKey] };
-  }
-
-  claimInbox(sources: readonly string[], request: ClaimRequest): SqlStatement {
-    return this.hot('claimInbox', [...claimParams(request), [...sources]]);
-  }
-
-  inboxBacklog(): SqlStatement {
-    return { sql: this.text.inboxBacklog, params: [] };
-  }
-
-  claimOutbox(request: ClaimRequest): SqlStatement {
-    return this.hot('claimOutbox', claimParams(request));
-  }
-
-  renew(table: ClaimTable, row: FencedRow, leaseMs: number): SqlStatement {
-    return { sql: this.text[`renew:${table}`], params: [row.id, row.token, leaseMs] };
-  }
-
-  renewMany(table: ClaimTable, rows: readonly FencedRow[], leaseMs: number): SqlStatement {
-    return this.hot(`renewMany:${table}`, [rows.map((r) => r.id), rows.map((r) => r.token), leaseMs]);
-  }
-
-  completeMany(kind: 'outbox' | 'relay' | 'pull', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement {
-    return this.hot(`completeMany:${kind}`, [rows.map((r) => r.id), rows.map((r) => r.token), handOffLeaseMs ?? 0, handOffLeaseMs !== undefined]);
-  }
-
-  retry(table: ClaimTable, row: FencedRow, delayMs: number, error: string): SqlStatement {
-    return { sql: this.text[`retry:${table}`], params: [row.id, row.token, delayMs, error] };
-  }
-
-  deadLetter(table: ClaimTable, row: FencedRow, error: string): SqlStatement {
-    return { sql: this.text[`deadLetter:${table}`], params: [row.id, row.token, error] };
-  }
-
-  reclaimExpired(table: ClaimTable, limit: number, sources: readonly string[] = []): SqlStatement {
-    return { sql: this.text[`reclaimExpired:${table}`], params: table === 'inbox' ? [limit, [...sources]] : [limit] };
-  }
-
-  listDead(table: ClaimTable, afterId: string, limit: number): SqlStatement {
-    return { sql: this.text[`listDead:${table}`], params: [afterId, limit] };
-  }
-
-  purgeFinished(table: ClaimTable, state: 'done' | 'dead', olderThanMs: number, limit: number): SqlStatement {
-    return { sql: this.text[`purge:${table}:${state}`], params: [olderThanMs, limit] };
-  }
-
-  replayDead(table: ClaimTable, ids: readonly string[]): SqlStatement {
-    return { sql: this.text[`replayDead:${table}`], params: [[...ids]] };
-  }
-
-  outboxBacklog(): SqlStatement {
-    return { sql: this.text.outboxBacklog, params: [] };
-  }
-
-  wakeChannel(table: ClaimTable): string {
-    const channel = ['queuebox', this.tables.schema, this.tables[table]].filter(Boolean).join('_');
-    // PostgreSQL channel names are identifiers: 63 bytes at most.
-    return channel.length <= 63 ? channel : `queuebox_${createHash('sha1').update(channel).digest('hex')}`;
-  }
-
-  notify(channel: string, senderId: string): SqlStatement {
-    return { sql: notifySql.notify(), params: [channel, senderId] };
-  }
-
-  listen(channel: string): SqlStatement {
-    return { sql: notifySql.listen(channel), params: [] };
-  }
-
-  unlistenAll(): SqlStatement {
-    return { sql: notifySql.unlistenAll(), params: [] };
+  private lock(name: string): ClaimLock {
+    return {
+      setup: [{ sql: claimLockSql.claimLockTimeout(), params: [], decode: decodeNothing }],
+      acquire: { sql: claimLockSql.claimLock(), params: [name], decode: decodeGranted },
+    };
   }
 }
 
@@ -190,3 +248,4 @@ export class PostgresDialect implements SqlDialect {
 function claimParams(request: ClaimRequest): unknown[] {
   return [request.batchSize, request.leaseMs, request.walkKeys, request.windowRows, request.cursor.stream, request.cursor.key];
 }
+

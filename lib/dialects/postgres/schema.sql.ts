@@ -1,4 +1,5 @@
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import type { SchemaStep } from '../schema-step.interface.js';
 import { qualified, quote } from './postgres-names.js';
 
 /*
@@ -182,4 +183,14 @@ export const downgradeFromV2 = (t: ResolvedTableNames): string[] => [
   ...createIndexes(t, 'inbox', V1_INDEXES.inbox),
   ...createIndexes(t, 'outbox', V1_INDEXES.outbox),
   /* sql */ `ALTER TABLE ${qualified(t, 'outbox')} ADD CONSTRAINT ${quote(`${t.outbox}_message_id_uq`)} UNIQUE (message_id)`,
+];
+
+/**
+ * QueueBox's schema on PostgreSQL, version by version: the outbox table, the inbox table, and
+ * version 2 (the claim engine's indexes, one key column name). Shipped steps never change.
+ */
+export const postgresSchemaSteps = (t: ResolvedTableNames): SchemaStep[] => [
+  { name: 'Outbox', version: 1764460800000, up: [...createSchema(t), ...createOutboxTable(t)], down: dropOutboxTable(t) },
+  { name: 'Inbox', version: 1764547200000, up: createInboxTable(t), down: dropInboxTable(t) },
+  { name: 'SchemaV2', version: 1764979200000, up: upgradeToV2(t), down: downgradeFromV2(t) },
 ];

@@ -38,9 +38,9 @@ describe('bounded claims', () => {
     await seed('cold', 1);
     await seed(null, 1);
     const rows = await claimOutbox(repository, 10, 60_000);
-    expect(rows.map((row) => row.ordering_key).sort()).toEqual(['cold', 'hot', null].sort());
+    expect(rows.map((row) => row.key).sort()).toEqual(['cold', 'hot', null].sort());
     // The hot key's head is its oldest row.
-    expect(Math.min(...rows.filter((row) => row.ordering_key === 'hot').map((row) => Number(row.id)))).toBe(
+    expect(Math.min(...rows.filter((row) => row.key === 'hot').map((row) => Number(row.id)))).toBe(
       Number((await db.query(`SELECT min(id) AS id FROM ${outbox()}`))[0].id),
     );
   });
@@ -56,7 +56,7 @@ describe('bounded claims', () => {
       const request = cursor.request(8, 60_000);
       const { rows, progress } = await repository.claimOutbox(request, { lock: false });
       cursor.advance(request, progress);
-      for (const row of rows) served.add(row.ordering_key!);
+      for (const row of rows) served.add(row.key!);
       claims += 1;
     }
     // 101 keys, at most 16 walked per claim (and the window): every key within a few rounds.
@@ -66,7 +66,7 @@ describe('bounded claims', () => {
 
   it('costs the same buffers on a deep blocked backlog as on a shallow one', async () => {
     const buffersOfClaim = async () => {
-      const statement = dialect.claimOutbox(new WalkCursor().request(50, 60_000));
+      const statement = dialect.claimOutbox(new WalkCursor().request(50, 60_000), { lock: false }).claim;
       await db.query('BEGIN');
       try {
         const [{ 'QUERY PLAN': plan }] = await db.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${statement.sql}`, [...statement.params]);
@@ -101,7 +101,7 @@ describe('bounded claims', () => {
     await insert('deep', 3_000);
     await insert('shallow', 2);
     const rows = await claimPull(repository, 's', 10, 60_000);
-    expect(rows.map((row) => [row.ordering_key, row.idempotency_key]).sort()).toEqual([
+    expect(rows.map((row) => [row.key, row.idempotencyKey]).sort()).toEqual([
       ['deep', 'deep1'],
       ['shallow', 'shallow1'],
     ]);

@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { Claim } from '../../../lib/interfaces/claim.interface.js';
 import type { ClaimRepository } from '../../../lib/claims/claim.repository.js';
 import { DeadLetterRepository } from '../../../lib/claims/dead-letter.repository.js';
+import type { ClaimedOutboxRow } from '../../../lib/dialects/statement-results.js';
 import { createTestSchema, openDataSource } from '../../fixtures/database.js';
 import { untilDatabase, untilDue, untilLeaseEnded } from '../../fixtures/db-clock.js';
 import { claimOutbox, claimPull, insertRows, repositoryFor, rowState } from '../../fixtures/outbox-rows.js';
@@ -30,7 +31,7 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     await b?.destroy();
   });
 
-  const claimOf = (row: { id: string; claim_token: string }, leaseMs: number): Claim => ({ component: 'outbox', id: String(row.id), token: row.claim_token, leaseMs });
+  const claimOf = (row: { id: string; token: string }, leaseMs: number): Claim => ({ component: 'outbox', id: String(row.id), token: row.token, leaseMs });
 
   it('concurrent claims from two DataSources never take the same row', async () => {
     await insertRows(a, schema, Array.from({ length: 200 }, () => null));
@@ -65,7 +66,7 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     const [again] = await claimOutbox(repoB, 10, 60_000);
     expect(String(again.id)).toBe(ids[0]);
     expect(again.attempts).toBe(2);
-    expect(again.claim_token).not.toBe(head.claim_token);
+    expect(again.token).not.toBe(head.token);
   });
 
   it('a fenced write with a stale token changes nothing', async () => {
@@ -77,9 +78,9 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     expect(await repoB.retry(stale, 0, 'x')).toBe('lost');
     expect(await repoB.deadLetter(stale, 'x')).toBe('lost');
     expect((await repoB.completeMany([stale])).lost).toEqual([stale]);
-    expect(await rowState(a, schema, id)).toMatchObject({ state: 'processing', claim_token: row.claim_token, last_error: null });
+    expect(await rowState(a, schema, id)).toMatchObject({ state: 'processing', claim_token: row.token, last_error: null });
     expect(await repoA.complete(claimOf(row, 60_000))).toBe('ok');
-    expect(await rowState(a, schema, id)).toMatchObject({ state: 'sent', claim_token: row.claim_token });
+    expect(await rowState(a, schema, id)).toMatchObject({ state: 'sent', claim_token: row.token });
   });
 
   it('after the lease ended by the database clock, renew, complete, retry and dead-letter change nothing', async () => {
@@ -91,7 +92,7 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     expect(await repoA.complete(claim)).toBe('lost');
     expect(await repoA.retry(claim, 0, 'late')).toBe('lost');
     expect(await repoA.deadLetter(claim, 'late')).toBe('lost');
-    expect(await rowState(a, schema, id)).toMatchObject({ state: 'processing', claim_token: row.claim_token, last_error: null });
+    expect(await rowState(a, schema, id)).toMatchObject({ state: 'processing', claim_token: row.token, last_error: null });
   });
 
   it('reclaim returns expired claims to pending; the new claim gets a new token and the old owner is fenced out', async () => {
@@ -103,7 +104,7 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     expect(await repoB.reclaimExpired('outbox')).toBe(1);
     const [second] = await claimOutbox(repoB, 1, 60_000);
     expect(String(second.id)).toBe(id);
-    expect(second.claim_token).not.toBe(first.claim_token);
+    expect(second.token).not.toBe(first.token);
     expect(await repoA.complete(claimOf(first, 300))).toBe('lost');
     expect(await repoB.complete(claimOf(second, 60_000))).toBe('ok');
   });
@@ -148,14 +149,14 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     const claims = new Map(rows.map((row) => [String(row.id), claimOf(row, 60_000)]));
     // Without a hand-off lease, a completion only finishes rows.
     expect(await repoA.completeMany([claims.get(ids[4])!])).toEqual({ lost: [], claimed: [] });
-    const { lost, claimed } = await repoA.completeMany<{ id: string; claim_token: string; ordering_key: string | null }>(
+    const { lost, claimed } = await repoA.completeMany<ClaimedOutboxRow>(
       [claims.get(ids[0])!, claims.get(ids[3])!, claims.get(ids[5])!],
       60_000,
     );
     expect(lost).toEqual([]);
     // Key k moves on to its second row; 'solo' and the unordered row have nothing to hand on.
-    expect(claimed.map((row) => [String(row.id), row.ordering_key])).toEqual([[ids[1], 'k']]);
-    expect(await rowState(a, schema, ids[1])).toMatchObject({ state: 'processing', claim_token: claimed[0].claim_token, attempts: 1 });
+    expect(claimed.map((row) => [row.id, row.key])).toEqual([[ids[1], 'k']]);
+    expect(await rowState(a, schema, ids[1])).toMatchObject({ state: 'processing', claim_token: claimed[0].token, attempts: 1 });
     // The key stays blocked for any other claimer: one row of it in flight, the handed-on one.
     expect(await claimOutbox(repoB, 10, 60_000)).toEqual([]);
   });
@@ -203,7 +204,7 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     const [second] = await claimOutbox(repoA, 10, 60_000);
     expect(String(second.id)).toBe(younger);
     expect(await repoA.complete(claimOf(second, 60_000))).toBe('ok');
-    expect(await new DeadLetterRepository(a, repositoryFor(a, schema).dialect).replay('outbox', [older])).toEqual([older]);
+    expect(await new DeadLetterRepository(repositoryFor(a, schema).runner, repositoryFor(a, schema).dialect).replay('outbox', [older])).toEqual([older]);
     const [replayed] = await claimOutbox(repoA, 10, 60_000);
     expect([String(replayed.id), replayed.inverted]).toEqual([older, false]);
   });
@@ -222,7 +223,7 @@ describe('claim repository on PostgreSQL: claims and the fence', () => {
     const younger = await insert('younger');
     const [first] = await claimPull(repoB, 'src', 10, 60_000);
     expect([String(first.id), first.inverted]).toEqual([younger, false]);
-    expect(await repoB.complete({ component: 'pull', id: String(first.id), token: first.claim_token, leaseMs: 60_000 })).toBe('ok');
+    expect(await repoB.complete({ component: 'pull', id: String(first.id), token: first.token, leaseMs: 60_000 })).toBe('ok');
     await producer.commitTransaction();
     await producer.release();
     const [late] = await claimPull(repoB, 'src', 10, 60_000);

@@ -55,14 +55,18 @@ describe('claim locks: producers of one key committing out of id order', () => {
   type Claimer = ClaimTable | 'pull';
   const tableOf = (claimer: Claimer): ClaimTable => (claimer === 'pull' ? 'inbox' : claimer);
 
-  const claimStatement = (claimer: Claimer) =>
+  /** The dialect's plan of a claim with its lock: the lock's statements, then the claim. */
+  const claimPlan = (claimer: Claimer) =>
     claimer === 'outbox'
-      ? dialect.claimOutbox(new WalkCursor().request(10, 60_000))
+      ? dialect.claimOutbox(new WalkCursor().request(10, 60_000), { lock: true })
       : claimer === 'inbox'
         ? dialect.claimInbox(['s'], new WalkCursor(['s']).request(10, 60_000))
-        : dialect.claimPull('s', new WalkCursor(['s']).request(10, 60_000));
+        : dialect.claimPull('s', new WalkCursor(['s']).request(10, 60_000), { lock: true });
 
-  const lockStatements = (claimer: Claimer) => (claimer === 'pull' ? dialect.pullClaimLock('s') : dialect.claimLock(claimer));
+  const lockStatements = (claimer: Claimer): SqlStatement[] => {
+    const { lock } = claimPlan(claimer);
+    return lock ? [...lock.setup, lock.acquire] : [];
+  };
 
   const claimY = (claimer: Claimer, lock: boolean) =>
     claimer === 'outbox'
@@ -89,7 +93,7 @@ describe('claim locks: producers of one key committing out of id order', () => {
     const x = await openRunner();
     if (lock) for (const statement of lockStatements(claimer)) await run(x, statement);
     // The claim statement's first row carries its progress; claimed rows have an id.
-    const xRows = ((await run(x, claimStatement(claimer))) as { id: string | null }[]).filter((row) => row.id !== null);
+    const xRows = ((await run(x, claimPlan(claimer).claim)) as { id: string | null }[]).filter((row) => row.id !== null);
     expect(xRows.map((row) => String(row.id))).toEqual([younger]);
     await producer.commitTransaction();
     await producer.release();

@@ -5,6 +5,7 @@ import { inboxRows } from '../../fixtures/inbox-rows.js';
 import { counterValue } from '../../fixtures/metrics.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
 import { DeadLetterRepository } from '../../../lib/claims/dead-letter.repository.js';
+import { StatementRunner } from '../../../lib/claims/statement-runner.js';
 import { PostgresDialect } from '../../../lib/dialects/postgres/postgres.dialect.js';
 import type { SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
 import { SourceLabels } from '../../../lib/inbox/source-labels.js';
@@ -90,17 +91,18 @@ describe('inbox: receive once per (source, idempotency key)', () => {
     // exactly what a retention sweep between the conflicting insert and the read would leave.
     let raced = false;
     const racing = Object.assign(Object.create(real) as PostgresDialect, {
-      findInbox(source: string, idempotencyKey: string): SqlStatement {
+      findInbox(source: string, idempotencyKey: string): SqlStatement<string | undefined> {
         if (raced) return real.findInbox(source, idempotencyKey);
         raced = true;
         return {
           sql: `WITH gone AS (DELETE FROM "${schema}".queuebox_inbox_messages WHERE source = $1 AND idempotency_key = $2 RETURNING id) SELECT id FROM gone WHERE false`,
           params: [source, idempotencyKey],
+          decode: real.findInbox(source, idempotencyKey).decode,
         };
       },
     });
     const inbox = new InboxService(
-      apps[0].dataSource,
+      app.get(StatementRunner, { strict: false }),
       racing,
       options,
       app.get(WakeUpHub, { strict: false }),

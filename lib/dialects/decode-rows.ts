@@ -1,0 +1,125 @@
+import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
+import type {
+  BacklogRow,
+  ClaimedInboxRow,
+  ClaimedOutboxRow,
+  ClaimProgress,
+  ClaimResult,
+  CompletionRow,
+  DriverRow,
+  InsertedOutboxRow,
+  RenewalRow,
+} from './statement-results.js';
+
+/*
+ * Decoders of the statement results (statement-results.ts). The dialects alias every column to
+ * the same name; the drivers differ in the types they return, and these read both:
+ *
+ *   bigint      node-postgres: string             tedious: string
+ *   uuid        node-postgres: lower-case string  tedious: upper-case unless converted in SQL
+ *   boolean     node-postgres: boolean            tedious (bit): boolean
+ *   JSON        node-postgres (jsonb): object     tedious (nvarchar): text
+ *   timestamp   node-postgres: Date               tedious (datetimeoffset): Date
+ */
+
+const text = (value: unknown): string => String(value);
+const nullableText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+const uuid = (value: unknown): string => String(value).toLowerCase();
+const int = (value: unknown): number => Number(value);
+const bool = (value: unknown): boolean => value === true || value === 1 || value === '1';
+const date = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)));
+const nullableDate = (value: unknown): Date | null => (value === null || value === undefined ? null : date(value));
+
+/** Headers as stored: a JSON object of strings (jsonb arrives parsed, nvarchar as text). */
+function headers(value: unknown): Record<string, string> {
+  if (typeof value === 'string') return JSON.parse(value) as Record<string, string>;
+  return { ...(value as Record<string, string>) };
+}
+
+/** The ids a statement returned (fenced writes, reclaims, purges, replays). */
+export const decodeIds = (rows: readonly DriverRow[]): string[] => rows.map((row) => text(row.id));
+
+/** The first row's `id`, or undefined when no row came back (an inbox duplicate). */
+export const decodeOptionalId = (rows: readonly DriverRow[]): string | undefined => (rows.length > 0 ? text(rows[0].id) : undefined);
+
+/** Whether any row came back (a probe). */
+export const decodeAnyRow = (rows: readonly DriverRow[]): boolean => rows.length > 0;
+
+/** Statements run for their effect only. */
+export const decodeNothing = (): void => undefined;
+
+export const decodeOutboxRow = (row: DriverRow): ClaimedOutboxRow => ({
+  id: text(row.id),
+  messageId: uuid(row.message_id),
+  destination: text(row.destination),
+  key: nullableText(row.ordering_key),
+  headers: headers(row.headers),
+  payload: text(row.payload),
+  token: uuid(row.claim_token),
+  attempts: int(row.attempts),
+  inverted: bool(row.inverted),
+});
+
+export const decodeInboxRow = (row: DriverRow): ClaimedInboxRow => ({
+  id: text(row.id),
+  source: text(row.source),
+  idempotencyKey: text(row.idempotency_key),
+  key: nullableText(row.ordering_key),
+  headers: headers(row.headers),
+  payload: text(row.payload),
+  token: uuid(row.claim_token),
+  attempts: int(row.attempts),
+  receivedAt: date(row.received_at),
+  inverted: bool(row.inverted),
+});
+
+/**
+ * A claim's rows: the first carries the progress columns (`window_rows`, `cursor_stream`,
+ * `cursor_key`, `walked`), every row the claimed row's columns, all NULL when none was claimed.
+ */
+export function claimDecoder<Row>(decodeRow: (row: DriverRow) => Row): (rows: readonly DriverRow[]) => ClaimResult<Row> {
+  return (rows) => {
+    const [first] = rows;
+    const progress: ClaimProgress = {
+      windowRows: first ? int(first.window_rows ?? 0) : 0,
+      walked: first ? int(first.walked ?? 0) : 0,
+      last: first?.cursor_stream != null ? { stream: text(first.cursor_stream), key: text(first.cursor_key ?? '') } : undefined,
+    };
+    return { rows: rows.filter((row) => row.id !== null && row.id !== undefined).map(decodeRow), progress };
+  };
+}
+
+/** A completion's rows: `outcome` 'done' with the finished id, or 'claimed' with a handed-on row. */
+export function completionDecoder<Row>(decodeRow: (row: DriverRow) => Row): (rows: readonly DriverRow[]) => CompletionRow<Row>[] {
+  return (rows) => rows.map((row) => (row.outcome === 'claimed' ? { outcome: 'claimed', row: decodeRow(row) } : { outcome: 'done', id: text(row.id) }));
+}
+
+export const decodeRenewals = (rows: readonly DriverRow[]): RenewalRow[] => rows.map((row) => ({ id: text(row.id), renewed: bool(row.renewed) }));
+
+export const decodeInsertedOutbox = (rows: readonly DriverRow[]): InsertedOutboxRow[] =>
+  rows.map((row) => ({ id: text(row.id), messageId: uuid(row.message_id) }));
+
+export const decodeBacklog = (rows: readonly DriverRow[]): BacklogRow[] =>
+  rows.map((row) => ({ label: text(row.label), pending: int(row.pending), oldestAgeSeconds: Math.max(0, Number(row.oldest_age_seconds)) }));
+
+export const decodeDeadOutbox = (rows: readonly DriverRow[]): DeadOutboxMessage[] =>
+  rows.map((row) => ({
+    id: text(row.id),
+    messageId: uuid(row.message_id),
+    destination: text(row.destination),
+    key: nullableText(row.ordering_key),
+    attempts: int(row.attempts),
+    lastError: nullableText(row.last_error),
+    finishedAt: nullableDate(row.finished_at),
+  }));
+
+export const decodeDeadInbox = (rows: readonly DriverRow[]): DeadInboxMessage[] =>
+  rows.map((row) => ({
+    id: text(row.id),
+    source: text(row.source),
+    idempotencyKey: text(row.idempotency_key),
+    key: nullableText(row.ordering_key),
+    attempts: int(row.attempts),
+    lastError: nullableText(row.last_error),
+    finishedAt: nullableDate(row.finished_at),
+  }));

@@ -1,0 +1,131 @@
+import { Logger } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { ClaimTable } from '../../interfaces/claim.interface.js';
+import type { WakeUpTransport } from '../../interfaces/wake-up-transport.interface.js';
+import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import { errorText } from '../../runtime/error-text.js';
+import * as notifySql from './notify.sql.js';
+
+/** The part of a node-postgres client the listener uses. */
+interface NotifyingClient {
+  on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown;
+  on(event: 'error' | 'end', listener: (error?: Error) => void): unknown;
+  removeAllListeners(event: string): unknown;
+}
+
+const RECONNECT_DELAY_MS = 2_000;
+const TABLES: readonly ClaimTable[] = ['outbox', 'inbox'];
+
+/** The channel of a table: QueueBox's, per (schema-qualified) table, so instances on other schemas do not wake each other. */
+export function wakeChannel(tables: ResolvedTableNames, table: ClaimTable): string {
+  const channel = ['queuebox', tables.schema, tables[table]].filter(Boolean).join('_');
+  // PostgreSQL channel names are identifiers: 63 bytes at most.
+  return channel.length <= 63 ? channel : `queuebox_${createHash('sha1').update(channel).digest('hex')}`;
+}
+
+/**
+ * Wake-ups over LISTEN/NOTIFY. Sending is a `pg_notify` after the producer's commit, from a
+ * pooled connection (a NOTIFY inside producers' transactions would serialize their commits).
+ * Listening holds one connection of the application's pool in LISTEN on both tables' channels,
+ * reconnects after a failure, and then reports every table once. A notification whose payload is
+ * this instance's id was sent here: this instance already woke.
+ */
+export class PostgresNotifyTransport implements WakeUpTransport {
+  private readonly logger = new Logger('WakeUpHub');
+  private readonly channels = new Map<string, ClaimTable>();
+  private runner?: QueryRunner;
+  private retryTimer?: NodeJS.Timeout;
+  private closed = false;
+  private onWake: (table: ClaimTable) => void = () => undefined;
+  private readonly sending = new Set<Promise<void>>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly tables: ResolvedTableNames,
+    private readonly instanceId: string,
+  ) {
+    for (const table of TABLES) this.channels.set(wakeChannel(tables, table), table);
+  }
+
+  async listen(onWake: (table: ClaimTable) => void): Promise<void> {
+    this.onWake = onWake;
+    this.closed = false;
+    try {
+      await this.connect();
+    } catch (error) {
+      this.logger.warn({ message: 'LISTEN failed; relying on the poll interval until it reconnects', error: errorText(error) });
+      this.scheduleReconnect();
+    }
+  }
+
+  send(table: ClaimTable): Promise<void> {
+    const sent = this.notify(wakeChannel(this.tables, table)).finally(() => this.sending.delete(sent));
+    this.sending.add(sent);
+    return sent;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    await Promise.allSettled(this.sending);
+    await this.dropConnection(true);
+  }
+
+  private async notify(channel: string): Promise<void> {
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      await runner.query(notifySql.notify(), [channel, this.instanceId]);
+    } catch (error) {
+      // Other replicas still poll; a failed wake-up costs latency, never a message.
+      this.logger.warn({ message: 'wake-up NOTIFY failed', error: errorText(error) });
+    } finally {
+      await runner.release();
+    }
+  }
+
+  private async connect(): Promise<void> {
+    const runner = this.dataSource.createQueryRunner();
+    this.runner = runner;
+    const client = (await runner.connect()) as NotifyingClient;
+    client.on('notification', (message) => {
+      const table = this.channels.get(message.channel);
+      if (table && message.payload !== this.instanceId) this.onWake(table);
+    });
+    const lost = (error?: Error): void => {
+      if (this.closed || this.runner !== runner) return;
+      this.logger.warn({ message: 'LISTEN connection lost; reconnecting', error: error ? errorText(error) : 'ended' });
+      void this.dropConnection(false).then(() => this.scheduleReconnect());
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    for (const channel of this.channels.keys()) await runner.query(notifySql.listen(channel));
+    // Anything committed while no one listened is picked up now.
+    for (const table of this.channels.values()) this.onWake(table);
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed) return;
+    this.retryTimer = setTimeout(() => {
+      this.connect().catch((error) => {
+        this.logger.warn({ message: 'LISTEN reconnect failed', error: errorText(error) });
+        void this.dropConnection(false).then(() => this.scheduleReconnect());
+      });
+    }, RECONNECT_DELAY_MS);
+    this.retryTimer.unref();
+  }
+
+  /**
+   * Gives the connection back. A healthy one stops listening first, so that the pool hands out a
+   * clean connection; a broken one was already released (as broken) by TypeORM's error handler.
+   */
+  private async dropConnection(healthy: boolean): Promise<void> {
+    const runner = this.runner;
+    this.runner = undefined;
+    if (!runner || runner.isReleased) return;
+    const client = (runner as unknown as { databaseConnection?: NotifyingClient }).databaseConnection;
+    if (healthy) await runner.query(notifySql.unlistenAll()).catch(() => undefined);
+    client?.removeAllListeners('notification');
+    await runner.release().catch(() => undefined);
+  }
+}

@@ -1,0 +1,17 @@
+import type { DatabaseErrorKind } from '../statement-results.js';
+
+/** SQLSTATE codes the claim mechanism tells apart (node-postgres puts them on `code`). */
+const KINDS: Readonly<Record<string, DatabaseErrorKind>> = {
+  // deadlock_detected
+  '40P01': 'deadlock',
+  // lock_not_available: the claim lock's `lock_timeout` ran out
+  '55P03': 'lock-not-granted',
+  // query_canceled: a statement_timeout
+  '57014': 'timeout',
+};
+
+/** What a PostgreSQL error means to the claim mechanism (TypeORM's QueryFailedError copies `code`). */
+export function classifyPostgresError(error: unknown): DatabaseErrorKind | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? KINDS[code] : undefined;
+}
