@@ -8,6 +8,9 @@ const oxc = {
   decorator: { legacy: true, emitDecoratorMetadata: true },
 } as const;
 
+/** Whether the SQL Server project has a server to run on (else it reports every test as skipped). */
+const mssqlConfigured = Boolean(process.env.QUEUEBOX_MSSQL_URL);
+
 export default defineConfig({
   oxc,
   test: {
@@ -26,7 +29,9 @@ export default defineConfig({
         oxc,
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.spec.ts', 'test/e2e/**/*.spec.ts'],
+          // The dialect-neutral specs, the PostgreSQL-only ones, and end to end, on PostgreSQL.
+          include: ['test/integration/shared/**/*.spec.ts', 'test/integration/pg/**/*.spec.ts', 'test/e2e/**/*.spec.ts'],
+          env: { QUEUEBOX_TEST_DB: 'postgres' },
           globalSetup: ['./test/setup/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
@@ -38,8 +43,27 @@ export default defineConfig({
       {
         oxc,
         test: {
+          // The dialect-neutral specs and the SQL Server-only ones, on the server named by
+          // QUEUEBOX_MSSQL_URL; without it, every test is reported as skipped (global-setup.ts).
+          name: 'integration-mssql',
+          include: ['test/integration/shared/**/*.spec.ts', 'test/integration/mssql/**/*.spec.ts'],
+          env: { QUEUEBOX_TEST_DB: 'mssql' },
+          globalSetup: ['./test/setup/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          maxWorkers: 2,
+          // Without a server the files are only collected, never run: sharing their modules
+          // between files saves minutes of imports.
+          isolate: mssqlConfigured,
+          sequence: { groupOrder: 3 },
+        },
+      },
+      {
+        oxc,
+        test: {
           name: 'package',
           include: ['test/package/**/*.spec.ts'],
+          env: { QUEUEBOX_TEST_DB: 'postgres' },
           globalSetup: ['./test/setup/global-setup.ts'],
           testTimeout: 600_000,
           hookTimeout: 120_000,

@@ -1,15 +1,21 @@
-import { DataSource } from 'typeorm';
-import { createQueueBoxMigrations } from '../lib/migrations/index.js';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { createQueueBoxMigrations, type QueueBoxMigrationOptions } from '../lib/migrations/index.js';
 
 /**
  * Creates `schema` with QueueBox's tables by running its own migrations, as an application
- * would (development only: the tests and the bench use a fresh schema each).
+ * would (development only: the tests and the bench use a fresh schema each). `connection` is a
+ * PostgreSQL URL, or the options of a DataSource on any database QueueBox has migrations for.
  */
-export async function createQueueBoxSchema(url: string, schema: string, migrationsTableName: string): Promise<void> {
-  const dataSource = new DataSource({ type: 'postgres', url, schema, migrations: createQueueBoxMigrations({ type: 'postgres', schema }), migrationsTableName });
+export async function createQueueBoxSchema(connection: string | DataSourceOptions, schema: string, migrationsTableName: string): Promise<void> {
+  const options: DataSourceOptions = typeof connection === 'string' ? { type: 'postgres', url: connection } : connection;
+  // The migration factory's type list names only the databases whose dialect has landed
+  // ('mssql' is being added); it throws UnsupportedDatabaseError for any other type.
+  const type = options.type as QueueBoxMigrationOptions['type'];
+  const dataSource = new DataSource({ ...options, schema, migrations: createQueueBoxMigrations({ type, schema }), migrationsTableName } as DataSourceOptions);
   await dataSource.initialize();
   try {
-    await dataSource.query(`CREATE SCHEMA "${schema}"`);
+    // The schema first: the migrations table lives in it.
+    await dataSource.query(`CREATE SCHEMA ${dataSource.driver.escape(schema)}`);
     await dataSource.runMigrations();
   } finally {
     await dataSource.destroy();

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { ClaimRepository } from '../../../lib/claims/claim.repository.js';
 import { WalkCursor } from '../../../lib/claims/walk-cursor.js';
-import type { PostgresDialect } from '../../../lib/dialects/postgres/postgres.dialect.js';
-import type { ClaimTable, SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
-import { createTestSchema, openDataSource } from '../../fixtures/database.js';
+import type { ClaimTable, SqlDialect, SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
+import { createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';
 import { untilDatabase } from '../../fixtures/db-clock.js';
 import { claimInbox, claimOutbox, claimPull, insertRows, repositoryFor } from '../../fixtures/outbox-rows.js';
 
@@ -18,18 +17,18 @@ describe('claim locks: producers of one key committing out of id order', () => {
   let schema: string;
   let main: DataSource;
   let other: DataSource;
-  let dialect: PostgresDialect;
+  let dialect: SqlDialect;
   let repoY: ClaimRepository;
 
   beforeAll(async () => {
-    schema = await createTestSchema(inject('pgUrl'));
-    main = await openDataSource(inject('pgUrl'), schema);
-    other = await openDataSource(inject('pgUrl'), schema);
+    schema = await createTestSchema();
+    main = await openDataSource(schema);
+    other = await openDataSource(schema);
     dialect = repositoryFor(main, schema).dialect;
     repoY = repositoryFor(other, schema).repository;
   });
   beforeEach(async () => {
-    await main.query(`TRUNCATE "${schema}".queuebox_outbox_messages, "${schema}".queuebox_inbox_messages`);
+    await testDatabase().truncate(main, schema, ['outbox', 'inbox']);
   });
   afterAll(async () => {
     await main?.destroy();
@@ -82,7 +81,11 @@ describe('claim locks: producers of one key committing out of id order', () => {
 
   /** Until some session waits for the claim lock `name` (two-key advisory lock: objid is the name's hash). */
   const untilWaitingFor = (name: string) =>
-    untilDatabase(main, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = hashtext($1)::oid) AS ok`, [name], `a claimer waiting for ${name}`);
+    untilDatabase(
+      main,
+      { sql: `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = hashtext($1)::oid) AS ok`, params: [name] },
+      `a claimer waiting for ${name}`,
+    );
 
   async function replay(claimer: Claimer, lock: boolean) {
     const table = tableOf(claimer);

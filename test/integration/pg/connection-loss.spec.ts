@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { OutboxService } from '../../../lib/index.js';
 import { createTestSchema, openDataSource } from '../../fixtures/database.js';
@@ -18,13 +18,13 @@ describe('outbox: every database connection of the instances is killed', () => {
 
   beforeAll(async () => {
     const url = await receiver.start();
-    schema = await createTestSchema(inject('pgUrl'));
-    admin = await openDataSource(inject('pgUrl'), schema, 2);
+    schema = await createTestSchema();
+    admin = await openDataSource(schema, 2);
     const options = { destinations: { sink: { type: 'http' as const, url } }, outbox: { pollIntervalMs: 60_000 } };
     // A worker replica and an API-only replica: after the kill, only a re-established LISTEN
     // (or the minute-long poll) can get the API replica's message out quickly.
-    apps.push(await startQueueBoxApp(inject('pgUrl'), schema, options, { applicationName }));
-    apps.push(await startQueueBoxApp(inject('pgUrl'), schema, { ...options, workers: { enabled: false } }, { applicationName }));
+    apps.push(await startQueueBoxApp(schema, options, { applicationName }));
+    apps.push(await startQueueBoxApp(schema, { ...options, workers: { enabled: false } }, { applicationName }));
   });
   afterAll(async () => {
     await Promise.all(apps.map((app) => app.close()));

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import type { DataSource } from 'typeorm';
+import type { ClaimRepository } from '../../../lib/claims/claim.repository.js';
+import { WalkCursor } from '../../../lib/claims/walk-cursor.js';
+import { describeWithDatabase, createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';
+import { outboxRows } from '../../fixtures/inbox-rows.js';
+import { claimOutbox, claimPull, repositoryFor } from '../../fixtures/outbox-rows.js';
+
+/**
+ * The bounded claim (docs/internals/claim-sql.md, "The claim"): every key gets its turn, however
+ * deep the keys before it; FIFO per key holds. (That its cost follows its bounds, not the
+ * backlog, is measured on PostgreSQL in pg/claim-cost.spec.ts.)
+ */
+describeWithDatabase('bounded claims', () => {
+  let schema: string;
+  let db: DataSource;
+  let repository: ClaimRepository;
+
+  beforeAll(async () => {
+    schema = await createTestSchema();
+    db = await openDataSource(schema);
+    ({ repository } = repositoryFor(db, schema));
+  });
+  beforeEach(async () => {
+    await testDatabase().truncate(db, schema, ['outbox', 'inbox']);
+  });
+  afterAll(async () => {
+    await db?.destroy();
+  });
+
+  /** Inserts `count` rows of `key` (NULL: unordered) for destination `d`, in id order. */
+  const seed = (key: string | null, count: number) => testDatabase().seedOutbox(db, schema, { key, count });
+
+  it('reaches a key and an unordered row behind a hot key’s deep backlog in one claim', async () => {
+    await seed('hot', 5_000);
+    await seed('cold', 1);
+    await seed(null, 1);
+    const rows = await claimOutbox(repository, 10, 60_000);
+    expect(rows.map((row) => row.key).sort()).toEqual(['cold', 'hot', null].sort());
+    // The hot key's head is its oldest row.
+    const [oldest] = await outboxRows(db, schema);
+    expect(Math.min(...rows.filter((row) => row.key === 'hot').map((row) => Number(row.id)))).toBe(Number(oldest.id));
+  });
+
+  it('visits every key in turn when there are more keys than one claim walks', async () => {
+    // The hot key fills the window; 100 keys follow, more than one walk covers.
+    await seed('hot', 2_000);
+    for (let k = 0; k < 100; k++) await seed(`k${String(k).padStart(3, '0')}`, 3);
+    const cursor = new WalkCursor();
+    const served = new Set<string>();
+    let claims = 0;
+    while (served.size < 101 && claims < 30) {
+      const request = cursor.request(8, 60_000);
+      const { rows, progress } = await repository.claimOutbox(request, { lock: false });
+      cursor.advance(request, progress);
+      for (const row of rows) served.add(row.key!);
+      claims += 1;
+    }
+    // 101 keys, at most 16 walked per claim (and the window): every key within a few rounds.
+    expect(served.size).toBe(101);
+    expect(claims).toBeLessThanOrEqual(Math.ceil(101 / 8) + 2);
+  });
+
+  it('pull claims serve a key behind a deep one, one row per key, oldest first', async () => {
+    await testDatabase().seedInbox(db, schema, { source: 's', key: 'deep', count: 3_000 });
+    await testDatabase().seedInbox(db, schema, { source: 's', key: 'shallow', count: 2 });
+    const rows = await claimPull(repository, 's', 10, 60_000);
+    expect(rows.map((row) => [row.key, row.idempotencyKey]).sort()).toEqual([
+      ['deep', 'deep1'],
+      ['shallow', 'shallow1'],
+    ]);
+  });
+});

@@ -1,0 +1,150 @@
+import { Logger } from '@nestjs/common';
+import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
+import { INBOX_MESSAGES_RECEIVED_TOTAL } from '../../../lib/index.js';
+import { describeWithDatabase, createTestSchema, testDatabase } from '../../fixtures/database.js';
+import { inboxRows } from '../../fixtures/inbox-rows.js';
+import { counterValue } from '../../fixtures/metrics.js';
+import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
+import { standardWebhookHeaders, testSecret } from '../../fixtures/webhook-secrets.js';
+import { webhookSignatures } from '../../../lib/signatures/webhook-signature.js';
+import { coveredHeadersText } from '../../../lib/signatures/covered-headers.js';
+import { decodeWebhookSecret } from '../../../lib/signatures/webhook-secret.js';
+
+const SIGNED = testSecret('intake signed source');
+const LIMIT = 4_096;
+
+/** Headers QueueBox's publisher would send: Standard Webhooks plus X-QueueBox-Signature over the key and trace context. */
+function queueBoxHeaders(secret: string, id: string, body: string, extra: Record<string, string>): Record<string, string> {
+  const key = (decodeWebhookSecret(secret) as { key: Buffer }).key;
+  const headers = { ...standardWebhookHeaders(secret, id, body), ...extra };
+  return { ...headers, 'x-queuebox-signature': webhookSignatures([key], id, Number(headers['webhook-timestamp']), coveredHeadersText(headers)) };
+}
+
+/** The HTTP intake's answers: what it stores, what it refuses, and that a refusal stores nothing. */
+describeWithDatabase('inbox: the HTTP intake', () => {
+  let app: TestApp;
+  let schema: string;
+  let intake: string;
+
+  beforeAll(async () => {
+    schema = await createTestSchema();
+    app = await startQueueBoxApp(
+      schema,
+      { intake: { path: 'inbox' }, inbox: { maxPayloadBytes: LIMIT, sources: { signed: { secret: SIGNED }, open: { unsigned: true } } } },
+      { listen: true },
+    );
+    intake = `${app.url}/inbox`;
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  const post = (source: string, body: string | Buffer, headers: Record<string, string>) =>
+    fetch(`${intake}/${source}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+  const stored = async (id: string) => (await inboxRows(app.dataSource, schema)).filter((row) => row.idempotency_key === id);
+
+  it('stores a request signed by a third-party Standard Webhooks sender', async () => {
+    const body = JSON.stringify({ from: 'standardwebhooks' });
+    const response = await post('signed', body, standardWebhookHeaders(SIGNED, 'sw-1', body));
+    expect(response.status).toBe(202);
+    expect(await stored('sw-1')).toMatchObject([{ source: 'signed', ordering_key: null, payload: body }]);
+  });
+
+  it('refuses a key or trace context the signature does not cover, and one that was swapped after signing', async () => {
+    const body = JSON.stringify({ n: 1 });
+    // A valid Standard Webhooks signature replayed with a key added: the key is not covered.
+    const keyAdded = await post('signed', body, { ...standardWebhookHeaders(SIGNED, 'cov-1', body), 'x-queuebox-key': 'victim' });
+    expect(keyAdded.status).toBe(401);
+    // A request signed with key A, replayed with key B.
+    const signed = queueBoxHeaders(SIGNED, 'cov-2', body, { 'x-queuebox-key': 'a' });
+    const swapped = await post('signed', body, { ...signed, 'x-queuebox-key': 'b' });
+    expect(swapped.status).toBe(401);
+    expect(await stored('cov-1')).toEqual([]);
+    expect(await stored('cov-2')).toEqual([]);
+    // The original is stored with its key.
+    expect((await post('signed', body, signed)).status).toBe(202);
+    expect(await stored('cov-2')).toMatchObject([{ ordering_key: 'a' }]);
+  });
+
+  it('keeps trace headers only when the signature covers them', async () => {
+    const body = JSON.stringify({ n: 2 });
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    expect((await post('signed', body, { ...standardWebhookHeaders(SIGNED, 'tr-1', body), traceparent })).status).toBe(202);
+    expect((await post('signed', body, queueBoxHeaders(SIGNED, 'tr-2', body, { traceparent }))).status).toBe(202);
+    const headersOf = async (id: string) => (await stored(id))[0].headers;
+    expect(await headersOf('tr-1')).toEqual({});
+    expect(await headersOf('tr-2')).toEqual({ traceparent });
+  });
+
+  it('accepts a body up to inbox.maxPayloadBytes whatever the platform parser limit, and answers a larger one with its own 413, counted', async () => {
+    const within = JSON.stringify({ pad: 'x'.repeat(LIMIT - 20) });
+    expect(Buffer.byteLength(within)).toBeLessThanOrEqual(LIMIT);
+    expect((await post('open', within, { 'x-message-id': 'big-1' })).status).toBe(202);
+    const rejectedBefore = await counterValue(INBOX_MESSAGES_RECEIVED_TOTAL, { source: 'open', outcome: 'rejected' });
+    const over = await post('open', JSON.stringify({ pad: 'x'.repeat(LIMIT) }), { 'x-message-id': 'big-2' });
+    expect(over.status).toBe(413);
+    expect(await over.json()).toMatchObject({ status: 'rejected' });
+    expect(await counterValue(INBOX_MESSAGES_RECEIVED_TOTAL, { source: 'open', outcome: 'rejected' })).toBe(rejectedBefore + 1);
+    expect(await stored('big-2')).toEqual([]);
+  });
+
+  it('requires application/json in UTF-8, and a body that is valid UTF-8 JSON', async () => {
+    const json = JSON.stringify({ a: 1 });
+    const form = await fetch(`${intake}/open`, { method: 'POST', body: json, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-message-id': 'ct-1' } });
+    const text = await fetch(`${intake}/open`, { method: 'POST', body: json, headers: { 'content-type': 'text/plain', 'x-message-id': 'ct-2' } });
+    const latin1 = await post('open', json, { 'content-type': 'application/json; charset=iso-8859-1', 'x-message-id': 'ct-3' });
+    const gzip = await post('open', json, { 'content-encoding': 'gzip', 'x-message-id': 'ct-4' });
+    expect([form.status, text.status, latin1.status, gzip.status]).toEqual([415, 415, 415, 415]);
+    const empty = await post('open', '', { 'x-message-id': 'ct-5' });
+    const notUtf8 = await post('open', Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]), { 'x-message-id': 'ct-6' });
+    const notJson = await post('open', '{not json', { 'x-message-id': 'ct-7' });
+    expect([empty.status, notUtf8.status, notJson.status]).toEqual([400, 400, 400]);
+    expect((await post('open', json, { 'content-type': 'application/json; charset=utf-8', 'x-message-id': 'ct-8' })).status).toBe(202);
+    for (const id of ['ct-1', 'ct-2', 'ct-3', 'ct-4', 'ct-5', 'ct-6', 'ct-7']) expect(await stored(id), id).toEqual([]);
+  });
+
+  it('refuses forged, tampered, replayed and unsigned requests to a signed source', async () => {
+    const body = JSON.stringify({ transfer: 100 });
+    const forged = await post('signed', body, standardWebhookHeaders(testSecret('wrong'), 'f-1', body));
+    const tampered = await post('signed', JSON.stringify({ transfer: 1_000_000 }), standardWebhookHeaders(SIGNED, 'f-2', body));
+    const replayed = await post('signed', body, standardWebhookHeaders(SIGNED, 'f-3', body, new Date(Date.now() - 3_600_000)));
+    const unsigned = await post('signed', body, { 'webhook-id': 'f-4' });
+    const legacyId = await post('signed', body, { 'x-message-id': 'f-5' });
+    expect([forged.status, tampered.status, replayed.status, unsigned.status]).toEqual([401, 401, 401, 401]);
+    expect(legacyId.status).toBe(400);
+    for (const id of ['f-1', 'f-2', 'f-3', 'f-4', 'f-5']) expect(await stored(id), id).toEqual([]);
+  });
+
+  it('refuses keys with control characters before they reach the database, and logs no payload', async () => {
+    const error = vi.spyOn(Logger.prototype, 'error');
+    const body = JSON.stringify({ marker: 'PAYLOAD-MARKER-1' });
+    const tab = await post('open', body, { 'x-message-id': 'nul-1', 'x-queuebox-key': 'a\tb' });
+    const unknownSource = await post('a%00b', body, { 'x-message-id': 'nul-2' });
+    expect(tab.status).toBe(400);
+    expect(unknownSource.status).toBe(404);
+    expect(await stored('nul-1')).toEqual([]);
+    expect(JSON.stringify(error.mock.calls)).not.toContain('PAYLOAD-MARKER-1');
+  });
+
+  it('answers 500 when the database fails, logs no statement parameters, and counts it', async () => {
+    const error = vi.spyOn(Logger.prototype, 'error');
+    const failedBefore = await counterValue(INBOX_MESSAGES_RECEIVED_TOTAL, { source: 'open', outcome: 'failed' });
+    await testDatabase().renameTable(app.dataSource, schema, 'queuebox_inbox_messages', 'queuebox_inbox_away');
+    let response: Response;
+    try {
+      response = await post('open', JSON.stringify({ marker: 'PAYLOAD-MARKER-2' }), { 'x-message-id': 'db-1' });
+    } finally {
+      await testDatabase().renameTable(app.dataSource, schema, 'queuebox_inbox_away', 'queuebox_inbox_messages');
+    }
+    expect(response.status).toBe(500);
+    const answer = await response.json();
+    expect(answer).toMatchObject({ status: 'rejected' });
+    expect(JSON.stringify(answer)).not.toMatch(/queuebox_inbox|relation|object name|SELECT|INSERT/i);
+    expect(await counterValue(INBOX_MESSAGES_RECEIVED_TOTAL, { source: 'open', outcome: 'failed' })).toBe(failedBefore + 1);
+    expect(error).toHaveBeenCalled();
+    expect(JSON.stringify(error.mock.calls)).not.toContain('PAYLOAD-MARKER-2');
+  });
+});
