@@ -28,6 +28,7 @@ import {
 } from './queuebox.constants.js';
 import { dataSourceMissing } from './queuebox.messages.js';
 import { RetentionSweeper } from './retention/retention-sweeper.js';
+import { DatabaseCheck } from './runtime/database-check.js';
 import { WakeUpHub } from './wakeup/wake-up.hub.js';
 
 /**
@@ -64,6 +65,7 @@ export function queueBoxProviders(dataSourceName: string | undefined): Provider[
     ...queueBoxMetricProviders,
     QueueBoxMetrics,
     StatementRunner,
+    DatabaseCheck,
     ClaimRepository,
     DeadLetterRepository,
     WakeUpHub,

@@ -8,8 +8,7 @@ import { createQueueBoxMigrations, type QueueBoxMigrationOptions } from '../lib/
  */
 export async function createQueueBoxSchema(connection: string | DataSourceOptions, schema: string, migrationsTableName: string): Promise<void> {
   const options: DataSourceOptions = typeof connection === 'string' ? { type: 'postgres', url: connection } : connection;
-  // The migration factory's type list names only the databases whose dialect has landed
-  // ('mssql' is being added); it throws UnsupportedDatabaseError for any other type.
+  // A type QueueBox has no schema for makes the factory throw UnsupportedDatabaseError.
   const type = options.type as QueueBoxMigrationOptions['type'];
   const dataSource = new DataSource({ ...options, schema, migrations: createQueueBoxMigrations({ type, schema }), migrationsTableName } as DataSourceOptions);
   await dataSource.initialize();

@@ -161,18 +161,22 @@ export class ClaimRepository {
     const { lock } = plan;
     try {
       if (!lock) return await this.runner.run(plan.claim);
-      const result = await this.runner.transaction(plan.isolation, async (scope) => {
+      return await this.runner.transaction(plan.isolation, async (scope) => {
         for (const statement of lock.setup) await scope.run(statement);
-        return (await scope.run(lock.acquire)) ? scope.run(plan.claim) : undefined;
+        // Not granted: roll the claim transaction back (nothing was claimed) and skip this claim.
+        if (!(await scope.run(lock.acquire))) throw new LockNotGranted();
+        return scope.run(plan.claim);
       });
-      return result ?? { rows: [], progress: NO_PROGRESS, skipped: 'contended' };
     } catch (error) {
-      const kind = this.dialect.classifyError(error);
-      if (kind === 'lock-not-granted' || kind === 'deadlock') return { rows: [], progress: NO_PROGRESS, skipped: 'contended' };
+      const contended = error instanceof LockNotGranted || ['lock-not-granted', 'deadlock'].includes(this.dialect.classifyError(error) ?? '');
+      if (contended) return { rows: [], progress: NO_PROGRESS, skipped: 'contended' };
       throw error;
     }
   }
 }
+
+/** A claim lock the database did not grant in time (its wait ended, or it was a deadlock victim). */
+class LockNotGranted extends Error {}
 
 function tableOf(component: ClaimComponent): ClaimTable {
   return component === 'outbox' ? 'outbox' : 'inbox';

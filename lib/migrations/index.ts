@@ -12,3 +12,9 @@ export type { QueueBoxMigrationClass, QueueBoxMigrationOptions } from './create-
  * @publicApi
  */
 export const QueueBoxPostgresMigrations = createQueueBoxMigrations({ type: 'postgres' });
+
+/**
+ * The migrations for the default table names on SQL Server.
+ * @publicApi
+ */
+export const QueueBoxSqlServerMigrations = createQueueBoxMigrations({ type: 'mssql' });

@@ -1,0 +1,301 @@
+import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import type { ClaimTable } from '../sql-dialect.interface.js';
+import { DB_NOW, KEY_TYPE, READ_COMMITTED, SKIP_HINTS, UPDATE_HINTS, doneState, guidOut, jsonKeys, qualified, timeOut } from './mssql-names.js';
+
+/*
+ * The claim on SQL Server, for the outbox, the relay and pull workers: the PostgreSQL dialect's
+ * bounded claim (docs/internals/claim-sql.md, "The claim"; docs/internals/mssql-sql.md), as one
+ * request of several statements. Its cost is bounded by its parameters, never by the backlog:
+ *
+ *   @candidates = heads of up to @2 keys walked from a cursor    (a WHILE loop, one seek per key)
+ *               ∪ the @3 oldest keyed pending rows                (the window; per source for the inbox)
+ *               ∪ the @0 oldest unordered pending rows, when due
+ *               ∪ the @0 retried or reclaimed rows first due
+ *               ∪ (pull) the @0 rows of the source whose lease ended
+ *
+ * then the candidates that are the head of their key, read under update locks, skipping rows that
+ * others hold, and marked processing by ONE UPDATE. Parameters, the same for every claim:
+ *
+ *   @0 batch  @1 lease ms  @2 keys to walk  @3 window rows  @4 cursor stream  @5 cursor key
+ *   @6 (inbox) JSON array of the sources: the relay's routes, or the pull worker's one source
+ *
+ * It runs in the claim transaction (READ COMMITTED), after the claim lock's own request
+ * (claim-lock.sql.ts): claims of a table (of a pull source) are serialized, so the candidate
+ * statements and the UPDATE see no other claim in flight, and under READ_COMMITTED_SNAPSHOT the
+ * UPDATE's statement snapshot is taken after the previous claimer committed. Only the UPDATE
+ * writes: the statements before it read into table variables, which a rollback leaves alone and
+ * nothing else sees. The one result set is the progress row LEFT JOINed to the claimed rows.
+ */
+
+/** What a claim takes, and from where. */
+export type ClaimKind = 'outbox' | 'relay' | 'pull';
+
+export const tableOf = (kind: ClaimKind): ClaimTable => (kind === 'outbox' ? 'outbox' : 'inbox');
+export const streamOf = (kind: ClaimKind): 'destination' | 'source' => (kind === 'outbox' ? 'destination' : 'source');
+
+/** What the outbox claim and its hand-off return of each claimed row (then `inverted`). */
+export const OUTBOX_CLAIM_COLUMNS = ['id', 'message_id', 'destination', 'ordering_key', 'headers', 'payload', 'claim_token', 'attempts'] as const;
+
+/** What the relay and pull claims and their hand-off return of each claimed inbox row (then `inverted`). */
+export const INBOX_CLAIM_COLUMNS = ['id', 'source', 'idempotency_key', 'ordering_key', 'headers', 'payload', 'claim_token', 'attempts', 'received_at'] as const;
+
+type ClaimColumn = (typeof OUTBOX_CLAIM_COLUMNS)[number] | (typeof INBOX_CLAIM_COLUMNS)[number];
+
+/** The type of each claim column in a table variable, and as a typed NULL in a result. */
+const COLUMN_TYPES: Record<ClaimColumn, { stored: string; out: string }> = {
+  id: { stored: 'bigint NOT NULL PRIMARY KEY', out: 'bigint' },
+  message_id: { stored: 'uniqueidentifier NOT NULL', out: 'char(36)' },
+  destination: { stored: `${KEY_TYPE} NOT NULL`, out: 'nvarchar(200)' },
+  source: { stored: `${KEY_TYPE} NOT NULL`, out: 'nvarchar(200)' },
+  idempotency_key: { stored: `${KEY_TYPE} NOT NULL`, out: 'nvarchar(200)' },
+  ordering_key: { stored: `${KEY_TYPE} NULL`, out: 'nvarchar(200)' },
+  headers: { stored: 'nvarchar(max) NOT NULL', out: 'nvarchar(max)' },
+  payload: { stored: 'nvarchar(max) NOT NULL', out: 'nvarchar(max)' },
+  claim_token: { stored: 'uniqueidentifier NOT NULL', out: 'char(36)' },
+  attempts: { stored: 'int NOT NULL', out: 'int' },
+  received_at: { stored: 'datetime2(3) NOT NULL', out: 'datetimeoffset(3)' },
+};
+
+/** The claim columns of a kind. */
+export const claimColumns = (kind: ClaimKind): readonly ClaimColumn[] => (kind === 'outbox' ? OUTBOX_CLAIM_COLUMNS : INBOX_CLAIM_COLUMNS);
+
+/**
+ * A table variable for claimed rows: their claim columns, and `first_try` (first claim of a row
+ * that never failed: the only kind a late commit can make an inversion of).
+ */
+export const claimedTable = (name: string, kind: ClaimKind): string =>
+  `DECLARE ${name} TABLE (${claimColumns(kind)
+    .map((column) => `${column} ${COLUMN_TYPES[column].stored}`)
+    .join(', ')}, first_try bit NOT NULL);`;
+
+/** The OUTPUT … INTO of an UPDATE that claims rows into a {@link claimedTable}. */
+export const outputClaimedInto = (name: string, kind: ClaimKind): string =>
+  `OUTPUT ${claimColumns(kind)
+    .map((column) => `inserted.${column}`)
+    .join(', ')},
+       CAST(CASE WHEN inserted.attempts = 1 AND inserted.last_error IS NULL THEN 1 ELSE 0 END AS bit)
+INTO ${name} (${claimColumns(kind).join(', ')}, first_try)`;
+
+/** The columns an updatable CTE over candidate `alias` exposes: what the UPDATE writes and OUTPUT reads. */
+export const candidateColumns = (kind: ClaimKind, alias: string): string =>
+  [...claimColumns(kind), 'state', 'claimed_at', 'lease_expires_at', 'last_error']
+    .filter((column, index, all) => all.indexOf(column) === index)
+    .map((column) => `${alias}.${column}`)
+    .join(', ');
+
+/** A claimed row's columns as results carry them: GUIDs lower-case, times as instants. */
+export const claimedOut = (kind: ClaimKind, alias: string): string =>
+  claimColumns(kind)
+    .map((column) => {
+      if (column === 'message_id' || column === 'claim_token') return `${guidOut(`${alias}.${column}`)} AS ${column}`;
+      if (column === 'received_at') return `${timeOut(`${alias}.${column}`)} AS ${column}`;
+      return `${alias}.${column}`;
+    })
+    .join(', ');
+
+/** The claim columns as typed NULLs (for a row that claimed nothing), except `id`. */
+export const claimedNulls = (kind: ClaimKind): string =>
+  claimColumns(kind)
+    .filter((column) => column !== 'id')
+    .map((column) => `CAST(NULL AS ${COLUMN_TYPES[column].out}) AS ${column}`)
+    .join(', ');
+
+/** The claim columns the UPDATE writes: a new token per row (NEWID() is evaluated per row), times from the database clock. */
+export const MARK_CLAIMED = (leaseParameter: string): string => `SET state = 'processing',
+    claim_token = NEWID(),
+    claimed_at = ${DB_NOW},
+    lease_expires_at = DATEADD(millisecond, ${leaseParameter}, ${DB_NOW}),
+    attempts = attempts + 1`;
+
+/** Rows `a` and `b` share an ordering scope (a key per destination, or per source). A NULL key never matches. */
+export const sameKey = (kind: ClaimKind, a: string, b: string): string =>
+  `${a}.${streamOf(kind)} = ${b}.${streamOf(kind)} AND ${a}.ordering_key = ${b}.ordering_key`;
+
+/**
+ * (A): no older pending row of `o`'s key. A plain read, no hints: under locking READ COMMITTED it
+ * waits for a row another transaction is writing and then sees the committed truth; under
+ * READ_COMMITTED_SNAPSHOT it reads the statement's snapshot. READPAST here would take a row being
+ * claimed or inserted for absent and let its successor through.
+ */
+export const olderPending = (t: ResolvedTableNames, kind: ClaimKind, o: string): string =>
+  `NOT EXISTS (SELECT 1 FROM ${qualified(t, tableOf(kind))} AS b
+                      WHERE b.state = 'pending' AND b.ordering_key IS NOT NULL AND ${sameKey(kind, 'b', o)} AND b.id < ${o}.id)`;
+
+/**
+ * Whether claimed row `c` (a {@link claimedTable} row) is older than a finished row of its key: a
+ * late commit that reached the worker after a younger row (queuebox_*_order_inversions_total).
+ * The claim lock keeps two rows of a key from being in flight at once; it cannot make a producer
+ * commit in id order. Under locking READ COMMITTED the anti-join (A) waits for such a producer,
+ * so this stays false; under READ_COMMITTED_SNAPSHOT it can happen, as on PostgreSQL. A row held
+ * right now is skipped: a metric may miss one, a claim must not wait for it.
+ */
+function invertedColumn(t: ResolvedTableNames, kind: ClaimKind, c: string): string {
+  const table = tableOf(kind);
+  return `CAST(CASE WHEN ${c}.id IS NULL THEN NULL
+                 WHEN ${c}.first_try = 1 AND ${c}.ordering_key IS NOT NULL
+                      AND EXISTS (SELECT 1 FROM ${qualified(t, table)} AS y ${SKIP_HINTS}
+                                  WHERE y.state IN ('${doneState(table)}', 'dead') AND y.ordering_key IS NOT NULL
+                                    AND ${sameKey(kind, 'y', c)} AND y.id > ${c}.id)
+                 THEN 1 ELSE 0 END AS bit) AS inverted`;
+}
+
+/**
+ * The walk: from the cursor, the head of each next key, `@2` keys at most, one seek of
+ * `key_pending_ix` per step whatever the depth of each key. T-SQL has no row-value comparison and
+ * its recursive CTEs allow no TOP, so the outbox's `(destination, key) > (@d, @k)` is two seeks:
+ * the next key of the same destination, else the first key of the next destination (one OR would
+ * scan the whole destination before the cursor). The inbox walks within source `@4`. A row held
+ * by another transaction is skipped: the walk may then return a younger row of a key, which the
+ * claim's anti-join (A) turns down, or miss a key for this round.
+ */
+function walk(t: ResolvedTableNames, kind: ClaimKind): string {
+  const table = qualified(t, tableOf(kind));
+  const stream = streamOf(kind);
+  const next = (where: string, orderBy: string): string => `SELECT TOP (1) @next_stream = k.${stream}, @next_key = k.ordering_key, @next_id = k.id
+  FROM ${table} AS k ${SKIP_HINTS}
+  WHERE k.state = 'pending' AND k.ordering_key IS NOT NULL AND ${where}
+  ORDER BY ${orderBy};`;
+  const steps =
+    kind === 'outbox'
+      ? `  ${next('k.destination = @walk_stream AND k.ordering_key > @walk_key', 'k.ordering_key, k.id')}
+  IF @next_id IS NULL
+    ${next('k.destination > @walk_stream', 'k.destination, k.ordering_key, k.id').replace(/\n/g, '\n  ')}`
+      : `  ${next('k.source = @walk_stream AND k.ordering_key > @walk_key', 'k.ordering_key, k.id')}`;
+  return `WHILE @walked < @2
+BEGIN
+  SET @next_id = NULL;
+${steps}
+  IF @next_id IS NULL BREAK;
+  SET @walked = @walked + 1;
+  SET @walk_stream = @next_stream;
+  SET @walk_key = @next_key;
+  INSERT INTO @candidates (id) VALUES (@next_id);
+END;`;
+}
+
+/**
+ * The other candidates: the window, the unordered and the retried rows (and pull's expired
+ * leases), each an index range of its own (schema.sql.ts), read without waiting. The inbox reads
+ * each per source of `@6`.
+ */
+function otherCandidates(t: ResolvedTableNames, kind: ClaimKind): string {
+  const table = qualified(t, tableOf(kind));
+  const due = `x.next_attempt_at <= ${DB_NOW}`;
+  if (kind === 'outbox') {
+    return `INSERT INTO @candidates (id)
+SELECT TOP (@3) x.id FROM ${table} AS x ${SKIP_HINTS}
+WHERE x.state = 'pending' AND x.ordering_key IS NOT NULL
+ORDER BY x.id;
+SET @window_rows = @@ROWCOUNT;
+INSERT INTO @candidates (id)
+SELECT TOP (@0) x.id FROM ${table} AS x ${SKIP_HINTS}
+WHERE x.state = 'pending' AND x.ordering_key IS NULL AND ${due}
+ORDER BY x.id;
+INSERT INTO @candidates (id)
+SELECT TOP (@0) x.id FROM ${table} AS x ${SKIP_HINTS}
+WHERE x.state = 'pending' AND x.attempts > 0 AND ${due}
+ORDER BY x.next_attempt_at;`;
+  }
+  const perSource = (top: string, where: string, orderBy: string, windowed = false): string => `INSERT INTO @candidates (id${windowed ? ', window_source' : ''})
+SELECT r.id${windowed ? ', s.source' : ''} FROM @sources AS s
+CROSS APPLY (SELECT TOP (${top}) x.id FROM ${table} AS x ${SKIP_HINTS}
+             WHERE x.source = s.source AND ${where}${orderBy ? `\n             ORDER BY ${orderBy}` : ''}) AS r;`;
+  const expired = kind === 'pull' ? `\n${perSource('@0', `x.state = 'processing' AND x.lease_expires_at <= ${DB_NOW}`, '')}` : '';
+  return `${perSource('@3', `x.state = 'pending' AND x.ordering_key IS NOT NULL`, 'x.id', true)}
+SELECT @window_rows = COALESCE(MAX(per_source.n), 0)
+FROM (SELECT COUNT(*) AS n FROM @candidates AS w WHERE w.window_source IS NOT NULL GROUP BY w.window_source) AS per_source;
+${perSource('@0', `x.state = 'pending' AND x.ordering_key IS NULL AND ${due}`, 'x.id')}
+${perSource('@0', `x.state = 'pending' AND x.attempts > 0 AND ${due}`, 'x.next_attempt_at')}${expired}`;
+}
+
+/**
+ * The conditions that make candidate `o` claimable: its state, and for a keyed row, that it is the
+ * head of its key: (A) no older pending row of its key; (B) no row of its key in flight. The pull
+ * claim also takes a row whose lease ended: then (B) also counts older processing rows (an expired
+ * one goes first) and, of the others, only live leases (B'). Anti-join references carry no hints.
+ */
+function claimable(t: ResolvedTableNames, kind: ClaimKind): string {
+  const table = qualified(t, tableOf(kind));
+  const source = kind === 'outbox' ? '' : ' AND o.source IN (SELECT s.source FROM @sources AS s)';
+  if (kind !== 'pull') {
+    return `o.state = 'pending' AND o.next_attempt_at <= ${DB_NOW}${source}
+    AND (o.ordering_key IS NULL OR (${olderPending(t, kind, 'o')}
+      AND NOT EXISTS (SELECT 1 FROM ${table} AS p WHERE p.state = 'processing' AND ${sameKey(kind, 'p', 'o')})))`;
+  }
+  return `((o.state = 'pending' AND o.next_attempt_at <= ${DB_NOW})
+         OR (o.state = 'processing' AND o.lease_expires_at <= ${DB_NOW}))${source}
+    AND (o.ordering_key IS NULL OR (${olderPending(t, kind, 'o')}
+      AND NOT EXISTS (SELECT 1 FROM ${table} AS p
+                      WHERE p.state = 'processing' AND ${sameKey(kind, 'p', 'o')}
+                        AND (p.id < o.id OR (p.id <> o.id AND p.lease_expires_at > ${DB_NOW})))))`;
+}
+
+/**
+ * The claim request of `kind` (parameters above). Output: ONE result set, the progress columns
+ * `window_rows` (int; inbox: the fullest source's count), `cursor_stream`, `cursor_key` (the last
+ * key walked, NULL when none), `walked` (int), then the claimed row's columns (outbox: `id,
+ * message_id, destination, ordering_key, headers, payload, claim_token, attempts`; inbox kinds:
+ * `id, source, idempotency_key, ordering_key, headers, payload, claim_token, attempts,
+ * received_at`) and `inverted` (bit): one row per claimed row, or one row of NULL claim columns.
+ */
+export function claimStatement(t: ResolvedTableNames, kind: ClaimKind): string {
+  const table = qualified(t, tableOf(kind));
+  const sources =
+    kind === 'outbox'
+      ? ''
+      : `
+DECLARE @sources TABLE (source ${KEY_TYPE} NOT NULL PRIMARY KEY);
+INSERT INTO @sources (source) ${jsonKeys('@6', { distinct: true })};`;
+  return /* sql */ `SET NOCOUNT ON;
+SET XACT_ABORT ON;
+${READ_COMMITTED}
+DECLARE @candidates TABLE (id bigint NOT NULL, window_source ${KEY_TYPE} NULL);
+${claimedTable('@claimed', kind)}
+DECLARE @walk_stream nvarchar(200) = @4, @walk_key nvarchar(200) = @5, @walked int = 0, @window_rows int = 0;
+DECLARE @next_stream nvarchar(200), @next_key nvarchar(200), @next_id bigint;${sources}
+${walk(t, kind)}
+${otherCandidates(t, kind)}
+WITH cand AS (
+  SELECT TOP (@0) ${candidateColumns(kind, 'o')}
+  FROM ${table} AS o ${UPDATE_HINTS}
+  WHERE o.id IN (SELECT c.id FROM @candidates AS c)
+    AND ${claimable(t, kind)}
+  ORDER BY o.id
+)
+UPDATE cand
+${MARK_CLAIMED('@1')}
+${outputClaimedInto('@claimed', kind)};
+SELECT p.window_rows, p.cursor_stream, p.cursor_key, p.walked,
+       ${claimedOut(kind, 'c')},
+       ${invertedColumn(t, kind, 'c')}
+FROM (SELECT @window_rows AS window_rows,
+             CASE WHEN @walked > 0 THEN @walk_stream END AS cursor_stream,
+             CASE WHEN @walked > 0 THEN @walk_key END AS cursor_key,
+             @walked AS walked) AS p
+LEFT JOIN @claimed AS c ON 1 = 1
+ORDER BY c.id;`;
+}
+
+/**
+ * A cheap "anything due?" read before a claim that follows an idle poll: no transaction, no claim
+ * lock, no waiting (rows held by others are skipped), one filtered index range per part, so an idle
+ * poll costs a seek. Outbox: no parameters; relay: @0 JSON array of the sources; pull: @0 the
+ * source (its expired leases count: the pull claim takes them). Output: zero rows, or one row
+ * `due` (bit).
+ */
+export function dueProbe(t: ResolvedTableNames, kind: ClaimKind): string {
+  const table = qualified(t, tableOf(kind));
+  const source =
+    kind === 'outbox' ? '' : kind === 'relay' ? ` AND x.source IN (${jsonKeys('@0')})` : ' AND x.source = @0';
+  const part = (where: string): string => `EXISTS (SELECT 1 FROM ${table} AS x ${SKIP_HINTS}
+              WHERE ${where}${source})`;
+  const due = `x.next_attempt_at <= ${DB_NOW}`;
+  const parts = [
+    part(`x.state = 'pending' AND x.ordering_key IS NULL AND ${due}`),
+    part(`x.state = 'pending' AND x.ordering_key IS NOT NULL AND ${due}`),
+    ...(kind === 'pull' ? [part(`x.state = 'processing' AND x.lease_expires_at <= ${DB_NOW}`)] : []),
+  ];
+  return /* sql */ `${READ_COMMITTED}
+SELECT CAST(1 AS bit) AS due
+WHERE ${parts.join('\n   OR ')};`;
+}

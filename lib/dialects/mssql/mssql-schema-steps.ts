@@ -1,0 +1,13 @@
+import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import type { SchemaStep } from '../schema-step.interface.js';
+import { createInboxTable, createOutboxTable, createSchema, dropInboxTable, dropOutboxTable } from './schema.sql.js';
+
+/**
+ * QueueBox's schema on SQL Server. It starts at PostgreSQL's version 2 (the tables as they are
+ * today, with the claim engine's filtered indexes): nothing older was ever shipped for SQL Server,
+ * so there is nothing to upgrade from. The steps keep PostgreSQL's names and timestamps.
+ */
+export const mssqlSchemaSteps = (t: ResolvedTableNames): SchemaStep[] => [
+  { name: 'Outbox', version: 1764460800000, up: [...createSchema(t), ...createOutboxTable(t)], down: dropOutboxTable(t) },
+  { name: 'Inbox', version: 1764547200000, up: createInboxTable(t), down: dropInboxTable(t) },
+];
