@@ -1,0 +1,86 @@
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import pg from 'pg';
+import { chaosTables } from '../sql/chaos-names.js';
+import { claimHeads, claimNewest, markSentFenced, markSentUnfenced, retryFenced, retryUnfenced } from '../sql/naive-outbox.sql.js';
+import { REPLICA_CONFIG, replicaApplicationName, type ReplicaConfig } from './replica-config.js';
+
+interface ClaimedRow {
+  id: string;
+  claim_token: string;
+  message_id: string;
+  destination: string;
+  ordering_key: string | null;
+  payload: string;
+}
+
+/**
+ * A negative control: the outbox loop a control replica runs instead of QueueBox's poller, with
+ * one defect each. `no-fence` claims like QueueBox but marks rows sent or pending by id alone
+ * (no token, no lease check, no renewal); `no-order` is fenced but claims the newest rows
+ * whatever their key and publishes a batch at once. The suite must fail on each.
+ */
+@Injectable()
+export class NaiveOutboxLoop implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('ChaosNaiveOutbox');
+  private readonly stopping = new AbortController();
+  private readonly pool: pg.Pool;
+  private running?: Promise<void>;
+
+  constructor(@Inject(REPLICA_CONFIG) private readonly config: ReplicaConfig) {
+    this.pool = new pg.Pool({ connectionString: config.url, max: 2, application_name: replicaApplicationName(config.slot) });
+    this.pool.on('error', () => undefined);
+  }
+
+  onApplicationBootstrap(): void {
+    this.running = this.loop();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping.abort();
+    await this.running;
+    await this.pool.end();
+  }
+
+  private async loop(): Promise<void> {
+    const t = chaosTables(this.config.schema);
+    const fenced = this.config.control === 'no-order';
+    const claim = fenced ? claimNewest(t) : claimHeads(t);
+    while (!this.stopping.signal.aborted) {
+      try {
+        const { rows } = await this.pool.query<ClaimedRow>(claim, [20, this.config.leaseMs]);
+        if (rows.length === 0) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          continue;
+        }
+        await Promise.all(
+          rows.map(async (row) => {
+            const ok = await this.publish(row, fenced);
+            const sql = ok ? (fenced ? markSentFenced(t) : markSentUnfenced(t)) : fenced ? retryFenced(t) : retryUnfenced(t);
+            await this.pool.query(sql, fenced ? [row.id, row.claim_token] : [row.id]);
+          }),
+        );
+      } catch (error) {
+        this.logger.warn(`naive outbox loop: ${String(error)}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  }
+
+  private async publish(row: ClaimedRow, fenced: boolean): Promise<boolean> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'x-message-id': row.message_id };
+    if (row.ordering_key !== null) headers['x-queuebox-key'] = row.ordering_key;
+    try {
+      const response = await fetch(`${this.config.sinkUrl}/${row.destination}`, {
+        method: 'POST',
+        headers,
+        body: row.payload,
+        // The fenced control gives up before its lease ends (it does not renew); the unfenced one waits.
+        signal: AbortSignal.timeout(fenced ? this.config.leaseMs / 2 : this.config.leaseMs * 3),
+      });
+      await response.arrayBuffer();
+      return response.ok;
+    } catch {
+      return false;
+    }
+  }
+}
