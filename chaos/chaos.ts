@@ -23,7 +23,7 @@ import { chaosChecks, flaggedAuditRows } from './sql/checks.sql.js';
 import { verdictOf, type CheckCounters } from './verdict.js';
 
 const PRODUCER_LANES_PER_REPLICA = 2;
-const INTAKE_LANES_PER_SOURCE = 3;
+const INTAKE_LANES_PER_SOURCE = 8;
 const KEYS_PER_LANE = 8;
 
 async function main(): Promise<number> {

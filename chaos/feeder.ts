@@ -104,7 +104,7 @@ export class Feeder {
         method: 'POST',
         headers,
         body,
-        signal: AbortSignal.timeout(1_500),
+        signal: AbortSignal.timeout(1_000),
       });
       await response.arrayBuffer();
       if (response.status === 200) record.duplicateAnswers += 1;

@@ -47,9 +47,10 @@ export class NaiveOutboxLoop implements OnApplicationBootstrap, BeforeApplicatio
     const claim = fenced ? claimNewest(t) : claimHeads(t);
     while (!this.stopping.signal.aborted) {
       try {
-        const { rows } = await this.pool.query<ClaimedRow>(claim, [20, this.config.leaseMs]);
+        const { rows } = await this.pool.query<ClaimedRow>(claim, [50, this.config.leaseMs]);
         if (rows.length === 0) {
-          await new Promise((resolve) => setTimeout(resolve, 100));
+          // Greedy: it must take its share of the rows from QueueBox's pollers, which wake on NOTIFY.
+          await new Promise((resolve) => setTimeout(resolve, 10));
           continue;
         }
         await Promise.all(
