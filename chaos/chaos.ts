@@ -59,7 +59,7 @@ async function main(): Promise<number> {
       keysPerLane: KEYS_PER_LANE,
       rollbackRate: config.rollbackRate,
       messagesPerSecondPerLane: perLane / config.produceSeconds,
-      control: slot === 0 ? config.control : undefined,
+      control: config.control,
     }));
     fleet = new ReplicaFleet(replicaConfigs, logDir);
     await fleet.start();
@@ -68,7 +68,8 @@ async function main(): Promise<number> {
 
     const feeder = new Feeder(config, {
       lanesPerSource: INTAKE_LANES_PER_SOURCE,
-      perLane: Math.max(1, Math.floor(split.intake / (2 * INTAKE_LANES_PER_SOURCE))),
+      // A control run has no QueueBox worker to relay or pull: the intake sender stays quiet.
+      perLane: config.control ? 0 : Math.max(1, Math.floor(split.intake / (2 * INTAKE_LANES_PER_SOURCE))),
       keysPerLane: KEYS_PER_LANE,
       ports,
       secrets,
@@ -121,9 +122,12 @@ async function main(): Promise<number> {
   }
 }
 
-/** Messages per path: 60 % enqueued by producers, 40 % sent to the intake (half relayed, half pulled). */
+/**
+ * Messages per path: 60 % enqueued by producers, 40 % sent to the intake (half relayed, half
+ * pulled); a control run enqueues them all.
+ */
 function splitMessages(config: ChaosConfig): { direct: number; intake: number } {
-  const direct = Math.round(config.messages * 0.6);
+  const direct = config.control ? config.messages : Math.round(config.messages * 0.6);
   return { direct, intake: config.messages - direct };
 }
 

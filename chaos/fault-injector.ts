@@ -11,7 +11,7 @@ type FaultKind = (typeof KINDS)[number];
  * Injects one fault every `faultEveryMs` (jittered ±50 %), in turn: SIGSTOP past the lease (then
  * SIGCONT), SIGKILL (the fleet restarts the replica), `pg_terminate_backend` of every database
  * session of a replica. Each kind walks the replicas in turn from replica 0, so every replica
- * gets every kind, and a control replica (always replica 0) is paused by the very first fault.
+ * gets every kind.
  */
 export class FaultInjector {
   kills = 0;

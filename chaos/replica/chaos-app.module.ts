@@ -12,8 +12,8 @@ const backoff = { initialDelayMs: 50, maxDelayMs: 500 };
 /**
  * The chaos app, as a user would write it on QueueBox's public API: TypeORM on PostgreSQL, the
  * outbox to an HTTP sink (`direct`), the HTTP intake with two signed sources, the relay of
- * `feed` to the sink (`relayed`), a pull worker of `jobs`, and producers. A control replica runs
- * no QueueBox worker; its naive loop works the outbox instead.
+ * `feed` to the sink (`relayed`), a pull worker of `jobs`, and producers. In a control run the
+ * replicas run no QueueBox worker; a naive loop works the outbox instead.
  */
 @Module({})
 export class ChaosAppModule {

@@ -19,7 +19,7 @@ export interface ReplicaConfig {
   rollbackRate: number;
   /** Pace of each lane, so that production spreads over the run. */
   messagesPerSecondPerLane: number;
-  /** A control replica runs a naive outbox loop instead of QueueBox's workers. */
+  /** In a control run, every replica runs a naive outbox loop instead of QueueBox's workers. */
   control?: ChaosControl;
 }
 

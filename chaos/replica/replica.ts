@@ -9,7 +9,7 @@ import { readReplicaConfig } from './replica-config.js';
 
 async function main(): Promise<void> {
   const config = readReplicaConfig();
-  const app = await NestFactory.create(ChaosAppModule.forRoot(config), { logger: ['error', 'warn'] });
+  const app = await NestFactory.create(ChaosAppModule.forRoot(config), { logger: ['error', 'warn', 'log'] });
   app.enableShutdownHooks(['SIGTERM']);
   await app.listen(config.port, '127.0.0.1');
   process.send?.({ type: 'ready', slot: config.slot });

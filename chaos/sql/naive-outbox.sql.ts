@@ -51,3 +51,8 @@ UPDATE ${t.outbox} SET state = 'sent', finished_at = statement_timestamp(), leas
 export const retryFenced = (t: ChaosTables): string => /* sql */ `
 UPDATE ${t.outbox} SET state = 'pending', claim_token = NULL, claimed_at = NULL, lease_expires_at = NULL,
   next_attempt_at = statement_timestamp() + interval '100 milliseconds' WHERE ${FENCE}`;
+
+/** Both controls: returns expired claims to pending (as QueueBox's reclaim step does), so that a killed replica's rows are not stuck. */
+export const reclaimExpired = (t: ChaosTables): string => /* sql */ `
+UPDATE ${t.outbox} SET state = 'pending', claim_token = NULL, claimed_at = NULL, lease_expires_at = NULL
+WHERE state = 'processing' AND lease_expires_at <= statement_timestamp()`;
