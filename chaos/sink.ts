@@ -41,7 +41,8 @@ export class Sink {
 
   /** Listens on a free loopback port; returns the base URL (`http://127.0.0.1:<port>/sink`). */
   async start(): Promise<string> {
-    this.server = createServer((request, response) => void this.handle(request, response));
+    // A sender killed mid-request aborts its body: that request is dropped, never a crash of the sink.
+    this.server = createServer((request, response) => void this.handle(request, response).catch(() => response.destroy()));
     this.server.keepAliveTimeout = 1_000;
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
     this.timer = setInterval(() => void this.flush(), 250);
