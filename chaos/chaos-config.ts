@@ -38,7 +38,7 @@ export interface ChaosConfig {
 }
 
 const PROFILES = {
-  ci: { messages: 4_000, replicas: 3, leaseMs: 2_000, produceSeconds: 30, faultEveryMs: 1_500, drainTimeoutMs: 60_000 },
+  ci: { messages: 3_000, replicas: 3, leaseMs: 2_000, produceSeconds: 25, faultEveryMs: 1_500, drainTimeoutMs: 60_000 },
   long: { messages: 100_000, replicas: 4, leaseMs: 3_000, produceSeconds: 240, faultEveryMs: 3_000, drainTimeoutMs: 600_000 },
 } as const;
 
