@@ -224,3 +224,21 @@ export const shutdownLeftRows = (count: number, timeoutMs: number): string =>
 
 export const releasedRunner = (): string =>
   'The EntityManager passed to QueueBox belongs to a transaction that has ended (its query runner is released); pass the manager of the open transaction.';
+
+export const invalidTable = (field: string): string => `${field} must be 'outbox' or 'inbox'.`;
+
+export const invalidFilterText = (field: string, max: number): string => `${field} must be a non-empty string of at most ${max} characters.`;
+
+export const filterNotForTable = (field: string, table: string, instead: string): string =>
+  `${field} does not filter the ${table}; use ${instead} for the ${table}.`;
+
+export const invalidInstant = (field: string): string =>
+  `${field} must be a valid Date or an ISO 8601 date-time with a time zone (2026-01-31T12:00:00Z).`;
+
+export const emptyTimeRange = (): string => 'deadBefore must be later than deadSince.';
+
+export const invalidSelection = (): string => 'selection must be { ids: [...] } or { filter: {...} }.';
+
+export const tooManyIds = (max: number): string => `ids may list at most ${max} row ids; replay or discard more by filter.`;
+
+export const deadLetterNotFound = (table: string, id: string): string => `No dead ${table} message has id ${id}; it was replayed, discarded or purged, or never died.`;

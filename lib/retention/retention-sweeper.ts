@@ -49,6 +49,12 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
     });
   }
 
+  /** The sweeper's loop, for the admin's loop snapshots. */
+  get loopStatus(): Pick<PollLoop, 'state' | 'lastTickAt' | 'lastError' | 'consecutiveErrors'> & { intervalMs: number; enabled: boolean } {
+    const { state, lastTickAt, lastError, consecutiveErrors } = this.loop;
+    return { state, lastTickAt, lastError, consecutiveErrors, intervalMs: this.options.retention.intervalMs, enabled: this.rules.length > 0 };
+  }
+
   onApplicationBootstrap(): void {
     if (!this.options.workersEnabled || this.rules.length === 0) return;
     this.loop.start();
