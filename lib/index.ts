@@ -9,6 +9,8 @@ export { InboxService, type ReceiveOptions } from './inbox/inbox.service.js';
 export { InboxIntakeController } from './inbox/inbox-intake.controller.js';
 export { PullService } from './pull/pull.service.js';
 export { QueueBoxAdmin } from './admin/queuebox-admin.service.js';
+export { QueueBoxAdminModule } from './admin/http/queuebox-admin.module.js';
+export type { AdminRequest, QueueBoxAdminModuleExtras, QueueBoxAdminModuleOptions } from './admin/http/admin-http-options.interface.js';
 export { PullWorker, type PullWorkerMetadata } from './pull/pull-worker.decorator.js';
 export { PullWorkerHost } from './pull/pull-worker.host.js';
 export type { PullClaimOptions, PullContext, PulledMessage, PullWorkerOptions } from './interfaces/pull.interface.js';

@@ -242,3 +242,24 @@ export const invalidSelection = (): string => 'selection must be { ids: [...] } 
 export const tooManyIds = (max: number): string => `ids may list at most ${max} row ids; replay or discard more by filter.`;
 
 export const deadLetterNotFound = (table: string, id: string): string => `No dead ${table} message has id ${id}; it was replayed, discarded or purged, or never died.`;
+
+export const adminUnprotected = (): string =>
+  'QueueBoxAdminModule refuses to start unprotected: give forRoot a bearerToken (from a secret, at least 32 characters) or a guard class of your application (extra `guard`).';
+
+export const adminBearerTokenTooShort = (min: number): string =>
+  `QueueBox option "admin.bearerToken" must be a string of at least ${min} characters without spaces (for example 32 random bytes in base64url).`;
+
+export const invalidAdminPath = (path: unknown): string =>
+  `QueueBox option "admin.path" is ${JSON.stringify(path)}; it must be route segments of letters, digits, '-' and '_' separated by '/', such as 'queuebox/admin'.`;
+
+export const adminUnauthorized = (): string => 'Send the admin bearer token: Authorization: Bearer <token>.';
+
+export const adminForbidden = (): string => 'This request is not allowed to use the QueueBox admin.';
+
+export const unknownAdminField = (field: string): string => `${field} is not a field of this request.`;
+
+export const invalidAdminBody = (): string => 'The body must be a JSON object: { "ids": [...] } or { "filter": {...} }, with an optional "chunkSize".';
+
+export const notAnInteger = (field: string): string => `${field} must be an integer.`;
+
+export const notABoolean = (field: string): string => `${field} must be true or false.`;
