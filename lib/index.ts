@@ -55,6 +55,7 @@ export type {
   LoopSnapshot,
   LostClaim,
   QueueBoxTable,
+  RowStateRow,
 } from './interfaces/admin.interface.js';
 export type { Claim, ClaimComponent } from './interfaces/claim.interface.js';
 

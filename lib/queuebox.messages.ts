@@ -239,7 +239,7 @@ export const emptyTimeRange = (): string => 'deadBefore must be later than deadS
 
 export const invalidSelection = (): string => 'selection must be { ids: [...] } or { filter: {...} }.';
 
-export const tooManyIds = (max: number): string => `ids may list at most ${max} row ids; replay or discard more by filter.`;
+export const tooManyIds = (max: number): string => `ids may list at most ${max} row ids; for more, go by filter.`;
 
 export const deadLetterNotFound = (table: string, id: string): string => `No dead ${table} message has id ${id}; it was replayed, discarded or purged, or never died.`;
 

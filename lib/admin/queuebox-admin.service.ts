@@ -17,6 +17,7 @@ import type {
   DeadLetterSelection,
   LoopSnapshot,
   QueueBoxTable,
+  RowStateRow,
 } from '../interfaces/admin.interface.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { OutboxPoller } from '../outbox/outbox-poller.js';
@@ -130,6 +131,17 @@ export class QueueBoxAdmin {
     const detail = await this.runner.run(this.dialect.inspectDead(checked, checkRowId(id, 'id'), payload === true));
     if (!detail) throw new DeadLetterNotFoundError(checked, id, deadLetterNotFound(checked, id));
     return detail;
+  }
+
+  /**
+   * Where rows are now, by id (up to 1000): to follow replayed rows until they are sent or
+   * processed. Rows that no longer exist are not listed.
+   */
+  async rowStates(table: QueueBoxTable, ids: readonly string[]): Promise<RowStateRow[]> {
+    const checked = checkTable(table);
+    const listed = checkRowIds(ids);
+    if (listed.length > MAX_PAGE) throw new InvalidArgumentError('ids', tooManyIds(MAX_PAGE));
+    return listed.length === 0 ? [] : this.runner.run(this.dialect.rowStates(checked, listed));
   }
 
   /**

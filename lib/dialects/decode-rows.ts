@@ -1,4 +1,4 @@
-import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, QueueBoxTable } from '../interfaces/admin.interface.js';
+import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, QueueBoxTable, RowStateRow } from '../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type {
   BacklogRow,
@@ -176,3 +176,6 @@ export function claimsAtRiskDecoder(table: QueueBoxTable): (rows: readonly Drive
       expiresInMs: Math.round(Number(row.expires_in_ms)),
     }));
 }
+
+export const decodeRowStates = (rows: readonly DriverRow[]): RowStateRow[] =>
+  rows.map((row) => ({ id: text(row.id), state: text(row.state) as RowStateRow['state'], attempts: int(row.attempts) }));

@@ -1,6 +1,6 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { ClaimTable } from '../interfaces/claim.interface.js';
-import type { BlockedKey, ClaimAtRisk, DeadLetterDetail } from '../interfaces/admin.interface.js';
+import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
 import type { WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
@@ -194,6 +194,8 @@ export interface SqlDialect {
   discardDead(table: ClaimTable, ids: readonly string[]): SqlStatement<string[]>;
   /** One chunk of a discard by filter: deletes the page's dead rows, in one statement; their ids. */
   discardDeadMatching(table: ClaimTable, page: DeadRowPage): SqlStatement<string[]>;
+  /** The state of each listed row that exists, in id order. */
+  rowStates(table: ClaimTable, ids: readonly string[]): SqlStatement<RowStateRow[]>;
   /** Keys whose head row is retrying or dead, oldest heads first, at most `limit`. */
   blockedKeys(table: ClaimTable, limit: number): SqlStatement<BlockedKey[]>;
   /** Rows in flight whose lease ends within `withinMs` (or ended), soonest first, at most `limit`. */

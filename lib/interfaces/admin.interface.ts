@@ -119,6 +119,17 @@ export interface ClaimsAtRisk {
 }
 
 /**
+ * Where a row is now: after a replay, `pending`, `processing`, then `sent` (outbox) or `processed`
+ * (inbox), or `dead` again.
+ * @publicApi
+ */
+export interface RowStateRow {
+  id: string;
+  state: 'pending' | 'processing' | 'sent' | 'processed' | 'dead';
+  attempts: number;
+}
+
+/**
  * A filter of dead letters. Every field is optional; given fields must all match.
  * @publicApi
  */

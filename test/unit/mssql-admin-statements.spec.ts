@@ -28,6 +28,7 @@ const statements: Record<string, SqlStatement> = {
   discardDeadMatching: dialect.discardDeadMatching('outbox', page),
   blockedKeys: dialect.blockedKeys('inbox', 10),
   claimsAtRisk: dialect.claimsAtRisk('outbox', 30_000, 10),
+  rowStates: dialect.rowStates('inbox', ['1', '2']),
 };
 
 describe('SQL Server admin statements', () => {

@@ -121,6 +121,7 @@ describe('PostgreSQL dialect', () => {
       discardDeadInbox: dialect.discardDead('inbox', ['1']).sql,
       blockedKeysOutbox: dialect.blockedKeys('outbox', 1).sql,
       claimsAtRiskInbox: dialect.claimsAtRisk('inbox', 1, 1).sql,
+      rowStatesOutbox: dialect.rowStates('outbox', ['1']).sql,
       replayDeadInbox: dialect.replayDead('inbox', ['1']).sql,
       purgeSentOutbox: dialect.purgeFinished('outbox', 'done', 1, 1).sql,
       purgeDeadInbox: dialect.purgeFinished('inbox', 'dead', 1, 1).sql,

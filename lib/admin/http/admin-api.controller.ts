@@ -7,6 +7,7 @@ import type {
   DeadLetterDetail,
   DeadLetterPage,
   LoopSnapshot,
+  RowStateRow,
 } from '../../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../../interfaces/dead-letter.interface.js';
 import { checkTable } from '../admin-input.js';
@@ -16,7 +17,7 @@ import { AdminAuthGuard } from './admin-auth.guard.js';
 import { AdminExceptionFilter } from './admin-exception.filter.js';
 import type { AdminRequest } from './admin-http-options.interface.js';
 import { QUEUEBOX_ADMIN_SETTINGS } from './admin-http.constants.js';
-import { batchBody, flag, listQuery, onlyKnown, type QueryStrings, reportQuery } from './admin-request.js';
+import { batchBody, flag, idList, listQuery, onlyKnown, type QueryStrings, reportQuery } from './admin-request.js';
 import type { AdminSettings } from './admin-settings.js';
 
 /**
@@ -71,6 +72,13 @@ export class AdminApiController {
     onlyKnown(query, ['payload']);
     const payload = flag(query, 'payload');
     return this.admin.inspectDead(checkTable(table), id, { payload });
+  }
+
+  @Get('api/rows/:table')
+  @Header('Cache-Control', 'no-store')
+  async rowStates(@Param('table') table: string, @Query() query: QueryStrings): Promise<{ items: RowStateRow[] }> {
+    onlyKnown(query, ['ids']);
+    return { items: await this.admin.rowStates(checkTable(table), idList(query, 'ids')) };
   }
 
   @Post('api/dead/:table/replay')

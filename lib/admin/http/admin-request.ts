@@ -39,6 +39,12 @@ export function flag(query: QueryStrings, field: string): boolean {
   throw new InvalidArgumentError(field, notABoolean(field));
 }
 
+/** A comma-separated list of row ids (`?ids=1,2,3`); the service validates each. */
+export function idList(query: QueryStrings, field: string): string[] {
+  const value = text(query, field);
+  return value === undefined || value === '' ? [] : value.split(',');
+}
+
 /** `?limit=` (and `withinMs=`) of the reports. */
 export function reportQuery(query: QueryStrings, fields: readonly ('limit' | 'withinMs')[]): { limit?: number; withinMs?: number } {
   onlyKnown(query, fields);

@@ -2,6 +2,7 @@ import { ConfigurableModuleBuilder } from '@nestjs/common';
 import { RouterModule } from '@nestjs/core';
 import { AdminApiController } from './admin-api.controller.js';
 import { AdminAuthGuard } from './admin-auth.guard.js';
+import { AdminPageController } from './admin-page.controller.js';
 import { AdminExceptionFilter } from './admin-exception.filter.js';
 import type { QueueBoxAdminModuleExtras, QueueBoxAdminModuleOptions } from './admin-http-options.interface.js';
 import { DEFAULT_ADMIN_PATH, QUEUEBOX_ADMIN_APP_GUARD, QUEUEBOX_ADMIN_MODULE_OPTIONS, QUEUEBOX_ADMIN_SETTINGS } from './admin-http.constants.js';
@@ -17,7 +18,7 @@ export const {
   .setExtras<QueueBoxAdminModuleExtras>({ path: DEFAULT_ADMIN_PATH, guard: undefined }, (definition, extras) => ({
     ...definition,
     imports: [...(definition.imports ?? []), RouterModule.register([{ path: checkAdminPath(extras.path ?? DEFAULT_ADMIN_PATH), module: definition.module }])],
-    controllers: [AdminApiController],
+    controllers: [AdminApiController, AdminPageController],
     providers: [
       ...(definition.providers ?? []),
       ...(extras.guard ? [extras.guard, { provide: QUEUEBOX_ADMIN_APP_GUARD, useExisting: extras.guard }] : []),

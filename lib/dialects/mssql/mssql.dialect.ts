@@ -1,5 +1,5 @@
 import type { QueryRunner } from 'typeorm';
-import type { BlockedKey, ClaimAtRisk, DeadLetterDetail } from '../../interfaces/admin.interface.js';
+import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../../interfaces/dead-letter.interface.js';
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
 import { mssqlCompatibilityTooLow, mssqlDatabaseMode } from '../../queuebox.messages.js';
@@ -18,6 +18,7 @@ import {
   decodeInsertedOutbox,
   decodeOptionalId,
   decodeOutboxRow,
+  decodeRowStates,
   decodeRenewals,
 } from '../decode-rows.js';
 import type {
@@ -59,6 +60,7 @@ import { bigintParam, bitParam, guidParam, idParam, instantParam, intParam, json
 import * as outbox from './outbox.sql.js';
 import * as pull from './pull.sql.js';
 import * as retention from './retention.sql.js';
+import * as rows from './row-states.sql.js';
 import { startupProbe } from './startup-probe.sql.js';
 
 /** OPENJSON, which every list parameter is read with, needs compatibility level 130 (SQL Server 2016). */
@@ -126,6 +128,7 @@ export class MssqlDialect implements SqlDialect {
           [`discardDead:${table}`, deadLetters.discardDead(tables, table)],
           [`discardDeadMatching:${table}`, deadLetters.discardDeadMatching(tables, table)],
           [`blockedKeys:${table}`, blocked.blockedKeys(tables, table)],
+          [`rowStates:${table}`, rows.rowStates(tables, table)],
           [`claimsAtRisk:${table}`, atRisk.claimsAtRisk(tables, table)],
           [`purge:${table}:done`, retention.purgeFinished(tables, table, 'done')],
           [`purge:${table}:dead`, retention.purgeFinished(tables, table, 'dead')],
@@ -265,6 +268,10 @@ export class MssqlDialect implements SqlDialect {
 
   discardDeadMatching(table: ClaimTable, page: DeadRowPage): SqlStatement<string[]> {
     return { sql: this.text[`discardDeadMatching:${table}`], params: pageParams(page), decode: decodeIds };
+  }
+
+  rowStates(table: ClaimTable, ids: readonly string[]): SqlStatement<RowStateRow[]> {
+    return { sql: this.text[`rowStates:${table}`], params: [jsonParam(ids)], decode: decodeRowStates };
   }
 
   blockedKeys(table: ClaimTable, limit: number): SqlStatement<BlockedKey[]> {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { BlockedKey, ClaimAtRisk, DeadLetterDetail } from '../../interfaces/admin.interface.js';
+import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../../interfaces/dead-letter.interface.js';
 import type { WakeUpTransport } from '../../interfaces/wake-up-transport.interface.js';
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
@@ -19,6 +19,7 @@ import {
   decodeNothing,
   decodeOptionalId,
   decodeOutboxRow,
+  decodeRowStates,
   decodeRenewals,
 } from '../decode-rows.js';
 import type {
@@ -58,6 +59,7 @@ import { classifyPostgresError } from './postgres-errors.js';
 import { executeOnPostgres } from './postgres-executor.js';
 import * as pull from './pull.sql.js';
 import * as retention from './retention.sql.js';
+import * as rows from './row-states.sql.js';
 
 const decodeClaimedOutbox = claimDecoder(decodeOutboxRow);
 const decodeClaimedInbox = claimDecoder(decodeInboxRow);
@@ -113,6 +115,7 @@ export class PostgresDialect implements SqlDialect {
           [`discardDead:${table}`, deadLetters.discardDead(tables, table)],
           [`discardDeadMatching:${table}`, deadLetters.discardDeadMatching(tables, table)],
           [`blockedKeys:${table}`, blocked.blockedKeys(tables, table)],
+          [`rowStates:${table}`, rows.rowStates(tables, table)],
           [`claimsAtRisk:${table}`, atRisk.claimsAtRisk(tables, table)],
           [`purge:${table}:done`, retention.purgeFinished(tables, table, 'done')],
           [`purge:${table}:dead`, retention.purgeFinished(tables, table, 'dead')],
@@ -252,6 +255,10 @@ export class PostgresDialect implements SqlDialect {
 
   discardDeadMatching(table: ClaimTable, page: DeadRowPage): SqlStatement<string[]> {
     return { sql: this.text[`discardDeadMatching:${table}`], params: pageParams(page), decode: decodeIds };
+  }
+
+  rowStates(table: ClaimTable, ids: readonly string[]): SqlStatement<RowStateRow[]> {
+    return { sql: this.text[`rowStates:${table}`], params: [[...ids]], decode: decodeRowStates };
   }
 
   blockedKeys(table: ClaimTable, limit: number): SqlStatement<BlockedKey[]> {

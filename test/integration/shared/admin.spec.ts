@@ -197,13 +197,19 @@ describeWithDatabase('QueueBoxAdmin', () => {
       const d1 = await outboxRow({ destination: 'sink', key: 'k', state: 'dead', attempts: 5, lastError: 'HTTP 503', payload: secret, finishedAgoMs: 0 });
       const d2 = await outboxRow({ destination: 'sink', key: 'k', state: 'dead', attempts: 5, lastError: 'HTTP 503', payload: secret, finishedAgoMs: 0 });
       const p1 = await outboxRow({ destination: 'sink', key: 'k' });
-      await outboxRow({ destination: 'sink', state: 'dead', lastError: 'gone for good', finishedAgoMs: 0 });
+      const g1 = await outboxRow({ destination: 'sink', state: 'dead', lastError: 'gone for good', finishedAgoMs: 0 });
       const g2 = await outboxRow({ destination: 'other', state: 'dead', lastError: 'GONE', finishedAgoMs: 0 });
       const g3 = await outboxRow({ destination: 'sink', state: 'dead', lastError: 'HTTP 410 Gone', finishedAgoMs: 0 });
 
       expect(await admin.replayDead('outbox', { ids: [d2, p1, d1, d1] }, { actor: 'alice' })).toEqual({ count: 2, chunks: 1, ids: [d1, d2] });
       for (const id of [d1, d2]) expect(await database().rowState(db, schema, id)).toMatchObject({ state: 'pending', attempts: 0, last_error: 'HTTP 503' });
       expect(await database().rowState(db, schema, p1)).toMatchObject({ state: 'pending', attempts: 0 });
+      expect(await admin.rowStates('outbox', [g1, d2, '999999', d1])).toEqual([
+        { id: d1, state: 'pending', attempts: 0 },
+        { id: d2, state: 'pending', attempts: 0 },
+        { id: g1, state: 'dead', attempts: 1 },
+      ]);
+      await expect(admin.rowStates('outbox', ['1', 'x'])).rejects.toMatchObject({ field: 'ids' });
 
       expect(await admin.discardDead('outbox', { filter: { errorContains: 'gone', destination: 'sink' } }, { chunkSize: 1 })).toEqual({ count: 2, chunks: 3 });
       expect((await database().outboxRows(db, schema)).map((row) => row.id)).toEqual([d1, d2, p1, g2]);
