@@ -167,19 +167,24 @@ export class QueueBoxAdmin {
       if (action === 'replay') this.wakeUps.rowsWritten(checked);
     };
     let result: DeadLetterBatchResult;
+    let chosen: Record<string, unknown>;
     if (selection && 'ids' in selection) {
       const ids = checkRowIds(selection.ids);
       if (ids.length > MAX_IDS) throw new InvalidArgumentError('ids', tooManyIds(MAX_IDS));
       result = await deadLettersByIds(this.runner, this.dialect, action, checked, ids, chunkSize, onChunk);
+      chosen = { selection: 'ids', idsListed: ids.length };
     } else if (selection && 'filter' in selection) {
-      result = await deadLettersByFilter(this.runner, this.dialect, action, checked, checkFilter(checked, selection.filter), chunkSize, onChunk);
+      const filter = checkFilter(checked, selection.filter);
+      result = await deadLettersByFilter(this.runner, this.dialect, action, checked, filter, chunkSize, onChunk);
+      // The operator's own filter values: names and error fragments, never message contents.
+      chosen = { selection: 'filter', filter: Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== null)) };
     } else {
       throw new InvalidArgumentError('selection', invalidSelection());
     }
     this.logger.log({
       message: action === 'replay' ? 'dead letters replayed' : 'dead letters discarded',
       table: checked,
-      selection: 'ids' in selection ? 'ids' : 'filter',
+      ...chosen,
       count: result.count,
       chunks: result.chunks,
       actor: options.actor ?? 'application',

@@ -158,7 +158,8 @@ export interface DeadLetterListQuery extends DeadLetterFilter {
 }
 
 /**
- * A page of dead letters, oldest first. `next` is the `after` of the next page, absent on the last.
+ * A page of dead letters, oldest first. `next` is the `after` of the next page; it is absent when
+ * the page was not full (a full last page has a `next` whose page is empty).
  * @publicApi
  */
 export interface DeadLetterPage<Row> {

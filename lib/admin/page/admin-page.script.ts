@@ -227,7 +227,7 @@ export const ADMIN_PAGE_SCRIPT = `
     status('Connecting...');
     refresh();
     if (timer) clearInterval(timer);
-    timer = setInterval(refresh, 3000);
+    timer = setInterval(refresh, 5000);
   });
   $('token').addEventListener('keydown', function (event) { if (event.key === 'Enter') $('connect').click(); });
   $('refresh').addEventListener('click', refresh);
