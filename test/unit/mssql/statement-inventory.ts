@@ -31,6 +31,12 @@ export const methodsWithoutStatements = new Set(['constructor', 'execute', 'clas
 const token = '4f0c6c1e-58d6-4c53-9a43-1b2d3e4f5a6b';
 const row = { id: '42', token };
 const request: ClaimRequest = new WalkCursor().request(100, 30_000);
+/** A dead-letter page with every filter set, so that each bound parameter shows up. */
+const deadPage = {
+  filter: { stream: 'billing', errorContains: 'HTTP 5', deadSince: new Date('2026-11-30T00:00:00Z'), deadBefore: new Date('2026-12-01T00:00:00Z') },
+  afterId: '0',
+  limit: 50,
+};
 const outboxRow = (delayMs: number) => ({ messageId: '0193b2c4-0000-7000-8000-00000000000a', destination: 'billing', key: 'order-1', headers: '{}', payload: '{"n":1}', delayMs });
 
 /** The statements of a claim plan: probe, lock set-up, lock, claim. */
@@ -70,8 +76,17 @@ export function mssqlStatementInventory(configuration: TableConfiguration): Map<
       [`purge-${table}-dead`, { method: 'purgeFinished', statement: dialect.purgeFinished(table, 'dead', 86_400_000, 1_000) }],
       [`replay-dead-${table}`, { method: 'replayDead', statement: dialect.replayDead(table, ['1', '2']) }],
     ]),
-    ['list-dead-outbox', { method: 'listDeadOutbox', statement: dialect.listDeadOutbox('0', 50) }],
-    ['list-dead-inbox', { method: 'listDeadInbox', statement: dialect.listDeadInbox('0', 50) }],
+    ['list-dead-outbox', { method: 'listDeadOutbox', statement: dialect.listDeadOutbox(deadPage) }],
+    ['list-dead-inbox', { method: 'listDeadInbox', statement: dialect.listDeadInbox(deadPage) }],
+    ...(['outbox', 'inbox'] as const).flatMap((table): Array<[string, InventoryStatement]> => [
+      [`inspect-dead-${table}`, { method: 'inspectDead', statement: dialect.inspectDead(table, '42', true) }],
+      [`replay-dead-matching-${table}`, { method: 'replayDeadMatching', statement: dialect.replayDeadMatching(table, deadPage) }],
+      [`discard-dead-${table}`, { method: 'discardDead', statement: dialect.discardDead(table, ['1', '2']) }],
+      [`discard-dead-matching-${table}`, { method: 'discardDeadMatching', statement: dialect.discardDeadMatching(table, deadPage) }],
+      [`row-states-${table}`, { method: 'rowStates', statement: dialect.rowStates(table, ['1', '2']) }],
+      [`blocked-keys-${table}`, { method: 'blockedKeys', statement: dialect.blockedKeys(table, 50) }],
+      [`claims-at-risk-${table}`, { method: 'claimsAtRisk', statement: dialect.claimsAtRisk(table, 10_000, 50) }],
+    ]),
   ];
   mssqlSchemaSteps(tables).forEach((step) => {
     const slug = step.name.toLowerCase();
