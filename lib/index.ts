@@ -8,6 +8,7 @@ export { OutboxService, type EnqueueOptions } from './outbox/outbox.service.js';
 export { InboxService, type ReceiveOptions } from './inbox/inbox.service.js';
 export { InboxIntakeController } from './inbox/inbox-intake.controller.js';
 export { PullService } from './pull/pull.service.js';
+export { QueueBoxAdmin } from './admin/queuebox-admin.service.js';
 export { PullWorker, type PullWorkerMetadata } from './pull/pull-worker.decorator.js';
 export { PullWorkerHost } from './pull/pull-worker.host.js';
 export type { PullClaimOptions, PullContext, PulledMessage, PullWorkerOptions } from './interfaces/pull.interface.js';
@@ -34,6 +35,25 @@ export type { DestinationName, EnqueuedMessage, OutboxMessage, OutboxMessageInpu
 export type { OutboxPublisher, PublishContext } from './interfaces/outbox-publisher.interface.js';
 export type { InboxMessage, InboxMessageInput, InboxReceipt } from './interfaces/inbox-message.interface.js';
 export type { DeadInboxMessage, DeadLetterQuery, DeadOutboxMessage } from './interfaces/dead-letter.interface.js';
+export type {
+  Backlog,
+  BacklogEntry,
+  BlockedKey,
+  ClaimAtRisk,
+  ClaimsAtRisk,
+  DeadLetterBatchOptions,
+  DeadLetterBatchResult,
+  DeadLetterDetail,
+  DeadLetterFilter,
+  DeadLetterListQuery,
+  DeadLetterOf,
+  DeadLetterPage,
+  DeadLetterSelection,
+  LoopComponent,
+  LoopSnapshot,
+  LostClaim,
+  QueueBoxTable,
+} from './interfaces/admin.interface.js';
 export type { Claim, ClaimComponent } from './interfaces/claim.interface.js';
 
 export { QueueBoxError, type QueueBoxErrorCode } from './errors/queuebox.error.js';
@@ -49,6 +69,7 @@ export { InvalidPullWorkerError } from './errors/invalid-pull-worker.error.js';
 export { DuplicatePullWorkerError } from './errors/duplicate-pull-worker.error.js';
 export { PublishFailedError } from './errors/publish-failed.error.js';
 export { CliUsageError } from './errors/cli-usage.error.js';
+export { DeadLetterNotFoundError } from './errors/dead-letter-not-found.error.js';
 
 export { checkWebhookSignatures, webhookSignatures, type SignatureCheck } from './signatures/webhook-signature.js';
 export { decodeWebhookSecret, WEBHOOK_SECRET_PREFIX } from './signatures/webhook-secret.js';

@@ -247,3 +247,21 @@ export const invalidCronExpression = (expression: string, reason: string): strin
 
 export const duplicateRetentionJob = (name: string): string =>
   `QueueBox option "retention.jobName" is "${name}", a name SchedulerRegistry already holds a cron job under; it must be a name of its own.`;
+
+export const invalidTable = (field: string): string => `${field} must be 'outbox' or 'inbox'.`;
+
+export const invalidFilterText = (field: string, max: number): string => `${field} must be a non-empty string of at most ${max} characters.`;
+
+export const filterNotForTable = (field: string, table: string, instead: string): string =>
+  `${field} does not filter the ${table}; use ${instead} for the ${table}.`;
+
+export const invalidInstant = (field: string): string =>
+  `${field} must be a valid Date or an ISO 8601 date-time with a time zone (2026-01-31T12:00:00Z).`;
+
+export const emptyTimeRange = (): string => 'deadBefore must be later than deadSince.';
+
+export const invalidSelection = (): string => 'selection must be { ids: [...] } or { filter: {...} }.';
+
+export const tooManyIds = (max: number): string => `ids may list at most ${max} row ids; replay or discard more by filter.`;
+
+export const deadLetterNotFound = (table: string, id: string): string => `No dead ${table} message has id ${id}; it was replayed, discarded or purged, or never died.`;

@@ -1,8 +1,8 @@
 import type { Provider } from '@nestjs/common';
+import { QueueBoxAdmin } from './admin/queuebox-admin.service.js';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ClaimRepository } from './claims/claim.repository.js';
-import { DeadLetterRepository } from './claims/dead-letter.repository.js';
 import { StatementRunner } from './claims/statement-runner.js';
 import { resolveDialect } from './dialects/resolve-dialect.js';
 import { InvalidQueueBoxOptionsError } from './errors/invalid-queuebox-options.error.js';
@@ -67,7 +67,6 @@ export function queueBoxProviders(dataSourceName: string | undefined): Provider[
     StatementRunner,
     DatabaseCheck,
     ClaimRepository,
-    DeadLetterRepository,
     WakeUpHub,
     PublisherRegistry,
     OutboxService,
@@ -78,8 +77,12 @@ export function queueBoxProviders(dataSourceName: string | undefined): Provider[
     PullService,
     PullWorkerExplorer,
     RetentionSweeper,
+    QueueBoxAdmin,
   ];
 }
 
-/** What the module exports: the public services, and the resolved options (for health checks). */
-export const QUEUEBOX_EXPORTS = [OutboxService, InboxService, PullService, QUEUEBOX_RESOLVED_OPTIONS, OutboxPoller, InboxRelay, PullWorkerExplorer];
+/**
+ * What the module exports: the public services and the resolved options. The loops themselves
+ * (poller, relay, pull workers) stay internal: `QueueBoxAdmin` shows what operators need of them.
+ */
+export const QUEUEBOX_EXPORTS = [OutboxService, InboxService, PullService, QueueBoxAdmin, QUEUEBOX_RESOLVED_OPTIONS];

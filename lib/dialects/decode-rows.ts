@@ -1,3 +1,4 @@
+import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, QueueBoxTable } from '../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type {
   BacklogRow,
@@ -126,3 +127,55 @@ export const decodeDeadInbox = (rows: readonly DriverRow[]): DeadInboxMessage[] 
     lastError: nullableText(row.last_error),
     finishedAt: nullableDate(row.finished_at),
   }));
+
+/** One dead row in full (`inspectDead`), or undefined when it is not dead. */
+export function deadDetailDecoder(table: QueueBoxTable): (rows: readonly DriverRow[]) => DeadLetterDetail | undefined {
+  return (rows) => {
+    const [row] = rows;
+    if (!row) return undefined;
+    return {
+      table,
+      id: text(row.id),
+      ...(table === 'outbox' ? { messageId: uuid(row.message_id) } : { idempotencyKey: text(row.idempotency_key) }),
+      stream: text(row.stream),
+      key: nullableText(row.ordering_key),
+      attempts: int(row.attempts),
+      lastError: nullableText(row.last_error),
+      headers: headers(row.headers),
+      createdAt: date(row.created_at),
+      finishedAt: nullableDate(row.finished_at),
+      ...(row.payload === null || row.payload === undefined ? {} : { payload: text(row.payload) }),
+    };
+  };
+}
+
+/** The heads of blocked keys of `table`. */
+export function blockedKeysDecoder(table: QueueBoxTable): (rows: readonly DriverRow[]) => BlockedKey[] {
+  return (rows) =>
+    rows.map((row) => ({
+      table,
+      stream: text(row.stream),
+      key: text(row.ordering_key),
+      id: text(row.id),
+      reason: row.reason === 'dead' ? 'dead' : 'retrying',
+      attempts: int(row.attempts),
+      lastError: nullableText(row.last_error),
+      ageSeconds: Math.max(0, Number(row.age_seconds)),
+      waiting: int(row.waiting),
+    }));
+}
+
+/** Rows in flight whose lease ends soon, of `table`. */
+export function claimsAtRiskDecoder(table: QueueBoxTable): (rows: readonly DriverRow[]) => ClaimAtRisk[] {
+  return (rows) =>
+    rows.map((row) => ({
+      table,
+      id: text(row.id),
+      stream: text(row.stream),
+      key: nullableText(row.ordering_key),
+      attempts: int(row.attempts),
+      claimedAt: date(row.claimed_at),
+      leaseExpiresAt: date(row.lease_expires_at),
+      expiresInMs: Math.round(Number(row.expires_in_ms)),
+    }));
+}

@@ -14,7 +14,8 @@ export type QueueBoxErrorCode =
   | 'INVALID_PULL_WORKER'
   | 'DUPLICATE_PULL_WORKER'
   | 'PUBLISH_FAILED'
-  | 'CLI_USAGE';
+  | 'CLI_USAGE'
+  | 'DEAD_LETTER_NOT_FOUND';
 
 /**
  * Base class of every QueueBox error. `name` is the concrete class name and the original

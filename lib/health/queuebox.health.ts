@@ -1,12 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
-import { InboxRelay } from '../inbox/inbox-relay.js';
-import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
-import { OutboxPoller } from '../outbox/outbox-poller.js';
-import { PullWorkerExplorer } from '../pull/pull-worker.explorer.js';
-import { QUEUEBOX_RESOLVED_OPTIONS } from '../queuebox.constants.js';
-import type { ClaimWorkerStatus } from '../runtime/claim-worker.js';
+import { QueueBoxAdmin } from '../admin/queuebox-admin.service.js';
+import type { LoopSnapshot } from '../interfaces/admin.interface.js';
 
 /** Consecutive failed ticks after which a loop is reported down. */
 const MAX_CONSECUTIVE_ERRORS = 3;
@@ -14,7 +10,7 @@ const MAX_CONSECUTIVE_ERRORS = 3;
 const MIN_STALE_AFTER_MS = 60_000;
 
 interface LoopReport {
-  state: ClaimWorkerStatus['state'];
+  state: LoopSnapshot['state'];
   lastTickAgeMs: number | null;
   consecutiveErrors: number;
   inFlight: number;
@@ -40,31 +36,24 @@ export class QueueBoxHealthIndicator {
 
   isHealthy(key = 'queuebox'): HealthIndicatorResult {
     const indicator = this.health.check(key);
-    const options = this.moduleRef.get<ResolvedQueueBoxOptions>(QUEUEBOX_RESOLVED_OPTIONS, { strict: false });
-    if (!options.workersEnabled) return indicator.up({ workers: 'disabled' });
-    const loops: Record<string, LoopReport> = {
-      outbox: report(this.moduleRef.get(OutboxPoller, { strict: false }).status, options.outbox.pollIntervalMs),
-    };
-    if (options.inbox.relay.routes.size > 0) {
-      loops.relay = report(this.moduleRef.get(InboxRelay, { strict: false }).status, options.inbox.relay.pollIntervalMs);
-    }
-    for (const worker of this.moduleRef.get(PullWorkerExplorer, { strict: false }).workers) {
-      loops[`pull:${worker.source}`] = report(worker.status, worker.pollIntervalMs);
-    }
+    const admin = this.moduleRef.get(QueueBoxAdmin, { strict: false });
+    if (!admin.workersEnabled) return indicator.up({ workers: 'disabled' });
+    // The claim loops; the retention sweeper's slow pass is not what "healthy" is about.
+    const loops = Object.fromEntries(admin.loops().filter((loop) => loop.component !== 'retention').map((loop) => [loop.name, report(loop)]));
     const healthy = Object.values(loops).every((loop) => loop.healthy);
     return healthy ? indicator.up(loops) : indicator.down(loops);
   }
 }
 
-function report(status: ClaimWorkerStatus, pollIntervalMs: number): LoopReport {
-  const ageMs = status.lastTickAt ? Date.now() - status.lastTickAt.getTime() : Infinity;
+function report(loop: LoopSnapshot): LoopReport {
+  const ageMs = loop.lastTickAgeMs ?? Infinity;
   // A loop waiting for a free slot does not tick; with work in flight it is busy, not stuck.
-  const fresh = ageMs <= Math.max(MIN_STALE_AFTER_MS, 3 * pollIntervalMs) || status.inFlight > 0;
+  const fresh = ageMs <= Math.max(MIN_STALE_AFTER_MS, 3 * loop.pollIntervalMs) || loop.inFlight > 0;
   return {
-    state: status.state,
-    lastTickAgeMs: Number.isFinite(ageMs) ? ageMs : null,
-    consecutiveErrors: status.consecutiveErrors,
-    inFlight: status.inFlight,
-    healthy: status.state === 'running' && status.consecutiveErrors < MAX_CONSECUTIVE_ERRORS && fresh,
+    state: loop.state,
+    lastTickAgeMs: loop.lastTickAgeMs,
+    consecutiveErrors: loop.consecutiveErrors,
+    inFlight: loop.inFlight,
+    healthy: loop.state === 'running' && loop.consecutiveErrors < MAX_CONSECUTIVE_ERRORS && fresh,
   };
 }

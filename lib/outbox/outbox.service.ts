@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { QueueBoxAdmin } from '../admin/queuebox-admin.service.js';
 import type { EntityManager } from 'typeorm';
 import { StatementRunner } from '../claims/statement-runner.js';
 import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
-import { DeadLetterRepository } from '../claims/dead-letter.repository.js';
 import type { DeadLetterQuery, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type { EnqueuedMessage, OutboxMessageInput } from '../interfaces/outbox-message.interface.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
@@ -35,7 +35,7 @@ export class OutboxService {
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
     private readonly wakeUps: WakeUpHub,
-    private readonly deadLetters: DeadLetterRepository,
+    private readonly admin: QueueBoxAdmin,
   ) {}
 
   /**
@@ -59,7 +59,7 @@ export class OutboxService {
 
   /** Dead-lettered messages, oldest first, a page at a time (`after` = last id of the previous page). */
   async listDead(query: DeadLetterQuery = {}): Promise<DeadOutboxMessage[]> {
-    return this.deadLetters.listOutbox(query);
+    return (await this.admin.listDead('outbox', { after: query.after, limit: query.limit })).items;
   }
 
   /**
@@ -67,8 +67,7 @@ export class OutboxService {
    * `X-Message-Id`. Returns the ids that were dead (others are left alone).
    */
   async replayDead(ids: readonly string[]): Promise<string[]> {
-    const replayed = await this.deadLetters.replay('outbox', ids);
-    if (replayed.length > 0) this.wakeUps.rowsWritten('outbox');
+    const { ids: replayed = [] } = await this.admin.replayDead('outbox', { ids });
     return replayed;
   }
 }

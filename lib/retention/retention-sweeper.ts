@@ -17,6 +17,9 @@ interface ScheduledSweep {
   /** Aborted at shutdown: a running sweep stops between chunks. */
   controller: AbortController;
   running?: Promise<void>;
+  lastRunAt?: Date;
+  lastError?: unknown;
+  consecutiveErrors: number;
 }
 
 /** Rows deleted per statement: short statements, short row locks, bounded WAL bursts. */
@@ -66,6 +69,29 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
     });
   }
 
+  /**
+   * The sweeper as the admin's loop snapshots show it: its interval loop, or, on a schedule, its
+   * cron job (running while the job is active; `intervalMs` is then the gap between the job's
+   * next two runs).
+   */
+  get loopStatus(): Pick<PollLoop, 'state' | 'lastTickAt' | 'lastError' | 'consecutiveErrors'> & { intervalMs: number; enabled: boolean } {
+    const enabled = this.rules.length > 0;
+    const scheduled = this.scheduled;
+    if (!scheduled) {
+      const { state, lastTickAt, lastError, consecutiveErrors } = this.loop;
+      return { state, lastTickAt, lastError, consecutiveErrors, intervalMs: this.options.retention.intervalMs, enabled };
+    }
+    const [next, after] = scheduled.job.nextDates(2).map((date) => date.toMillis());
+    return {
+      state: scheduled.job.isActive ? 'running' : 'stopped',
+      lastTickAt: scheduled.lastRunAt,
+      lastError: scheduled.lastError,
+      consecutiveErrors: scheduled.consecutiveErrors,
+      intervalMs: after - next,
+      enabled,
+    };
+  }
+
   async onApplicationBootstrap(): Promise<void> {
     if (!this.options.workersEnabled || this.rules.length === 0) return;
     const rules = this.rules.map((rule) => `${rule.table} ${rule.label} after ${rule.olderThanMs} ms`).join(', ');
@@ -105,7 +131,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
     }
     if (registry.doesExist('cron', jobName)) throw new InvalidQueueBoxOptionsError('retention.jobName', duplicateRetentionJob(jobName));
     const controller = new AbortController();
-    const scheduled: ScheduledSweep = { job: undefined as never, registry, controller };
+    const scheduled: ScheduledSweep = { job: undefined as never, registry, controller, consecutiveErrors: 0 };
     scheduled.job = peer.createJob(cron, timeZone, () => this.scheduledSweep(scheduled));
     registry.addCronJob(jobName, scheduled.job as never);
     scheduled.job.start();
@@ -119,9 +145,15 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
   private scheduledSweep(scheduled: ScheduledSweep): Promise<void> {
     if (scheduled.controller.signal.aborted) return Promise.resolve();
     scheduled.running = this.sweep(scheduled.controller.signal).then(
-      () => undefined,
+      () => {
+        scheduled.lastRunAt = new Date();
+        scheduled.consecutiveErrors = 0;
+      },
       (error: unknown) => {
         if (scheduled.controller.signal.aborted) return;
+        scheduled.lastRunAt = new Date();
+        scheduled.lastError = error;
+        scheduled.consecutiveErrors += 1;
         this.logger.error({ message: 'scheduled retention sweep failed', error: errorText(error) });
         this.metrics.loopError('retention');
       },

@@ -11,6 +11,8 @@ export interface RetentionCronJob {
   start(): void;
   stop(): unknown;
   fireOnTick(): Promise<void>;
+  /** The next run times (luxon DateTimes). */
+  nextDates(count: number): { toMillis(): number }[];
   readonly isActive: boolean;
 }
 

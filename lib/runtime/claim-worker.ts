@@ -6,6 +6,7 @@ import { WalkCursor } from '../claims/walk-cursor.js';
 import type { ClaimRequest } from '../dialects/sql-dialect.interface.js';
 import type { ClaimResult } from '../dialects/statement-results.js';
 import { ClaimLostError } from '../errors/claim-lost.error.js';
+import type { LostClaim } from '../interfaces/admin.interface.js';
 import type { Claim, ClaimComponent } from '../interfaces/claim.interface.js';
 import type { ResolvedBackoff } from '../options/resolved-options.interface.js';
 import { claimContended, maxAttemptsWithoutOutcome, rowClaimLost, rowFinishingWriteFailed, rowWriteLost, shutdownLeftRows, shutdownReason } from '../queuebox.messages.js';
@@ -51,6 +52,8 @@ export interface ClaimWorkerStatus {
   lastError?: unknown;
   consecutiveErrors: number;
   inFlight: number;
+  /** Claims this worker lost recently, oldest first (at most `MAX_LOST_CLAIMS`). */
+  lostClaims: readonly LostClaim[];
 }
 
 /** A claimed row: its id, the token its claim wrote, its claims so far, and its key. */
@@ -79,6 +82,9 @@ export type RowOutcome = 'retried' | 'dead' | 'lost';
  * or poll continues the sweep instead of sweeping everything at once.
  */
 const MAX_EMPTY_CLAIMS = 2;
+
+/** Lost claims a worker remembers for the admin's "claims at risk": enough to see a pattern, bounded. */
+const MAX_LOST_CLAIMS = 20;
 
 /**
  * The loop shared by the outbox poller, the inbox relay and pull workers: claim up to the free
@@ -112,6 +118,7 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
   private idle = false;
   /** Shutdown began: nothing new is claimed or handed on. */
   protected stopping = false;
+  private readonly lostClaims: LostClaim[] = [];
 
   constructor(
     protected readonly settings: ClaimWorkerSettings,
@@ -166,6 +173,7 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
       lastError,
       consecutiveErrors: Math.max(...this.lanes.map((lane) => lane.consecutiveErrors)),
       inFlight: this.inFlight.size,
+      lostClaims: [...this.lostClaims],
     };
   }
 
@@ -224,7 +232,14 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
   protected reportLost(row: Row, during: 'work' | 'retry' | 'dead-letter' | 'finish', cause?: unknown, seconds?: number): void {
     const message = during === 'work' ? rowClaimLost(this.settings.noun, row.id) : rowWriteLost(this.settings.noun, during, row.id);
     this.logger.warn({ message, ...this.logFields(row), ...(cause === undefined ? {} : { error: errorText(cause) }) });
+    this.countLost(row, during, seconds);
+  }
+
+  /** Counts a lost claim, and remembers it for the admin's claims at risk. */
+  protected countLost(row: Row, during: LostClaim['during'], seconds?: number): void {
     this.countOutcome(row, 'lost', seconds);
+    this.lostClaims.push({ id: row.id, during, at: new Date() });
+    if (this.lostClaims.length > MAX_LOST_CLAIMS) this.lostClaims.shift();
   }
 
   /**

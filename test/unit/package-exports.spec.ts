@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import * as publicApi from '../../lib/index.js';
+import { QUEUEBOX_EXPORTS } from '../../lib/queuebox.providers.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const built = existsSync(`${root}/dist/index.js`);
@@ -18,10 +20,10 @@ describe.skipIf(!built)('built package', { timeout: 60_000 }, () => {
   it('loads with import', () => {
     const out = run(
       `import('queuebox').then(async (q) => { const m = await import('queuebox/migrations'); const t = await import('queuebox/terminus');
-        console.log([typeof q.QueueBoxModule, typeof q.OutboxService, m.QueueBoxPostgresMigrations.length, typeof t.QueueBoxHealthIndicator].join(',')); })`,
+        console.log([typeof q.QueueBoxModule, typeof q.OutboxService, typeof q.QueueBoxAdmin, m.QueueBoxPostgresMigrations.length, typeof t.QueueBoxHealthIndicator].join(',')); })`,
       'module',
     );
-    expect(out).toBe('function,function,3,function');
+    expect(out).toBe('function,function,function,3,function');
   });
 
   it('loads with require', () => {
@@ -35,5 +37,21 @@ describe.skipIf(!built)('built package', { timeout: 60_000 }, () => {
 
   it('exposes only the intended subpaths', () => {
     expect(() => run(`require('queuebox/dist/claims/claim.repository.js')`, 'commonjs')).toThrow();
+  });
+});
+
+describe('public surface', () => {
+  /** The claim loops: operators see them through QueueBoxAdmin, never by injecting them. */
+  const loopInternals = ['OutboxPoller', 'InboxRelay', 'PullWorkerExplorer', 'PullWorkerRunner', 'RetentionSweeper', 'DeadLetterRepository', 'ClaimRepository'];
+
+  it('exports the admin service and no loop internals from the entry point', () => {
+    expect(typeof publicApi.QueueBoxAdmin).toBe('function');
+    for (const name of loopInternals) expect(Object.keys(publicApi), name).not.toContain(name);
+  });
+
+  it('exports the public services, the admin among them, and no loop internals from the module', () => {
+    const names = QUEUEBOX_EXPORTS.map((token) => (typeof token === 'function' ? token.name : String(token)));
+    expect(names).toEqual(expect.arrayContaining(['OutboxService', 'InboxService', 'PullService', 'QueueBoxAdmin']));
+    for (const name of loopInternals) expect(names, name).not.toContain(name);
   });
 });

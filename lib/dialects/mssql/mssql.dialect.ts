@@ -1,4 +1,5 @@
 import type { QueryRunner } from 'typeorm';
+import type { BlockedKey, ClaimAtRisk, DeadLetterDetail } from '../../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../../interfaces/dead-letter.interface.js';
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
 import { deadCounts as deadCountsSql } from './dead-counts.sql.js';
@@ -7,6 +8,9 @@ import {
   claimDecoder,
   completionDecoder,
   decodeAnyRow,
+  blockedKeysDecoder,
+  claimsAtRiskDecoder,
+  deadDetailDecoder,
   decodeBacklog,
   decodeDeadCounts,
   decodeDeadInbox,
@@ -24,6 +28,8 @@ import type {
   ClaimPlan,
   ClaimRequest,
   ClaimTable,
+  DeadRowFilter,
+  DeadRowPage,
   FencedRow,
   InboxInsertRow,
   OutboxInsertRow,
@@ -43,14 +49,16 @@ import type {
   InsertedOutboxRow,
   RenewalRow,
 } from '../statement-results.js';
+import * as blocked from './blocked-keys.sql.js';
 import * as claimLockSql from './claim-lock.sql.js';
+import * as atRisk from './claims-at-risk.sql.js';
 import { dueProbe } from './claim.sql.js';
 import * as deadLetters from './dead-letters.sql.js';
 import * as fenced from './fenced-writes.sql.js';
 import * as inbox from './inbox.sql.js';
 import { classifyMssqlError } from './mssql-errors.js';
 import { lockResource, pullLockResource } from './mssql-names.js';
-import { bigintParam, bitParam, guidParam, idParam, intParam, jsonParam, keyParam, resourceParam, textParam } from './mssql-parameters.js';
+import { bigintParam, bitParam, guidParam, idParam, instantParam, intParam, jsonParam, keyParam, resourceParam, textParam } from './mssql-parameters.js';
 import * as outbox from './outbox.sql.js';
 import * as pull from './pull.sql.js';
 import * as retention from './retention.sql.js';
@@ -116,6 +124,12 @@ export class MssqlDialect implements SqlDialect {
           [`reclaimExpired:${table}`, fenced.reclaimExpired(tables, table)],
           [`listDead:${table}`, deadLetters.listDead(tables, table)],
           [`replayDead:${table}`, deadLetters.replayDead(tables, table)],
+          [`inspectDead:${table}`, deadLetters.inspectDead(tables, table)],
+          [`replayDeadMatching:${table}`, deadLetters.replayDeadMatching(tables, table)],
+          [`discardDead:${table}`, deadLetters.discardDead(tables, table)],
+          [`discardDeadMatching:${table}`, deadLetters.discardDeadMatching(tables, table)],
+          [`blockedKeys:${table}`, blocked.blockedKeys(tables, table)],
+          [`claimsAtRisk:${table}`, atRisk.claimsAtRisk(tables, table)],
           [`deadCounts:${table}`, deadCountsSql(tables, table)],
           [`purge:${table}:done`, retention.purgeFinished(tables, table, 'done')],
           [`purge:${table}:dead`, retention.purgeFinished(tables, table, 'dead')],
@@ -225,12 +239,16 @@ export class MssqlDialect implements SqlDialect {
     return { sql: this.text[`reclaimExpired:${table}`], params, decode: decodeIds };
   }
 
-  listDeadOutbox(afterId: string, limit: number): SqlStatement<DeadOutboxMessage[]> {
-    return { sql: this.text['listDead:outbox'], params: [keyParam(afterId), intParam(limit)], decode: decodeDeadOutbox };
+  listDeadOutbox(page: DeadRowPage): SqlStatement<DeadOutboxMessage[]> {
+    return { sql: this.text['listDead:outbox'], params: pageParams(page), decode: decodeDeadOutbox };
   }
 
-  listDeadInbox(afterId: string, limit: number): SqlStatement<DeadInboxMessage[]> {
-    return { sql: this.text['listDead:inbox'], params: [keyParam(afterId), intParam(limit)], decode: decodeDeadInbox };
+  listDeadInbox(page: DeadRowPage): SqlStatement<DeadInboxMessage[]> {
+    return { sql: this.text['listDead:inbox'], params: pageParams(page), decode: decodeDeadInbox };
+  }
+
+  inspectDead(table: ClaimTable, id: string, withPayload: boolean): SqlStatement<DeadLetterDetail | undefined> {
+    return { sql: this.text[`inspectDead:${table}`], params: [idParam(id), bitParam(withPayload)], decode: deadDetailDecoder(table) };
   }
 
   purgeFinished(table: ClaimTable, state: 'done' | 'dead', olderThanMs: number, limit: number): SqlStatement<string[]> {
@@ -239,6 +257,26 @@ export class MssqlDialect implements SqlDialect {
 
   replayDead(table: ClaimTable, ids: readonly string[]): SqlStatement<string[]> {
     return { sql: this.text[`replayDead:${table}`], params: [jsonParam(ids)], decode: decodeIds };
+  }
+
+  replayDeadMatching(table: ClaimTable, page: DeadRowPage): SqlStatement<string[]> {
+    return { sql: this.text[`replayDeadMatching:${table}`], params: pageParams(page), decode: decodeIds };
+  }
+
+  discardDead(table: ClaimTable, ids: readonly string[]): SqlStatement<string[]> {
+    return { sql: this.text[`discardDead:${table}`], params: [jsonParam(ids)], decode: decodeIds };
+  }
+
+  discardDeadMatching(table: ClaimTable, page: DeadRowPage): SqlStatement<string[]> {
+    return { sql: this.text[`discardDeadMatching:${table}`], params: pageParams(page), decode: decodeIds };
+  }
+
+  blockedKeys(table: ClaimTable, limit: number): SqlStatement<BlockedKey[]> {
+    return { sql: this.text[`blockedKeys:${table}`], params: [intParam(limit)], decode: blockedKeysDecoder(table) };
+  }
+
+  claimsAtRisk(table: ClaimTable, withinMs: number, limit: number): SqlStatement<ClaimAtRisk[]> {
+    return { sql: this.text[`claimsAtRisk:${table}`], params: [intParam(withinMs), intParam(limit)], decode: claimsAtRiskDecoder(table) };
   }
 
   deadCounts(table: ClaimTable): SqlStatement<DeadCountRow[]> {
@@ -267,4 +305,13 @@ export class MssqlDialect implements SqlDialect {
 /** @0 … @5 of every claim (claim.sql.ts). */
 function claimParams(request: ClaimRequest): unknown[] {
   return [intParam(request.batchSize), intParam(request.leaseMs), intParam(request.walkKeys), intParam(request.windowRows), keyParam(request.cursor.stream), keyParam(request.cursor.key)];
+}
+
+/** @0 … @5 of the dead-row statements of a filter (dead-letters.sql.ts), typed. */
+function pageParams({ afterId, limit, filter }: DeadRowPage): unknown[] {
+  return [idParam(afterId), intParam(limit), ...filterParams(filter)];
+}
+
+function filterParams(filter: DeadRowFilter): unknown[] {
+  return [keyParam(filter.stream), textParam(filter.errorContains), instantParam(filter.deadSince), instantParam(filter.deadBefore)];
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
+import type { BlockedKey, ClaimAtRisk, DeadLetterDetail } from '../../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../../interfaces/dead-letter.interface.js';
 import type { WakeUpTransport } from '../../interfaces/wake-up-transport.interface.js';
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
@@ -7,6 +8,9 @@ import { deadCounts as deadCountsSql } from './dead-counts.sql.js';
 import {
   claimDecoder,
   completionDecoder,
+  blockedKeysDecoder,
+  claimsAtRiskDecoder,
+  deadDetailDecoder,
   decodeBacklog,
   decodeDeadCounts,
   decodeDeadInbox,
@@ -26,6 +30,8 @@ import type {
   ClaimPlan,
   ClaimRequest,
   ClaimTable,
+  DeadRowFilter,
+  DeadRowPage,
   FencedRow,
   InboxInsertRow,
   OutboxInsertRow,
@@ -43,7 +49,9 @@ import type {
   InsertedOutboxRow,
   RenewalRow,
 } from '../statement-results.js';
+import * as blocked from './blocked-keys.sql.js';
 import * as claimLockSql from './claim-lock.sql.js';
+import * as atRisk from './claims-at-risk.sql.js';
 import * as deadLetters from './dead-letters.sql.js';
 import * as fenced from './fenced-writes.sql.js';
 import * as inbox from './inbox.sql.js';
@@ -103,6 +111,12 @@ export class PostgresDialect implements SqlDialect {
           [`reclaimExpired:${table}`, fenced.reclaimExpired(tables, table)],
           [`listDead:${table}`, deadLetters.listDead(tables, table)],
           [`replayDead:${table}`, deadLetters.replayDead(tables, table)],
+          [`inspectDead:${table}`, deadLetters.inspectDead(tables, table)],
+          [`replayDeadMatching:${table}`, deadLetters.replayDeadMatching(tables, table)],
+          [`discardDead:${table}`, deadLetters.discardDead(tables, table)],
+          [`discardDeadMatching:${table}`, deadLetters.discardDeadMatching(tables, table)],
+          [`blockedKeys:${table}`, blocked.blockedKeys(tables, table)],
+          [`claimsAtRisk:${table}`, atRisk.claimsAtRisk(tables, table)],
           [`deadCounts:${table}`, deadCountsSql(tables, table)],
           [`purge:${table}:done`, retention.purgeFinished(tables, table, 'done')],
           [`purge:${table}:dead`, retention.purgeFinished(tables, table, 'dead')],
@@ -212,12 +226,16 @@ export class PostgresDialect implements SqlDialect {
     return { sql: this.text[`reclaimExpired:${table}`], params: table === 'inbox' ? [limit, [...sources]] : [limit], decode: decodeIds };
   }
 
-  listDeadOutbox(afterId: string, limit: number): SqlStatement<DeadOutboxMessage[]> {
-    return { sql: this.text['listDead:outbox'], params: [afterId, limit], decode: decodeDeadOutbox };
+  listDeadOutbox(page: DeadRowPage): SqlStatement<DeadOutboxMessage[]> {
+    return { sql: this.text['listDead:outbox'], params: pageParams(page), decode: decodeDeadOutbox };
   }
 
-  listDeadInbox(afterId: string, limit: number): SqlStatement<DeadInboxMessage[]> {
-    return { sql: this.text['listDead:inbox'], params: [afterId, limit], decode: decodeDeadInbox };
+  listDeadInbox(page: DeadRowPage): SqlStatement<DeadInboxMessage[]> {
+    return { sql: this.text['listDead:inbox'], params: pageParams(page), decode: decodeDeadInbox };
+  }
+
+  inspectDead(table: ClaimTable, id: string, withPayload: boolean): SqlStatement<DeadLetterDetail | undefined> {
+    return { sql: this.text[`inspectDead:${table}`], params: [id, withPayload], decode: deadDetailDecoder(table) };
   }
 
   purgeFinished(table: ClaimTable, state: 'done' | 'dead', olderThanMs: number, limit: number): SqlStatement<string[]> {
@@ -226,6 +244,26 @@ export class PostgresDialect implements SqlDialect {
 
   replayDead(table: ClaimTable, ids: readonly string[]): SqlStatement<string[]> {
     return { sql: this.text[`replayDead:${table}`], params: [[...ids]], decode: decodeIds };
+  }
+
+  replayDeadMatching(table: ClaimTable, page: DeadRowPage): SqlStatement<string[]> {
+    return { sql: this.text[`replayDeadMatching:${table}`], params: pageParams(page), decode: decodeIds };
+  }
+
+  discardDead(table: ClaimTable, ids: readonly string[]): SqlStatement<string[]> {
+    return { sql: this.text[`discardDead:${table}`], params: [[...ids]], decode: decodeIds };
+  }
+
+  discardDeadMatching(table: ClaimTable, page: DeadRowPage): SqlStatement<string[]> {
+    return { sql: this.text[`discardDeadMatching:${table}`], params: pageParams(page), decode: decodeIds };
+  }
+
+  blockedKeys(table: ClaimTable, limit: number): SqlStatement<BlockedKey[]> {
+    return { sql: this.text[`blockedKeys:${table}`], params: [limit], decode: blockedKeysDecoder(table) };
+  }
+
+  claimsAtRisk(table: ClaimTable, withinMs: number, limit: number): SqlStatement<ClaimAtRisk[]> {
+    return { sql: this.text[`claimsAtRisk:${table}`], params: [withinMs, limit], decode: claimsAtRiskDecoder(table) };
   }
 
   deadCounts(table: ClaimTable): SqlStatement<DeadCountRow[]> {
@@ -257,3 +295,12 @@ function claimParams(request: ClaimRequest): unknown[] {
   return [request.batchSize, request.leaseMs, request.walkKeys, request.windowRows, request.cursor.stream, request.cursor.key];
 }
 
+
+/** $1 … $6 of the dead-row statements of a filter (dead-letters.sql.ts). */
+function pageParams({ afterId, limit, filter }: DeadRowPage): unknown[] {
+  return [afterId, limit, ...filterParams(filter)];
+}
+
+function filterParams(filter: DeadRowFilter): unknown[] {
+  return [filter.stream, filter.errorContains, filter.deadSince, filter.deadBefore];
+}
