@@ -1,5 +1,7 @@
 import type { CliCommand } from './cli-command.interface.js';
+import { deadCommand } from './commands/dead.command.js';
 import { schemaCommand } from './commands/schema.command.js';
+import { statusCommand } from './commands/status.command.js';
 
 /**
  * The commands of `queuebox`, in the order `--help` lists them. A command is one file in
@@ -7,4 +9,6 @@ import { schemaCommand } from './commands/schema.command.js';
  */
 export const CLI_COMMANDS: readonly CliCommand[] = [
   schemaCommand,
+  statusCommand,
+  deadCommand,
 ];

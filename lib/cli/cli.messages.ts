@@ -10,7 +10,7 @@ export const unknownCommand = (name: string, names: readonly string[]): string =
 
 export const unknownFlag = (flag: string, command: string): string => `unknown flag ${flag} for "queuebox ${command}".`;
 
-export const flagNeedsValue = (flag: string): string => `flag ${flag} needs a value.`;
+export const flagNeedsValue = (flag: string): string => `flag ${flag} needs a value (a value starting with "-" is written ${flag}=<value>).`;
 
 export const flagTakesNoValue = (flag: string): string => `flag ${flag} takes no value.`;
 

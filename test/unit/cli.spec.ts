@@ -40,6 +40,7 @@ describe('queuebox CLI: commands, flags and exit codes', () => {
     [['migrate'], '<command>', 'unknown command "migrate"'],
     [['schema', '--bogus'], '--bogus', 'unknown flag --bogus'],
     [['schema', '--dialect'], '--dialect', 'flag --dialect needs a value'],
+    [['schema', '--dialect', '-1'], '--dialect', 'is written --dialect=<value>'],
     [['schema', '--json=yes'], '--json', 'flag --json takes no value'],
     [['schema', '--dialect', 'oracle'], '--dialect', 'one of postgres, mssql'],
     [['schema', '--schema', 'bad-name'], '--schema', 'flag --schema is "bad-name"'],

@@ -1,7 +1,7 @@
 import { ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { DataSource } from 'typeorm';
-import { InvalidQueueBoxOptionsError } from '../../../lib/index.js';
+import { InvalidQueueBoxOptionsError, QueueBoxAdmin } from '../../../lib/index.js';
 import type { SqlDialect } from '../../../lib/dialects/sql-dialect.interface.js';
 import { QUEUEBOX_SQL_DIALECT } from '../../../lib/queuebox.constants.js';
 import { describeWithDatabase, createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';
@@ -68,6 +68,8 @@ describeWithDatabase('retention on a schedule: a named cron job in SchedulerRegi
     const job = registry.getCronJob(JOB);
     expect(job.isActive).toBe(true);
     expect(job.cronTime.source).toBe(NEVER_DURING_THE_TEST);
+    const retentionLoop = () => app!.app.get(QueueBoxAdmin).loops().find((loop) => loop.component === 'retention');
+    expect(retentionLoop()).toMatchObject({ state: 'running', lastTickAt: null });
     // Scheduled, not on an interval: nothing is deleted until the job runs.
     expect(await ids('outbox')).toHaveLength(oldSent.length + 5);
 
@@ -84,8 +86,11 @@ describeWithDatabase('retention on a schedule: a named cron job in SchedulerRegi
     expect(sentPurges.every(([, , olderThanMs, limit]) => olderThanMs === 2 * HOUR && limit === CHUNK)).toBe(true);
     purge.mockRestore();
 
+    expect(retentionLoop()).toMatchObject({ state: 'running', lastTickAt: expect.any(Date), consecutiveErrors: 0 });
+
     job.stop();
     expect(registry.getCronJob(JOB).isActive).toBe(false);
+    expect(retentionLoop()?.state).toBe('stopped');
     await app.close();
     app = undefined;
     expect(registry.doesExist('cron', JOB)).toBe(false);
