@@ -1,4 +1,3 @@
-import { QueueBoxAdmin } from '../../admin/queuebox-admin.service.js';
 import { CliUsageError } from '../../errors/cli-usage.error.js';
 import type { DeadLetterBatchResult, DeadLetterFilter, DeadLetterSelection, QueueBoxTable } from '../../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../../interfaces/dead-letter.interface.js';
@@ -7,7 +6,6 @@ import type { CliCommand } from '../cli-command.interface.js';
 import { CONNECTION_FLAGS, OUTPUT_FLAGS, parseFlags, readEnumFlag, readIdsFlag, readInstantFlag, readIntFlag, readTableFlags, readTextFlag } from '../cli-flags.js';
 import { confirmationRequired, filterForOtherTable, idsWithFilter, selectionRequired, unexpectedArgument } from '../cli.messages.js';
 import { DATABASE_URL_VARIABLE, parseConnectionUrl } from '../connection-url.js';
-import { withQueueBox } from '../queuebox-context.js';
 import { textTable } from '../text-table.js';
 
 const FLAGS = {
@@ -80,7 +78,8 @@ Selection and paging:
       for (const flag of ['ids', 'all', 'yes', 'chunk-size'] as const) if (values[flag] !== undefined) throw new CliUsageError(`--${flag}`, unexpectedFlag(flag, 'list'));
       const limit = readIntFlag(values.limit, '--limit', 100, 1, 1_000);
       const after = readIdsFlag(values.after, '--after', 1)?.[0];
-      const page = await withQueueBox(connection, tables, (app) => asFlagErrors(() => app.get(QueueBoxAdmin).listDead(table, { ...filter, after, limit })));
+      const { withQueueBox } = await import('../queuebox-context.js');
+      const page = await withQueueBox(connection, tables, ({ admin }) => asFlagErrors(() => admin.listDead(table, { ...filter, after, limit })));
       const data = { table, items: page.items, ...(page.next === undefined ? {} : { next: page.next }) };
       return { data, text: listText(table, page.items as (DeadOutboxMessage | DeadInboxMessage)[], page.next) };
     }
@@ -92,11 +91,9 @@ Selection and paging:
     if (!values.yes) throw new CliUsageError('--yes', confirmationRequired(`dead ${action}`));
     const chunkSize = readIntFlag(values['chunk-size'], '--chunk-size', 500, 1, 1_000);
     const selection: DeadLetterSelection = ids ? { ids } : { filter };
-    const result = await withQueueBox(connection, tables, (app) =>
-      asFlagErrors(() => {
-        const admin = app.get(QueueBoxAdmin);
-        return action === 'replay' ? admin.replayDead(table, selection, { chunkSize, actor: ACTOR }) : admin.discardDead(table, selection, { chunkSize, actor: ACTOR });
-      }),
+    const { withQueueBox } = await import('../queuebox-context.js');
+    const result = await withQueueBox(connection, tables, ({ admin }) =>
+      asFlagErrors(() => (action === 'replay' ? admin.replayDead(table, selection, { chunkSize, actor: ACTOR }) : admin.discardDead(table, selection, { chunkSize, actor: ACTOR }))),
     );
     return { data: { table, action, ...result }, text: resultText(table, action, result) };
   },

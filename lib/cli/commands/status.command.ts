@@ -1,14 +1,9 @@
-import { QueueBoxAdmin } from '../../admin/queuebox-admin.service.js';
-import { StatementRunner } from '../../claims/statement-runner.js';
-import type { SqlDialect } from '../../dialects/sql-dialect.interface.js';
 import type { Backlog, BlockedKey, ClaimAtRisk } from '../../interfaces/admin.interface.js';
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import { QUEUEBOX_SQL_DIALECT } from '../../queuebox.constants.js';
 import { asFlagErrors } from '../admin-errors.js';
 import type { CliCommand } from '../cli-command.interface.js';
 import { CONNECTION_FLAGS, OUTPUT_FLAGS, parseFlags, readIntFlag, readTableFlags } from '../cli-flags.js';
 import { DATABASE_URL_VARIABLE, parseConnectionUrl } from '../connection-url.js';
-import { withQueueBox } from '../queuebox-context.js';
 import { textTable } from '../text-table.js';
 
 const FLAGS = { ...CONNECTION_FLAGS, within: { type: 'string' }, limit: { type: 'string' }, ...OUTPUT_FLAGS } as const;
@@ -56,10 +51,8 @@ Reads the tables (nothing is changed; no loop is started):
     const tables = readTableFlags(values);
     const withinMs = readIntFlag(values.within, '--within', 30_000, 0, 86_400_000);
     const limit = readIntFlag(values.limit, '--limit', 100, 1, 1_000);
-    const report = await withQueueBox(connection, tables, async (app): Promise<StatusReport> => {
-      const admin = app.get(QueueBoxAdmin);
-      const runner = app.get(StatementRunner);
-      const dialect = app.get<SqlDialect>(QUEUEBOX_SQL_DIALECT);
+    const { withQueueBox } = await import('../queuebox-context.js');
+    const report = await withQueueBox(connection, tables, async ({ admin, runner, dialect }): Promise<StatusReport> => {
       const deadOf = async (table: 'outbox' | 'inbox') => (await runner.run(dialect.deadCounts(table))).map((row) => ({ name: row.label, dead: row.dead }));
       const [backlog, outboxDead, inboxDead, blockedKeys, atRisk] = await asFlagErrors(() =>
         Promise.all([admin.backlog(), deadOf('outbox'), deadOf('inbox'), admin.blockedKeys({ limit }), admin.claimsAtRisk({ withinMs, limit })]),
