@@ -1,7 +1,7 @@
 import { WalkCursor } from '../../../lib/claims/walk-cursor.js';
 import { MssqlDialect } from '../../../lib/dialects/mssql/mssql.dialect.js';
 import { mssqlSchemaSteps } from '../../../lib/dialects/mssql/mssql-schema-steps.js';
-import type { ClaimPlan, ClaimRequest, SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
+import type { ClaimPlan, ClaimRequest, DeadRowPage, SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
 import { resolveOptions } from '../../../lib/options/resolve-options.js';
 
 /*
@@ -32,7 +32,7 @@ const token = '4f0c6c1e-58d6-4c53-9a43-1b2d3e4f5a6b';
 const row = { id: '42', token };
 const request: ClaimRequest = new WalkCursor().request(100, 30_000);
 /** A dead-letter page with every filter set, so that each bound parameter shows up. */
-const deadPage = {
+const deadPage: DeadRowPage = {
   filter: { stream: 'billing', errorContains: 'HTTP 5', deadSince: new Date('2026-11-30T00:00:00Z'), deadBefore: new Date('2026-12-01T00:00:00Z') },
   afterId: '0',
   limit: 50,
@@ -86,6 +86,7 @@ export function mssqlStatementInventory(configuration: TableConfiguration): Map<
       [`row-states-${table}`, { method: 'rowStates', statement: dialect.rowStates(table, ['1', '2']) }],
       [`blocked-keys-${table}`, { method: 'blockedKeys', statement: dialect.blockedKeys(table, 50) }],
       [`claims-at-risk-${table}`, { method: 'claimsAtRisk', statement: dialect.claimsAtRisk(table, 10_000, 50) }],
+      [`dead-counts-${table}`, { method: 'deadCounts', statement: dialect.deadCounts(table) }],
     ]),
   ];
   mssqlSchemaSteps(tables).forEach((step) => {
