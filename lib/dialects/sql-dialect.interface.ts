@@ -14,6 +14,7 @@ import type {
   DatabaseFacts,
   DriverRow,
   InsertedOutboxRow,
+  PendingWorkRow,
   RenewalRow,
 } from './statement-results.js';
 
@@ -167,4 +168,16 @@ export interface SqlDialect {
   purgeFinished(table: ClaimTable, state: 'done' | 'dead', olderThanMs: number, limit: number): SqlStatement<string[]>;
   /** Dead rows back to pending; the ids that were dead. */
   replayDead(table: ClaimTable, ids: readonly string[]): SqlStatement<string[]>;
+
+  /** The database clock, now (what leases and due times are compared with). */
+  databaseNow(): SqlStatement<Date>;
+  /** The unfinished rows of both tables per stream, by the database clock (a test's drain). */
+  pendingWork(): SqlStatement<PendingWorkRow[]>;
+  /** Whether the schema `schema` exists. */
+  schemaExists(schema: string): SqlStatement<boolean>;
+  /**
+   * Drops QueueBox's tables and their schema (`tables.schema`, which must be set): only for a
+   * schema QueueBox made for itself (a conformance run), never an application's.
+   */
+  dropSchema(): SqlStatement<void>;
 }

@@ -32,3 +32,5 @@ export const bigintParam = (value: number): MssqlParameter => new MssqlParameter
 export const bitParam = (value: boolean): MssqlParameter => new MssqlParameter(value, 'bit');
 /** An `sp_getapplock` resource name. */
 export const resourceParam = (value: string): MssqlParameter => new MssqlParameter(value, 'nvarchar', RESOURCE_LENGTH);
+/** A SQL identifier compared with a catalog name (`sysname`: nvarchar(128)). */
+export const identifierParam = (value: string): MssqlParameter => new MssqlParameter(value, 'nvarchar', 128);

@@ -3,6 +3,8 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../../interfaces/dead-letter.interface.js';
 import type { WakeUpTransport } from '../../interfaces/wake-up-transport.interface.js';
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import { InvalidArgumentError } from '../../errors/invalid-argument.error.js';
+import { noOwnSchema } from '../../queuebox.messages.js';
 import {
   claimDecoder,
   completionDecoder,
@@ -13,6 +15,9 @@ import {
   decodeInboxRow,
   decodeInsertedOutbox,
   decodeNothing,
+  decodeNow,
+  decodePendingWork,
+  decodePresent,
   decodeOptionalId,
   decodeOutboxRow,
   decodeRenewals,
@@ -38,9 +43,13 @@ import type {
   DatabaseErrorKind,
   DriverRow,
   InsertedOutboxRow,
+  PendingWorkRow,
   RenewalRow,
 } from '../statement-results.js';
 import * as claimLockSql from './claim-lock.sql.js';
+import * as clock from './clock.sql.js';
+import * as pendingWorkSql from './pending-work.sql.js';
+import * as schemaLifecycle from './schema-lifecycle.sql.js';
 import * as deadLetters from './dead-letters.sql.js';
 import * as fenced from './fenced-writes.sql.js';
 import * as inbox from './inbox.sql.js';
@@ -79,6 +88,9 @@ export class PostgresDialect implements SqlDialect {
   ) {
     // Statement text depends only on the table names: build it once.
     this.text = {
+      databaseNow: clock.databaseNow(),
+      pendingWork: pendingWorkSql.pendingWork(tables),
+      schemaExists: schemaLifecycle.schemaExists(),
       insertOutbox: outbox.insertOutbox(tables),
       insertOutboxOne: outbox.insertOutboxOne(tables),
       claimOutbox: outbox.claimOutbox(tables),
@@ -163,6 +175,24 @@ export class PostgresDialect implements SqlDialect {
     const lock = options.lock ? this.lock(`queuebox_pull_${this.lockTableName('inbox')}:${source}`) : undefined;
     const params = [...claimParams({ ...request, cursor: { stream: source, key: request.cursor.key } }), [source]];
     return { lock, isolation: 'READ COMMITTED', claim: this.hot('claimPull', params, decodeClaimedInbox) };
+  }
+
+  databaseNow(): SqlStatement<Date> {
+    return { sql: this.text.databaseNow, params: [], decode: decodeNow };
+  }
+
+  pendingWork(): SqlStatement<PendingWorkRow[]> {
+    return { sql: this.text.pendingWork, params: [], decode: decodePendingWork };
+  }
+
+  schemaExists(schema: string): SqlStatement<boolean> {
+    return { sql: this.text.schemaExists, params: [schema], decode: decodePresent };
+  }
+
+  dropSchema(): SqlStatement<void> {
+    const { schema } = this.tables;
+    if (!schema) throw new InvalidArgumentError('schema', noOwnSchema());
+    return { sql: schemaLifecycle.dropSchema({ ...this.tables, schema }), params: [], decode: decodeNothing };
   }
 
   outboxBacklog(): SqlStatement<BacklogRow[]> {
