@@ -48,6 +48,7 @@ export { InvalidArgumentError } from './errors/invalid-argument.error.js';
 export { InvalidPullWorkerError } from './errors/invalid-pull-worker.error.js';
 export { DuplicatePullWorkerError } from './errors/duplicate-pull-worker.error.js';
 export { PublishFailedError } from './errors/publish-failed.error.js';
+export { CliUsageError } from './errors/cli-usage.error.js';
 
 export { checkWebhookSignatures, webhookSignatures, type SignatureCheck } from './signatures/webhook-signature.js';
 export { decodeWebhookSecret, WEBHOOK_SECRET_PREFIX } from './signatures/webhook-secret.js';

@@ -10,6 +10,7 @@ import type {
   ClaimedOutboxRow,
   ClaimResult,
   CompletionRow,
+  DeadCountRow,
   DatabaseErrorKind,
   DatabaseFacts,
   DriverRow,
@@ -166,6 +167,8 @@ export interface SqlDialect {
   listDeadInbox(afterId: string, limit: number): SqlStatement<DeadInboxMessage[]>;
   /** Deletes up to `limit` rows finished (`done`) or dead longer than `olderThanMs` ago. */
   purgeFinished(table: ClaimTable, state: 'done' | 'dead', olderThanMs: number, limit: number): SqlStatement<string[]>;
+  /** Dead rows per destination (outbox) or source (inbox). */
+  deadCounts(table: ClaimTable): SqlStatement<DeadCountRow[]>;
   /** Dead rows back to pending; the ids that were dead. */
   replayDead(table: ClaimTable, ids: readonly string[]): SqlStatement<string[]>;
 

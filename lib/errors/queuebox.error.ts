@@ -15,7 +15,8 @@ export type QueueBoxErrorCode =
   | 'DUPLICATE_PULL_WORKER'
   | 'PUBLISH_FAILED'
   | 'DRAIN_TIMEOUT'
-  | 'PEER_MISSING';
+  | 'PEER_MISSING'
+  | 'CLI_USAGE';
 
 /**
  * Base class of every QueueBox error. `name` is the concrete class name and the original

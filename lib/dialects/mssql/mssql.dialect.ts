@@ -3,11 +3,13 @@ import type { DeadInboxMessage, DeadOutboxMessage } from '../../interfaces/dead-
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
 import { InvalidArgumentError } from '../../errors/invalid-argument.error.js';
 import { mssqlCompatibilityTooLow, mssqlDatabaseMode, noOwnSchema } from '../../queuebox.messages.js';
+import { deadCounts as deadCountsSql } from './dead-counts.sql.js';
 import {
   claimDecoder,
   completionDecoder,
   decodeAnyRow,
   decodeBacklog,
+  decodeDeadCounts,
   decodeDeadInbox,
   decodeDeadOutbox,
   decodeIds,
@@ -35,6 +37,7 @@ import type {
 } from '../sql-dialect.interface.js';
 import type {
   BacklogRow,
+  DeadCountRow,
   ClaimedInboxRow,
   ClaimedOutboxRow,
   ClaimResult,
@@ -125,6 +128,7 @@ export class MssqlDialect implements SqlDialect {
           [`reclaimExpired:${table}`, fenced.reclaimExpired(tables, table)],
           [`listDead:${table}`, deadLetters.listDead(tables, table)],
           [`replayDead:${table}`, deadLetters.replayDead(tables, table)],
+          [`deadCounts:${table}`, deadCountsSql(tables, table)],
           [`purge:${table}:done`, retention.purgeFinished(tables, table, 'done')],
           [`purge:${table}:dead`, retention.purgeFinished(tables, table, 'dead')],
         ]),
@@ -265,6 +269,10 @@ export class MssqlDialect implements SqlDialect {
     const { schema } = this.tables;
     if (!schema) throw new InvalidArgumentError('schema', noOwnSchema());
     return { sql: schemaLifecycle.dropSchema({ ...this.tables, schema }), params: [], decode: decodeNothing };
+  }
+
+  deadCounts(table: ClaimTable): SqlStatement<DeadCountRow[]> {
+    return { sql: this.text[`deadCounts:${table}`], params: [], decode: decodeDeadCounts };
   }
 
   /**

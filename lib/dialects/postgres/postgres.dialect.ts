@@ -5,10 +5,12 @@ import type { WakeUpTransport } from '../../interfaces/wake-up-transport.interfa
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
 import { InvalidArgumentError } from '../../errors/invalid-argument.error.js';
 import { noOwnSchema } from '../../queuebox.messages.js';
+import { deadCounts as deadCountsSql } from './dead-counts.sql.js';
 import {
   claimDecoder,
   completionDecoder,
   decodeBacklog,
+  decodeDeadCounts,
   decodeDeadInbox,
   decodeDeadOutbox,
   decodeIds,
@@ -37,6 +39,7 @@ import type {
 } from '../sql-dialect.interface.js';
 import type {
   BacklogRow,
+  DeadCountRow,
   ClaimedInboxRow,
   ClaimedOutboxRow,
   CompletionRow,
@@ -112,6 +115,7 @@ export class PostgresDialect implements SqlDialect {
           [`reclaimExpired:${table}`, fenced.reclaimExpired(tables, table)],
           [`listDead:${table}`, deadLetters.listDead(tables, table)],
           [`replayDead:${table}`, deadLetters.replayDead(tables, table)],
+          [`deadCounts:${table}`, deadCountsSql(tables, table)],
           [`purge:${table}:done`, retention.purgeFinished(tables, table, 'done')],
           [`purge:${table}:dead`, retention.purgeFinished(tables, table, 'dead')],
         ]),
@@ -252,6 +256,10 @@ export class PostgresDialect implements SqlDialect {
 
   replayDead(table: ClaimTable, ids: readonly string[]): SqlStatement<string[]> {
     return { sql: this.text[`replayDead:${table}`], params: [[...ids]], decode: decodeIds };
+  }
+
+  deadCounts(table: ClaimTable): SqlStatement<DeadCountRow[]> {
+    return { sql: this.text[`deadCounts:${table}`], params: [], decode: decodeDeadCounts };
   }
 
   /** A hot statement: named after its text, so that every connection prepares it once. */

@@ -1,0 +1,41 @@
+import { type DynamicModule, type INestApplicationContext, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import { QueueBoxModule } from '../queuebox.module.js';
+import type { CliConnection } from './connection-url.js';
+
+/** The root module of the CLI's application context. */
+@Module({})
+class QueueBoxCliModule {}
+
+/**
+ * Runs `work` in a Nest application context holding QueueBox on the URL's database, then closes
+ * it (and its pool), whatever `work` did.
+ *
+ * Why a Nest application context and not a bare TypeORM DataSource: `status` and `dead` are
+ * `QueueBoxAdmin`'s operations, and `QueueBoxAdmin` is built from QueueBox's own providers (the
+ * resolved options, the dialect, the statement runner, the wake-ups). Booting `QueueBoxModule`
+ * gives the CLI the very code the application runs, with the same validation of the table names
+ * and the same start-up check of the database; a DataSource-only CLI would rebuild those pieces
+ * by hand and drift from them. `workers.enabled: false` keeps every loop (outbox poller, relay,
+ * pull workers, retention sweeper) and the PostgreSQL LISTEN connection from starting: each of
+ * them checks it at bootstrap. No HTTP server is created.
+ */
+export async function withQueueBox<T>(connection: CliConnection, tables: ResolvedTableNames, work: (context: INestApplicationContext) => Promise<T>): Promise<T> {
+  const root: DynamicModule = {
+    module: QueueBoxCliModule,
+    imports: [
+      // One attempt: an unreachable database is the operator's answer, not a reason to wait 30 s.
+      TypeOrmModule.forRoot({ ...connection.options, retryAttempts: 0, toRetry: () => false }),
+      QueueBoxModule.forRoot({ schema: tables.schema, tables: { outbox: tables.outbox, inbox: tables.inbox }, workers: { enabled: false } }),
+    ],
+  };
+  // abortOnError: false, so that a failed start-up is an error the CLI reports (exit 1), not process.abort().
+  const context = await NestFactory.createApplicationContext(root, { logger: false, abortOnError: false });
+  try {
+    return await work(context);
+  } finally {
+    await context.close();
+  }
+}
