@@ -1,4 +1,5 @@
 import type { CliCommand } from './cli-command.interface.js';
+import { conformanceCommand } from './commands/conformance.command.js';
 import { schemaCommand } from './commands/schema.command.js';
 
 /**
@@ -7,4 +8,5 @@ import { schemaCommand } from './commands/schema.command.js';
  */
 export const CLI_COMMANDS: readonly CliCommand[] = [
   schemaCommand,
+  conformanceCommand,
 ];

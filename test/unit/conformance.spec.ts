@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dataSourceOptionsFromUrl } from '../../lib/conformance/connection-url.js';
 import { formatConformanceReport, runConformance } from '../../lib/conformance/index.js';
+import { runCli } from '../../lib/cli/run-cli.js';
 import { InvalidArgumentError } from '../../lib/errors/invalid-argument.error.js';
 
 describe('the conformance check without a database', () => {
@@ -47,5 +48,17 @@ describe('the conformance check without a database', () => {
       '      why: no NOTIFY',
       'conformance: FAILED (claim-lock)',
     ]);
+  });
+
+  it.each([
+    [['conformance'], '--url'],
+    [['conformance', '--url', 'mysql://u:p@h/d'], '--url'],
+    [['conformance', '--url', 'postgres://h/d', '--connections', '1'], '--connections'],
+    [['conformance', '--url', 'postgres://h/d', '--schema', 'bad-name'], '--schema'],
+  ])('queuebox %j is a usage error naming %s (exit 2)', async (argv, flag) => {
+    const err: string[] = [];
+    const code = await runCli([...argv, '--json'], { stdout: () => undefined, stderr: (text) => err.push(text) });
+    expect(code).toBe(2);
+    expect(JSON.parse(err.join(''))).toMatchObject({ error: { code: 'CLI_USAGE', flag } });
   });
 });

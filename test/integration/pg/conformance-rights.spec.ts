@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { runCli } from '../../../lib/cli/run-cli.js';
 import { formatConformanceReport, runConformance, type ConformanceReport } from '../../../lib/conformance/index.js';
 import { describeWithDatabase } from '../../fixtures/database.js';
 
@@ -14,6 +15,7 @@ describeWithDatabase('runConformance() as a role without the rights it needs', (
   const password = randomBytes(8).toString('hex');
   let admin: pg.Client;
   let report: ConformanceReport;
+  let restrictedUrl: string;
 
   beforeAll(async () => {
     const url = inject('testDatabase').url!;
@@ -23,7 +25,8 @@ describeWithDatabase('runConformance() as a role without the rights it needs', (
     const restricted = new URL(url);
     restricted.username = role;
     restricted.password = password;
-    report = await runConformance({ url: restricted.toString() });
+    restrictedUrl = restricted.toString();
+    report = await runConformance({ url: restrictedUrl });
   });
   afterAll(async () => {
     await admin?.query(`DROP ROLE IF EXISTS ${role}`);
@@ -39,5 +42,15 @@ describeWithDatabase('runConformance() as a role without the rights it needs', (
     expect(report.checks.at(-1)).toMatchObject({ name: 'cleanup', status: 'pass', evidence: expect.stringContaining('nothing to drop') });
     expect(text).toContain('FAIL  schema');
     expect(text).toContain('conformance: FAILED (schema)');
+  });
+
+  it('`queuebox conformance` prints the failing report and exits 1, never showing the password', async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(['conformance', '--url', restrictedUrl], { stdout: (text) => out.push(text), stderr: (text) => err.push(text) });
+    expect(code).toBe(1);
+    expect(out.join('\n')).toContain('FAIL  schema');
+    expect(out.join('\n')).toMatch(/reason: the database refused: .*permission denied for database/);
+    expect(out.join('\n') + err.join('\n')).not.toContain(password);
   });
 });
