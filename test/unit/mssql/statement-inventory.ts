@@ -72,6 +72,13 @@ export function mssqlStatementInventory(configuration: TableConfiguration): Map<
     ]),
     ['list-dead-outbox', { method: 'listDeadOutbox', statement: dialect.listDeadOutbox('0', 50) }],
     ['list-dead-inbox', { method: 'listDeadInbox', statement: dialect.listDeadInbox('0', 50) }],
+    ['dead-counts-outbox', { method: 'deadCounts', statement: dialect.deadCounts('outbox') }],
+    ['dead-counts-inbox', { method: 'deadCounts', statement: dialect.deadCounts('inbox') }],
+    ['database-now', { method: 'databaseNow', statement: dialect.databaseNow() }],
+    ['pending-work', { method: 'pendingWork', statement: dialect.pendingWork() }],
+    ['schema-exists', { method: 'schemaExists', statement: dialect.schemaExists('messaging') }],
+    // Only a schema of QueueBox's own is ever dropped (a conformance run's): with the default tables, one is named.
+    ['drop-schema', { method: 'dropSchema', statement: (tables.schema ? dialect : new MssqlDialect({ ...tables, schema: 'queuebox_conformance_run' })).dropSchema() }],
   ];
   mssqlSchemaSteps(tables).forEach((step) => {
     const slug = step.name.toLowerCase();
