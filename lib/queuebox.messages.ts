@@ -174,6 +174,9 @@ export const mssqlRequestTimeoutTooShort = (timeout: number, minimum: number): s
 
 export const unsupportedMigrationType = (type: string): string => `createQueueBoxMigrations: unsupported type "${type}"; use "postgres" or "mssql".`;
 
+export const noOwnSchema = (): string =>
+  'Dropping a schema needs QueueBox\'s tables in a schema of their own (the schema option); the default schema is never dropped.';
+
 /** Options of the module itself: given next to `useFactory`, never inside what it returns. */
 const MODULE_EXTRAS = ['isGlobal', 'dataSource', 'intake'];
 

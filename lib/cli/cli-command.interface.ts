@@ -8,6 +8,8 @@ export interface CliContext {
 export interface CliResult {
   data: unknown;
   text: string;
+  /** The command ran and its result is a failure (a failing check): printed as usual, exit code 1. */
+  failed?: boolean;
 }
 
 /**

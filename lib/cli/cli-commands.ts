@@ -1,5 +1,6 @@
 import type { CliCommand } from './cli-command.interface.js';
 import { deadCommand } from './commands/dead.command.js';
+import { conformanceCommand } from './commands/conformance.command.js';
 import { schemaCommand } from './commands/schema.command.js';
 import { statusCommand } from './commands/status.command.js';
 
@@ -11,4 +12,5 @@ export const CLI_COMMANDS: readonly CliCommand[] = [
   schemaCommand,
   statusCommand,
   deadCommand,
+  conformanceCommand,
 ];

@@ -44,7 +44,7 @@ export async function runCli(argv: readonly string[], io: CliIo, env: CliContext
     }
     const result = await command.run(args, { env });
     io.stdout(scrub(json ? JSON.stringify(result.data, null, 2) : result.text));
-    return EXIT_CODES.ok;
+    return result.failed ? EXIT_CODES.failure : EXIT_CODES.ok;
   } catch (error) {
     const usage = error instanceof CliUsageError;
     // A QueueBox error's message is written for users; anything else (a driver's) gets its class and code.

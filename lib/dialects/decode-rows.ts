@@ -10,6 +10,7 @@ import type {
   CompletionRow,
   DriverRow,
   InsertedOutboxRow,
+  PendingWorkRow,
   RenewalRow,
 } from './statement-results.js';
 
@@ -182,3 +183,18 @@ export function claimsAtRiskDecoder(table: QueueBoxTable): (rows: readonly Drive
 
 export const decodeRowStates = (rows: readonly DriverRow[]): RowStateRow[] =>
   rows.map((row) => ({ id: text(row.id), state: text(row.state) as RowStateRow['state'], attempts: int(row.attempts) }));
+export const decodePendingWork = (rows: readonly DriverRow[]): PendingWorkRow[] =>
+  rows.map((row) => ({
+    table: text(row.table_name) === 'outbox' ? 'outbox' : 'inbox',
+    stream: text(row.stream),
+    due: int(row.due),
+    inFlight: int(row.in_flight),
+    scheduled: int(row.scheduled),
+    nextDueInMs: row.next_due_in_ms === null || row.next_due_in_ms === undefined ? undefined : Math.max(0, Number(row.next_due_in_ms)),
+  }));
+
+/** The database clock's `now`, as an absolute instant. */
+export const decodeNow = (rows: readonly DriverRow[]): Date => date(rows[0]?.now);
+
+/** A probe's `present` column (a schema exists). */
+export const decodePresent = (rows: readonly DriverRow[]): boolean => rows.length === 1 && bool(rows[0].present);

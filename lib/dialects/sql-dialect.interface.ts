@@ -16,6 +16,7 @@ import type {
   DatabaseFacts,
   DriverRow,
   InsertedOutboxRow,
+  PendingWorkRow,
   RenewalRow,
 } from './statement-results.js';
 
@@ -203,4 +204,16 @@ export interface SqlDialect {
   blockedKeys(table: ClaimTable, limit: number): SqlStatement<BlockedKey[]>;
   /** Rows in flight whose lease ends within `withinMs` (or ended), soonest first, at most `limit`. */
   claimsAtRisk(table: ClaimTable, withinMs: number, limit: number): SqlStatement<ClaimAtRisk[]>;
+
+  /** The database clock, now (what leases and due times are compared with). */
+  databaseNow(): SqlStatement<Date>;
+  /** The unfinished rows of both tables per stream, by the database clock (a test's drain). */
+  pendingWork(): SqlStatement<PendingWorkRow[]>;
+  /** Whether the schema `schema` exists. */
+  schemaExists(schema: string): SqlStatement<boolean>;
+  /**
+   * Drops QueueBox's tables and their schema (`tables.schema`, which must be set): only for a
+   * schema QueueBox made for itself (a conformance run), never an application's.
+   */
+  dropSchema(): SqlStatement<void>;
 }

@@ -15,7 +15,9 @@ export type QueueBoxErrorCode =
   | 'DUPLICATE_PULL_WORKER'
   | 'PUBLISH_FAILED'
   | 'CLI_USAGE'
-  | 'DEAD_LETTER_NOT_FOUND';
+  | 'DEAD_LETTER_NOT_FOUND'
+  | 'DRAIN_TIMEOUT'
+  | 'PEER_MISSING';
 
 /**
  * Base class of every QueueBox error. `name` is the concrete class name and the original

@@ -6,6 +6,7 @@ import { createInboxTable, createOutboxTable, upgradeToV2 } from '../../lib/dial
 import { WalkCursor } from '../../lib/claims/walk-cursor.js';
 import type { ClaimPlan, ClaimTable } from '../../lib/dialects/sql-dialect.interface.js';
 import { resolveOptions } from '../../lib/options/resolve-options.js';
+import { InvalidArgumentError } from '../../lib/errors/invalid-argument.error.js';
 
 const tables = resolveOptions({ schema: 'app', tables: { outbox: 'my_outbox', inbox: 'my_inbox' } }).tables;
 const dialect = new PostgresDialect(tables);
@@ -97,6 +98,11 @@ describe('PostgreSQL dialect', () => {
     expect(wakeChannel(long, 'outbox').length).toBeLessThanOrEqual(63);
   });
 
+  it('drops only a schema of its own', () => {
+    expect(() => new PostgresDialect(resolveOptions({}).tables).dropSchema()).toThrow(InvalidArgumentError);
+    expect(dialect.schemaExists('app').params).toEqual(['app']);
+  });
+
   it('generates the statements of the snapshot', () => {
     const statements = {
       insertOutbox: dialect.insertOutbox([]).sql,
@@ -128,6 +134,10 @@ describe('PostgreSQL dialect', () => {
       outboxSchema: createOutboxTable(tables),
       inboxSchema: createInboxTable(tables),
       schemaV2: upgradeToV2(tables),
+      databaseNow: dialect.databaseNow().sql,
+      pendingWork: dialect.pendingWork().sql,
+      schemaExists: dialect.schemaExists('app').sql,
+      dropSchema: dialect.dropSchema().sql,
     };
     expect(statements).toMatchSnapshot();
   });

@@ -2,8 +2,9 @@ import type { QueryRunner } from 'typeorm';
 import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../../interfaces/dead-letter.interface.js';
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import { InvalidArgumentError } from '../../errors/invalid-argument.error.js';
+import { mssqlCompatibilityTooLow, mssqlDatabaseMode, noOwnSchema } from '../../queuebox.messages.js';
 import { deadCounts as deadCountsSql } from './dead-counts.sql.js';
-import { mssqlCompatibilityTooLow, mssqlDatabaseMode } from '../../queuebox.messages.js';
 import {
   claimDecoder,
   completionDecoder,
@@ -18,7 +19,11 @@ import {
   decodeIds,
   decodeInboxRow,
   decodeInsertedOutbox,
+  decodeNothing,
+  decodeNow,
   decodeOptionalId,
+  decodePendingWork,
+  decodePresent,
   decodeOutboxRow,
   decodeRowStates,
   decodeRenewals,
@@ -48,18 +53,22 @@ import type {
   DatabaseFacts,
   DriverRow,
   InsertedOutboxRow,
+  PendingWorkRow,
   RenewalRow,
 } from '../statement-results.js';
 import * as blocked from './blocked-keys.sql.js';
 import * as claimLockSql from './claim-lock.sql.js';
 import * as atRisk from './claims-at-risk.sql.js';
+import * as clock from './clock.sql.js';
+import * as pendingWorkSql from './pending-work.sql.js';
+import * as schemaLifecycle from './schema-lifecycle.sql.js';
 import { dueProbe } from './claim.sql.js';
 import * as deadLetters from './dead-letters.sql.js';
 import * as fenced from './fenced-writes.sql.js';
 import * as inbox from './inbox.sql.js';
 import { classifyMssqlError } from './mssql-errors.js';
 import { lockResource, pullLockResource } from './mssql-names.js';
-import { bigintParam, bitParam, guidParam, idParam, instantParam, intParam, jsonParam, keyParam, resourceParam, textParam } from './mssql-parameters.js';
+import { bigintParam, bitParam, guidParam, identifierParam, idParam, instantParam, intParam, jsonParam, keyParam, resourceParam, textParam } from './mssql-parameters.js';
 import * as outbox from './outbox.sql.js';
 import * as pull from './pull.sql.js';
 import * as retention from './retention.sql.js';
@@ -102,6 +111,9 @@ export class MssqlDialect implements SqlDialect {
   constructor(readonly tables: ResolvedTableNames) {
     // Statement text depends only on the table names: build it once.
     this.text = {
+      databaseNow: clock.databaseNow(),
+      pendingWork: pendingWorkSql.pendingWork(tables),
+      schemaExists: schemaLifecycle.schemaExists(),
       insertOutboxOne: outbox.insertOutboxOne(tables),
       insertOutbox: outbox.insertOutbox(tables),
       claimOutbox: outbox.claimOutbox(tables),
@@ -284,6 +296,24 @@ export class MssqlDialect implements SqlDialect {
 
   claimsAtRisk(table: ClaimTable, withinMs: number, limit: number): SqlStatement<ClaimAtRisk[]> {
     return { sql: this.text[`claimsAtRisk:${table}`], params: [intParam(withinMs), intParam(limit)], decode: claimsAtRiskDecoder(table) };
+  }
+
+  databaseNow(): SqlStatement<Date> {
+    return { sql: this.text.databaseNow, params: [], decode: decodeNow };
+  }
+
+  pendingWork(): SqlStatement<PendingWorkRow[]> {
+    return { sql: this.text.pendingWork, params: [], decode: decodePendingWork };
+  }
+
+  schemaExists(schema: string): SqlStatement<boolean> {
+    return { sql: this.text.schemaExists, params: [identifierParam(schema)], decode: decodePresent };
+  }
+
+  dropSchema(): SqlStatement<void> {
+    const { schema } = this.tables;
+    if (!schema) throw new InvalidArgumentError('schema', noOwnSchema());
+    return { sql: schemaLifecycle.dropSchema({ ...this.tables, schema }), params: [], decode: decodeNothing };
   }
 
   deadCounts(table: ClaimTable): SqlStatement<DeadCountRow[]> {

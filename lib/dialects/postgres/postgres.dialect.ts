@@ -4,6 +4,8 @@ import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../
 import type { DeadInboxMessage, DeadOutboxMessage } from '../../interfaces/dead-letter.interface.js';
 import type { WakeUpTransport } from '../../interfaces/wake-up-transport.interface.js';
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import { InvalidArgumentError } from '../../errors/invalid-argument.error.js';
+import { noOwnSchema } from '../../queuebox.messages.js';
 import { deadCounts as deadCountsSql } from './dead-counts.sql.js';
 import {
   claimDecoder,
@@ -19,6 +21,9 @@ import {
   decodeInboxRow,
   decodeInsertedOutbox,
   decodeNothing,
+  decodeNow,
+  decodePendingWork,
+  decodePresent,
   decodeOptionalId,
   decodeOutboxRow,
   decodeRowStates,
@@ -48,11 +53,15 @@ import type {
   DatabaseErrorKind,
   DriverRow,
   InsertedOutboxRow,
+  PendingWorkRow,
   RenewalRow,
 } from '../statement-results.js';
 import * as blocked from './blocked-keys.sql.js';
 import * as claimLockSql from './claim-lock.sql.js';
 import * as atRisk from './claims-at-risk.sql.js';
+import * as clock from './clock.sql.js';
+import * as pendingWorkSql from './pending-work.sql.js';
+import * as schemaLifecycle from './schema-lifecycle.sql.js';
 import * as deadLetters from './dead-letters.sql.js';
 import * as fenced from './fenced-writes.sql.js';
 import * as inbox from './inbox.sql.js';
@@ -92,6 +101,9 @@ export class PostgresDialect implements SqlDialect {
   ) {
     // Statement text depends only on the table names: build it once.
     this.text = {
+      databaseNow: clock.databaseNow(),
+      pendingWork: pendingWorkSql.pendingWork(tables),
+      schemaExists: schemaLifecycle.schemaExists(),
       insertOutbox: outbox.insertOutbox(tables),
       insertOutboxOne: outbox.insertOutboxOne(tables),
       claimOutbox: outbox.claimOutbox(tables),
@@ -184,6 +196,24 @@ export class PostgresDialect implements SqlDialect {
     const lock = options.lock ? this.lock(`queuebox_pull_${this.lockTableName('inbox')}:${source}`) : undefined;
     const params = [...claimParams({ ...request, cursor: { stream: source, key: request.cursor.key } }), [source]];
     return { lock, isolation: 'READ COMMITTED', claim: this.hot('claimPull', params, decodeClaimedInbox) };
+  }
+
+  databaseNow(): SqlStatement<Date> {
+    return { sql: this.text.databaseNow, params: [], decode: decodeNow };
+  }
+
+  pendingWork(): SqlStatement<PendingWorkRow[]> {
+    return { sql: this.text.pendingWork, params: [], decode: decodePendingWork };
+  }
+
+  schemaExists(schema: string): SqlStatement<boolean> {
+    return { sql: this.text.schemaExists, params: [schema], decode: decodePresent };
+  }
+
+  dropSchema(): SqlStatement<void> {
+    const { schema } = this.tables;
+    if (!schema) throw new InvalidArgumentError('schema', noOwnSchema());
+    return { sql: schemaLifecycle.dropSchema({ ...this.tables, schema }), params: [], decode: decodeNothing };
   }
 
   outboxBacklog(): SqlStatement<BacklogRow[]> {

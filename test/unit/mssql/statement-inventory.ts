@@ -88,6 +88,11 @@ export function mssqlStatementInventory(configuration: TableConfiguration): Map<
       [`claims-at-risk-${table}`, { method: 'claimsAtRisk', statement: dialect.claimsAtRisk(table, 10_000, 50) }],
       [`dead-counts-${table}`, { method: 'deadCounts', statement: dialect.deadCounts(table) }],
     ]),
+    ['database-now', { method: 'databaseNow', statement: dialect.databaseNow() }],
+    ['pending-work', { method: 'pendingWork', statement: dialect.pendingWork() }],
+    ['schema-exists', { method: 'schemaExists', statement: dialect.schemaExists('messaging') }],
+    // Only a schema of QueueBox's own is ever dropped (a conformance run's): with the default tables, one is named.
+    ['drop-schema', { method: 'dropSchema', statement: (tables.schema ? dialect : new MssqlDialect({ ...tables, schema: 'queuebox_conformance_run' })).dropSchema() }],
   ];
   mssqlSchemaSteps(tables).forEach((step) => {
     const slug = step.name.toLowerCase();
