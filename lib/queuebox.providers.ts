@@ -29,6 +29,7 @@ import {
 import { dataSourceMissing } from './queuebox.messages.js';
 import { RetentionSweeper } from './retention/retention-sweeper.js';
 import { DatabaseCheck } from './runtime/database-check.js';
+import { TracingProbe } from './tracing/tracing-probe.js';
 import { WakeUpHub } from './wakeup/wake-up.hub.js';
 
 /**
@@ -78,6 +79,7 @@ export function queueBoxProviders(dataSourceName: string | undefined): Provider[
     PullService,
     PullWorkerExplorer,
     RetentionSweeper,
+    TracingProbe,
   ];
 }
 

@@ -18,7 +18,8 @@ import { toOutboxRow } from '../outbox/validate-outbox-message.js';
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { claimLost, transformInvalid, transformNotRegistered } from '../queuebox.messages.js';
 import { ClaimWorker, type RowOutcome } from '../runtime/claim-worker.js';
-import { withMessageSpan } from '../tracing/trace-context.js';
+import { CreateSpans } from '../tracing/create-spans.js';
+import { endSpanWith, type MessageSpan, messagingTracer, type TracedOutcome } from '../tracing/messaging-tracer.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { toInboxMessage } from './inbox-message.mapper.js';
 
@@ -119,21 +120,25 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
     return this.repository.claimInbox(this.sources, request);
   }
 
-  /** Forwards one claimed row and finishes it. */
+  /** Forwards one claimed row and finishes it, in a `process` span when an SDK records spans. */
   protected async process(row: ClaimedInboxRow, lease: Lease): Promise<void> {
     const message = toInboxMessage(row);
-    const result = await this.runLeased(lease, () =>
-      withMessageSpan(`relay ${message.source}`, message.headers, { 'messaging.source.name': message.source }, () => this.forward(message, lease)),
-    );
-    if (result.outcome === 'left') return;
+    const span = messagingTracer()?.process('relay', message.source, message.idempotencyKey, row.attempts, message.headers);
+    if (!span) await this.relay(row, message, lease);
+    else await endSpanWith(span, () => this.relay(row, message, lease, span));
+  }
+
+  private async relay(row: ClaimedInboxRow, message: InboxMessage, lease: Lease, span?: MessageSpan): Promise<TracedOutcome> {
+    const result = await this.runLeased(lease, span ? () => span.run(() => this.forward(message, lease)) : () => this.forward(message, lease));
+    if (result.outcome === 'left') return [lease.lost ? 'lost' : 'abandoned'];
     if (result.outcome === 'failed') {
       // An outbox message the transform shaped wrongly will not get better by waiting.
-      await this.fail(row, lease, { error: result.error, retryable: !(result.error instanceof InvalidMessageError) });
-      return;
+      return [await this.fail(row, lease, { error: result.error, retryable: !(result.error instanceof InvalidMessageError) }), result.error];
     }
     // The relay claims only its routed sources: a bounded label set.
     this.metrics.inboxRelayed(message.source);
     this.adopt(result.value);
+    return ['processed'];
   }
 
   /**
@@ -146,6 +151,8 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
     const route = this.options.inbox.relay.routes.get(message.source)!;
     const shaped = (await this.transforms.get(message.source)?.transform(message)) ?? {};
     const hasPayload = Object.prototype.hasOwnProperty.call(shaped, 'payload');
+    const tracer = messagingTracer();
+    const spans = tracer && new CreateSpans(tracer);
     const outboxRow = toOutboxRow(
       {
         destination: shaped.destination ?? route.destination,
@@ -156,15 +163,23 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
       this.options,
       undefined,
       hasPayload ? undefined : message.payloadText,
+      spans,
     );
-    lease.release();
-    if (lease.lost) throw lease.signal.reason;
-    return this.runner.withManager(async (manager) => {
-      const { lost, claimed } = await this.repository.completeMany<ClaimedInboxRow>([lease.claim], this.handOffLeaseMs, { manager });
-      if (lost.length > 0) throw new ClaimLostError('inbox', lease.claim.id, claimLost('inbox', lease.claim.id));
-      await insertOutboxRows(this.runner, this.dialect, this.wakeUps, [outboxRow], manager);
+    try {
+      lease.release();
+      if (lease.lost) throw lease.signal.reason;
+      const claimed = await this.runner.withManager(async (manager) => {
+        const { lost, claimed } = await this.repository.completeMany<ClaimedInboxRow>([lease.claim], this.handOffLeaseMs, { manager });
+        if (lost.length > 0) throw new ClaimLostError('inbox', lease.claim.id, claimLost('inbox', lease.claim.id));
+        await insertOutboxRows(this.runner, this.dialect, this.wakeUps, [outboxRow], manager);
+        return claimed;
+      });
+      spans?.endAll();
       return claimed;
-    });
+    } catch (error) {
+      spans?.endAll(error);
+      throw error;
+    }
   }
 
   protected countOutcome(row: ClaimedInboxRow, outcome: RowOutcome): void {

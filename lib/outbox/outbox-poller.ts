@@ -14,7 +14,7 @@ import { PublisherRegistry } from '../publishers/publisher-registry.js';
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { destinationNotHere, outboxMarkLost } from '../queuebox.messages.js';
 import { ClaimWorker, type RowFailure, type RowOutcome } from '../runtime/claim-worker.js';
-import { withMessageSpan } from '../tracing/trace-context.js';
+import { endSpanWith, type MessageSpan, messagingTracer, type TracedOutcome } from '../tracing/messaging-tracer.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { OutboxCompletionBatcher } from './outbox-completion-batcher.js';
 import { toOutboxMessage } from './outbox-message.mapper.js';
@@ -121,30 +121,44 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
   /** Publishes one claimed row and finishes it. */
   protected async process(row: ClaimedOutboxRow, lease: Lease): Promise<void> {
     const message = toOutboxMessage(row);
-    const started = performance.now();
-    const result = await this.publish(message, lease);
-    const seconds = (performance.now() - started) / 1000;
-    // A lost claim changes nothing more; shutdown that gave up leaves the row to reclaim.
-    if (lease.lost || this.abandon.signal.aborted) return;
-    lease.release();
-    if (result.ok) await this.finishSent(row, seconds);
-    else await this.fail(row, lease, result, seconds);
+    // One variable read when no SDK records spans: no span, no allocation.
+    const span = messagingTracer()?.send(message.destination, message.messageId, row.attempts, message.headers);
+    if (!span) {
+      await this.publishAndFinish(row, message, lease);
+      return;
+    }
+    // The receiver continues the send span's context, not the stored creation context.
+    const sent = { ...message, headers: span.inject({ ...message.headers }) };
+    await endSpanWith(span, () => this.publishAndFinish(row, sent, lease, span));
   }
 
-  private async publish(message: OutboxMessage, lease: Lease): Promise<PublishResult> {
+  /** Publishes and writes the outcome; returns how it ended and the publish error, if any. */
+  private async publishAndFinish(row: ClaimedOutboxRow, message: OutboxMessage, lease: Lease, span?: MessageSpan): Promise<TracedOutcome> {
+    const started = performance.now();
+    const result = await this.publish(message, lease, span);
+    const seconds = (performance.now() - started) / 1000;
+    // A lost claim changes nothing more; shutdown that gave up leaves the row to reclaim.
+    if (lease.lost) return ['lost'];
+    if (this.abandon.signal.aborted) return ['abandoned'];
+    lease.release();
+    if (result.ok) return [await this.finishSent(row, seconds)];
+    return [await this.fail(row, lease, result, seconds), result.error];
+  }
+
+  private async publish(message: OutboxMessage, lease: Lease, span?: MessageSpan): Promise<PublishResult> {
     const publisher = this.publishers.get(message.destination);
     if (!publisher) {
       return { ok: false, retryable: true, error: new Error(destinationNotHere(message.destination)) };
     }
+    // The signal is made only when the publisher reads it.
+    const context = {
+      get signal() {
+        return lease.signal;
+      },
+    };
     try {
-      await withMessageSpan(`publish ${message.destination}`, message.headers, { 'messaging.message.id': message.messageId, 'messaging.destination.name': message.destination }, () =>
-        // The signal is made only when the publisher reads it.
-        publisher.publish(message, {
-          get signal() {
-            return lease.signal;
-          },
-        }),
-      );
+      // In the send span's context, so that a client instrumentation's spans nest under it.
+      await (span ? span.run(() => publisher.publish(message, context)) : publisher.publish(message, context));
       return { ok: true };
     } catch (error) {
       if (error instanceof PublishFailedError) return { ok: false, error, retryable: error.retryable, retryAfterMs: error.retryAfterMs };
@@ -152,15 +166,16 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
     }
   }
 
-  private async finishSent(row: ClaimedOutboxRow, seconds: number): Promise<void> {
+  private async finishSent(row: ClaimedOutboxRow, seconds: number): Promise<'sent' | 'lost'> {
     if ((await this.completions.complete(this.claimOf(row))) === 'ok') {
       this.metrics.outboxPublishAttempt(row.destination, 'sent', seconds);
-      return;
+      return 'sent';
     }
     // Published, but another owner has the row now and will publish it again (a duplicate with
     // the same message id; docs/concepts/claims-and-leases.md, "Lost claims").
     this.logger.error({ message: outboxMarkLost(row.id, row.messageId), messageId: row.messageId, rowId: row.id });
     this.countOutcome(row, 'lost', seconds);
+    return 'lost';
   }
 
   protected countOutcome(row: ClaimedOutboxRow, outcome: RowOutcome, seconds?: number): void {

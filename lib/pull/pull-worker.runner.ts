@@ -10,7 +10,7 @@ import type { InboxMessage } from '../interfaces/inbox-message.interface.js';
 import type { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import { claimLost, shutdownReason } from '../queuebox.messages.js';
 import { ClaimWorker, type RowOutcome } from '../runtime/claim-worker.js';
-import { withMessageSpan } from '../tracing/trace-context.js';
+import { endSpanWith, type MessageSpan, messagingTracer, type TracedOutcome } from '../tracing/messaging-tracer.js';
 import type { PullWorkerHost } from './pull-worker.host.js';
 import type { ResolvedPullWorker } from './resolve-pull-worker-options.js';
 
@@ -97,21 +97,24 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
     return result;
   }
 
-  /** Handles one claimed row to its end. */
+  /** Handles one claimed row to its end, in a `process` span when an SDK records spans. */
   protected async process(row: ClaimedInboxRow, lease: Lease): Promise<void> {
     const message = toInboxMessage(row);
+    const span = messagingTracer()?.process('pull', message.source, message.idempotencyKey, row.attempts, message.headers);
+    if (!span) await this.handleRow(row, message, lease);
+    else await endSpanWith(span, () => this.handleRow(row, message, lease, span));
+  }
+
+  private async handleRow(row: ClaimedInboxRow, message: InboxMessage, lease: Lease, span?: MessageSpan): Promise<TracedOutcome> {
     const started = performance.now();
-    const result = await this.runLeased(lease, () =>
-      withMessageSpan(`pull ${message.source}`, message.headers, { 'messaging.source.name': message.source }, () => this.handleInTransaction(message, lease)),
-    );
-    if (result.outcome === 'left') return;
-    if (result.outcome === 'failed') {
-      await this.fail(row, lease, { error: result.error, retryable: true });
-      return;
-    }
+    const work = (): Promise<ClaimedInboxRow[]> => this.handleInTransaction(message, lease);
+    const result = await this.runLeased(lease, span ? () => span.run(work) : work);
+    if (result.outcome === 'left') return [lease.lost ? 'lost' : 'abandoned'];
+    if (result.outcome === 'failed') return [await this.fail(row, lease, { error: result.error, retryable: true }), result.error];
     this.deps.metrics.pullHandled(this.deps.label, 'processed', (performance.now() - started) / 1000);
     this.countInversions(result.value);
     this.adopt(result.value);
+    return ['processed'];
   }
 
   /**

@@ -194,9 +194,10 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
    * The outcome path of a row whose work failed (its lease already released): retried after
    * backoff (at least `retryAfterMs`), or dead when it is not retryable or out of attempts; back to
    * pending at once when shutdown stopped the work of a worker that releases rows on shutdown. The
-   * write is fenced; a lost claim is reported and nothing more is written.
+   * write is fenced; a lost claim is reported and nothing more is written. Returns how the row
+   * ended (`released`: given back by shutdown).
    */
-  protected async fail(row: Row, lease: Lease, failure: RowFailure, seconds?: number): Promise<void> {
+  protected async fail(row: Row, lease: Lease, failure: RowFailure, seconds?: number): Promise<RowOutcome | 'released'> {
     const { maxAttempts, backoff, releaseOnShutdown } = this.settings;
     const releasing = releaseOnShutdown === true && this.stopping && failure.retryable;
     const dead = !releasing && (!failure.retryable || row.attempts >= maxAttempts);
@@ -206,15 +207,16 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
     const written = dead ? await this.repository.deadLetter(claim, error) : await this.repository.retry(claim, delay, error);
     if (written === 'lost') {
       this.reportLost(row, dead ? 'dead-letter' : 'retry', undefined, seconds);
-      return;
+      return 'lost';
     }
-    if (releasing) return;
+    if (releasing) return 'released';
     this.countOutcome(row, dead ? 'dead' : 'retried', seconds);
     // A dead row is finished: the next row of its key may be claimable now.
     if (dead && row.key !== null) this.wake();
     const log = { message: dead ? `${this.settings.noun} dead-lettered` : `${this.settings.noun} failed; retrying`, ...this.logFields(row), attempt: row.attempts, error };
     if (dead) this.logger.error(log);
     else this.logger.warn(log);
+    return dead ? 'dead' : 'retried';
   }
 
   /**
