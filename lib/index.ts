@@ -35,6 +35,11 @@ export type { OutboxPublisher, PublishContext } from './interfaces/outbox-publis
 export type { InboxMessage, InboxMessageInput, InboxReceipt } from './interfaces/inbox-message.interface.js';
 export type { DeadInboxMessage, DeadLetterQuery, DeadOutboxMessage } from './interfaces/dead-letter.interface.js';
 export type { Claim, ClaimComponent } from './interfaces/claim.interface.js';
+export { QueueBoxEvents, type QueueBoxAnyEventListener } from './events/queuebox-events.service.js';
+export type { QueueBoxEventListener, QueueBoxEventMap, QueueBoxEventName } from './events/queuebox-event-map.interface.js';
+export { LeaseAdvisor } from './leases/lease-advisor.js';
+export type { LeaseAdvice } from './leases/lease-advice.interface.js';
+export type { UtilizationPercentiles } from './leases/lease-window.js';
 
 export { QueueBoxError, type QueueBoxErrorCode } from './errors/queuebox.error.js';
 export { InvalidQueueBoxOptionsError } from './errors/invalid-queuebox-options.error.js';
@@ -80,4 +85,7 @@ export {
   PULL_MESSAGES_HANDLED_TOTAL,
   PULL_ORDER_INVERSIONS_TOTAL,
   ROWS_PURGED_TOTAL,
+  LEASE_ADVISED_SECONDS,
+  LEASE_RENEWALS_TOTAL,
+  LEASE_UTILIZATION_RATIO,
 } from './metrics/queuebox.metrics.js';

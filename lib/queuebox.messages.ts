@@ -2,6 +2,7 @@
  * Every message text QueueBox logs or throws. Each one says what to change.
  * Values are described, never dumped: a payload or a secret must not reach a log.
  */
+import type { LeaseAdvice } from './leases/lease-advice.interface.js';
 
 /** Short, log-safe description of an option value. */
 export function describeValue(value: unknown): string {
@@ -224,3 +225,13 @@ export const shutdownLeftRows = (count: number, timeoutMs: number): string =>
 
 export const releasedRunner = (): string =>
   'The EntityManager passed to QueueBox belongs to a transaction that has ended (its query runner is released); pass the manager of the open transaction.';
+
+export const leaseAdvice = (advice: LeaseAdvice): string => {
+  const { p50, p95, p99 } = advice.utilization;
+  const percent = (ratio: number): string => `${Math.round(ratio * 100)}%`;
+  const seen =
+    advice.reason === 'utilization'
+      ? `work regularly uses most of its lease (p50 ${percent(p50)}, p95 ${percent(p95)}, p99 ${percent(p99)} of ${advice.leaseMs} ms over the last ${advice.samples} rows${advice.claimsLost > 0 ? `, ${advice.claimsLost} claims lost` : ''})`
+      : `${advice.claimsLost} of the last ${advice.samples} rows lost their claim (utilization p95 ${percent(p95)} of ${advice.leaseMs} ms)`;
+  return `${advice.component} ${advice.stream}: ${seen}; set ${advice.option} to ${advice.recommendedLeaseMs} ms, or make the work faster, before leases expire under it and rows are processed twice`;
+};

@@ -6,10 +6,12 @@ import { DeadLetterRepository } from './claims/dead-letter.repository.js';
 import { StatementRunner } from './claims/statement-runner.js';
 import { resolveDialect } from './dialects/resolve-dialect.js';
 import { InvalidQueueBoxOptionsError } from './errors/invalid-queuebox-options.error.js';
+import { QueueBoxEvents } from './events/queuebox-events.service.js';
 import { InboxRelay } from './inbox/inbox-relay.js';
 import { InboxService } from './inbox/inbox.service.js';
 import { SourceLabels } from './inbox/source-labels.js';
 import type { QueueBoxModuleOptions } from './interfaces/queuebox-options.interface.js';
+import { LeaseAdvisor } from './leases/lease-advisor.js';
 import { QueueBoxMetrics } from './metrics/queuebox-metrics.service.js';
 import { queueBoxMetricProviders } from './metrics/queuebox.metrics.js';
 import { resolveOptions } from './options/resolve-options.js';
@@ -80,8 +82,10 @@ export function queueBoxProviders(dataSourceName: string | undefined): Provider[
     PullWorkerExplorer,
     RetentionSweeper,
     TracingProbe,
+    QueueBoxEvents,
+    LeaseAdvisor,
   ];
 }
 
 /** What the module exports: the public services, and the resolved options (for health checks). */
-export const QUEUEBOX_EXPORTS = [OutboxService, InboxService, PullService, QUEUEBOX_RESOLVED_OPTIONS, OutboxPoller, InboxRelay, PullWorkerExplorer];
+export const QUEUEBOX_EXPORTS = [OutboxService, InboxService, PullService, QUEUEBOX_RESOLVED_OPTIONS, OutboxPoller, InboxRelay, PullWorkerExplorer, QueueBoxEvents, LeaseAdvisor];

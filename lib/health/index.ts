@@ -5,3 +5,4 @@
  */
 export { QueueBoxHealthIndicator } from './queuebox.health.js';
 export { QueueBoxHealthModule } from './queuebox-health.module.js';
+export type { HealthFinding } from './health-finding.js';

@@ -7,6 +7,9 @@ import { OutboxPoller } from '../outbox/outbox-poller.js';
 import { PullWorkerExplorer } from '../pull/pull-worker.explorer.js';
 import { QUEUEBOX_RESOLVED_OPTIONS } from '../queuebox.constants.js';
 import type { ClaimWorkerStatus } from '../runtime/claim-worker.js';
+import { LeaseAdvisor } from '../leases/lease-advisor.js';
+import { leaseAdviceFindings } from './lease-advice-findings.js';
+import { withFindings } from './with-findings.js';
 
 /** Consecutive failed ticks after which a loop is reported down. */
 const MAX_CONSECUTIVE_ERRORS = 3;
@@ -51,8 +54,8 @@ export class QueueBoxHealthIndicator {
     for (const worker of this.moduleRef.get(PullWorkerExplorer, { strict: false }).workers) {
       loops[`pull:${worker.source}`] = report(worker.status, worker.pollIntervalMs);
     }
-    const healthy = Object.values(loops).every((loop) => loop.healthy);
-    return healthy ? indicator.up(loops) : indicator.down(loops);
+    const findings = leaseAdviceFindings(this.moduleRef.get(LeaseAdvisor, { strict: false }));
+    return withFindings(indicator, loops, Object.values(loops).every((loop) => loop.healthy), findings);
   }
 }
 

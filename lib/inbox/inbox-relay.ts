@@ -8,6 +8,8 @@ import type { ClaimedInboxRow, ClaimResult } from '../dialects/statement-results
 import { ClaimLostError } from '../errors/claim-lost.error.js';
 import { InvalidMessageError } from '../errors/invalid-message.error.js';
 import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
+import { QueueBoxEvents } from '../events/queuebox-events.service.js';
+import { LeaseAdvisor } from '../leases/lease-advisor.js';
 import type { InboxMessage } from '../interfaces/inbox-message.interface.js';
 import type { InboxTransform } from '../interfaces/queuebox-options.interface.js';
 import { BacklogSampler } from '../metrics/backlog-sampler.js';
@@ -45,6 +47,8 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
     private readonly runner: StatementRunner,
+    leaseAdvisor: LeaseAdvisor,
+    private readonly events: QueueBoxEvents,
   ) {
     const relay = options.inbox.relay;
     super(
@@ -63,6 +67,8 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
       reclaimEveryMs: relay.claimTimeoutMs / 5,
       sampleEveryMs: options.outbox.metricsIntervalMs,
       onLoopError: () => metrics.loopError('inbox-relay'),
+      leaseAdvisor,
+      events,
       },
       repository,
     );
@@ -109,7 +115,8 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
   }
 
   protected override async reclaim(): Promise<void> {
-    await this.repository.reclaimExpired('inbox', this.sources);
+    const count = await this.repository.reclaimExpired('inbox', this.sources);
+    if (count > 0) this.events.emit('rows.reclaimed', { table: 'inbox', count });
   }
 
   protected override sample(): Promise<void> {
@@ -137,6 +144,7 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
     }
     // The relay claims only its routed sources: a bounded label set.
     this.metrics.inboxRelayed(message.source);
+    if (this.events.wants('relay.forwarded')) this.events.emit('relay.forwarded', { id: message.id, source: message.source, idempotencyKey: message.idempotencyKey });
     this.adopt(result.value);
     return ['processed'];
   }
@@ -180,6 +188,10 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
       spans?.endAll(error);
       throw error;
     }
+  }
+
+  protected streamOf(row: ClaimedInboxRow): string {
+    return row.source;
   }
 
   protected countOutcome(row: ClaimedInboxRow, outcome: RowOutcome): void {

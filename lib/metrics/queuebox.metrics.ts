@@ -40,6 +40,13 @@ export const PULL_HANDLER_DURATION_SECONDS = 'queuebox_pull_handler_duration_sec
 /** Counter `{source}`: pull claims that took a row older than a claimed or finished row of its aggregate. @publicApi */
 export const PULL_ORDER_INVERSIONS_TOTAL = 'queuebox_pull_order_inversions_total';
 
+/** Histogram `{component, destination, source}`: processing time of a claimed row / its lease (the lease advisor's input). @publicApi */
+export const LEASE_UTILIZATION_RATIO = 'queuebox_lease_utilization_ratio';
+/** Counter `{component, destination, source}`: lease renewals of rows still being worked on. @publicApi */
+export const LEASE_RENEWALS_TOTAL = 'queuebox_lease_renewals_total';
+/** Gauge `{component, destination, source}`: the lease the advisor recommends, in seconds; 0 when it advises nothing. @publicApi */
+export const LEASE_ADVISED_SECONDS = 'queuebox_lease_advised_seconds';
+
 /** Outcomes of one receive. */
 export type ReceiveOutcome = 'accepted' | 'duplicate' | 'rejected' | 'failed';
 
@@ -133,6 +140,22 @@ export const queueBoxMetricProviders = [
     name: ROWS_PURGED_TOTAL,
     help: 'Finished rows deleted by the retention sweeper, by table (outbox, inbox) and state.',
     labelNames: ['table', 'state'],
+  }),
+  makeHistogramProvider({
+    name: LEASE_UTILIZATION_RATIO,
+    help: 'Processing time of a claimed row divided by its lease, by component and destination (outbox) or source (relay, pull); near 1 the lease is about to expire under the work.',
+    labelNames: ['component', 'destination', 'source'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.5, 2, 5],
+  }),
+  makeCounterProvider({
+    name: LEASE_RENEWALS_TOTAL,
+    help: 'Lease renewals of rows still being worked on, by component and destination (outbox) or source (relay, pull).',
+    labelNames: ['component', 'destination', 'source'],
+  }),
+  makeGaugeProvider({
+    name: LEASE_ADVISED_SECONDS,
+    help: 'The lease the lease advisor recommends (p95 utilization >= 0.8 or claims lost over the last rows), in seconds; 0 when it advises nothing.',
+    labelNames: ['component', 'destination', 'source'],
   }),
   makeCounterProvider({
     name: LOOP_ERRORS_TOTAL,

@@ -6,6 +6,8 @@ import { StatementRunner } from '../claims/statement-runner.js';
 import type { ClaimRequest, SqlDialect } from '../dialects/sql-dialect.interface.js';
 import type { ClaimedOutboxRow, ClaimResult } from '../dialects/statement-results.js';
 import { PublishFailedError } from '../errors/publish-failed.error.js';
+import { QueueBoxEvents } from '../events/queuebox-events.service.js';
+import { LeaseAdvisor } from '../leases/lease-advisor.js';
 import type { OutboxMessage } from '../interfaces/outbox-message.interface.js';
 import { BacklogSampler } from '../metrics/backlog-sampler.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
@@ -42,6 +44,8 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
     runner: StatementRunner,
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
+    leaseAdvisor: LeaseAdvisor,
+    private readonly events: QueueBoxEvents,
   ) {
     const outbox = options.outbox;
     super(
@@ -59,6 +63,8 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
       reclaimEveryMs: outbox.claimTimeoutMs / 5,
       sampleEveryMs: outbox.metricsIntervalMs,
       onLoopError: () => metrics.loopError('outbox'),
+      leaseAdvisor,
+      events,
       },
       repository,
     );
@@ -100,7 +106,9 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
   }
 
   protected override async reclaim(): Promise<void> {
-    this.metrics.outboxMessagesReclaimed(await this.repository.reclaimExpired('outbox'));
+    const count = await this.repository.reclaimExpired('outbox');
+    this.metrics.outboxMessagesReclaimed(count);
+    if (count > 0) this.events.emit('rows.reclaimed', { table: 'outbox', count });
   }
 
   protected override sample(): Promise<void> {
@@ -109,13 +117,24 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
 
   protected async claim(request: ClaimRequest): Promise<ClaimResult<ClaimedOutboxRow>> {
     const result = await this.repository.claimOutbox(request, { lock: this.options.outbox.claimLock });
-    this.metrics.outboxOrderInversions(countInverted(result.rows));
+    this.countInversions(result.rows);
     return result;
   }
 
   private adoptHandedOn(rows: readonly ClaimedOutboxRow[]): void {
-    this.metrics.outboxOrderInversions(countInverted(rows));
+    this.countInversions(rows);
     this.adopt(rows);
+  }
+
+  private countInversions(rows: readonly ClaimedOutboxRow[]): void {
+    const inverted = rows.filter((row) => row.inverted);
+    if (inverted.length === 0) return;
+    this.metrics.outboxOrderInversions(inverted.length);
+    for (const row of inverted) this.events.emit('order.inversion', { component: 'outbox', id: row.id, stream: row.destination, key: row.key });
+  }
+
+  protected streamOf(row: ClaimedOutboxRow): string {
+    return row.destination;
   }
 
   /** Publishes one claimed row and finishes it. */
@@ -141,8 +160,11 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
     if (lease.lost) return ['lost'];
     if (this.abandon.signal.aborted) return ['abandoned'];
     lease.release();
-    if (result.ok) return [await this.finishSent(row, seconds)];
-    return [await this.fail(row, lease, result, seconds), result.error];
+    if (!result.ok) return [await this.fail(row, lease, result, seconds), result.error];
+    const sent = await this.finishSent(row, seconds);
+    // Seen lost by the completion: the lease advisor counts it with the row.
+    if (sent === 'lost') lease.markLost(undefined);
+    return [sent];
   }
 
   private async publish(message: OutboxMessage, lease: Lease, span?: MessageSpan): Promise<PublishResult> {
@@ -175,6 +197,7 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
     // the same message id; docs/concepts/claims-and-leases.md, "Lost claims").
     this.logger.error({ message: outboxMarkLost(row.id, row.messageId), messageId: row.messageId, rowId: row.id });
     this.countOutcome(row, 'lost', seconds);
+    this.events.emit('claim.lost', { component: 'outbox', id: row.id, stream: row.destination, during: 'finish' });
     return 'lost';
   }
 
@@ -188,7 +211,3 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
   }
 }
 
-/** Claimed rows flagged as late commits (order inversions). */
-function countInverted(rows: readonly { inverted: boolean }[]): number {
-  return rows.filter((row) => row.inverted).length;
-}

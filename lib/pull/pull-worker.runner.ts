@@ -7,6 +7,8 @@ import type { ClaimedInboxRow, ClaimResult } from '../dialects/statement-results
 import { ClaimLostError } from '../errors/claim-lost.error.js';
 import { toInboxMessage } from '../inbox/inbox-message.mapper.js';
 import type { InboxMessage } from '../interfaces/inbox-message.interface.js';
+import type { QueueBoxEvents } from '../events/queuebox-events.service.js';
+import type { LeaseAdvisor } from '../leases/lease-advisor.js';
 import type { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import { claimLost, shutdownReason } from '../queuebox.messages.js';
 import { ClaimWorker, type RowOutcome } from '../runtime/claim-worker.js';
@@ -25,6 +27,8 @@ export interface PullWorkerRunnerDeps {
   claimLockAlways: boolean;
   /** Samples the inbox backlog gauges of the pull sources; one runner of the explorer does it. */
   sampleBacklog?: { every: number; sample(): Promise<void> };
+  leaseAdvisor?: LeaseAdvisor;
+  events?: QueueBoxEvents;
 }
 
 /**
@@ -56,6 +60,8 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
         shutdownTimeoutMs: worker.shutdownTimeoutMs,
         sampleEveryMs: deps.sampleBacklog?.every,
         onLoopError: () => deps.metrics.loopError(`pull:${deps.label}`),
+        leaseAdvisor: deps.leaseAdvisor,
+        events: deps.events,
       },
       deps.repository,
     );
@@ -135,7 +141,14 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
   }
 
   private countInversions(rows: readonly ClaimedInboxRow[]): void {
-    this.deps.metrics.pullOrderInversions(this.deps.label, rows.filter((row) => row.inverted).length);
+    const inverted = rows.filter((row) => row.inverted);
+    if (inverted.length === 0) return;
+    this.deps.metrics.pullOrderInversions(this.deps.label, inverted.length);
+    for (const row of inverted) this.deps.events?.emit('order.inversion', { component: 'pull', id: row.id, stream: this.deps.label, key: row.key });
+  }
+
+  protected streamOf(): string {
+    return this.deps.label;
   }
 
   protected countOutcome(_row: ClaimedInboxRow, outcome: RowOutcome): void {

@@ -7,6 +7,8 @@ import type { ClaimRequest } from '../dialects/sql-dialect.interface.js';
 import type { ClaimResult } from '../dialects/statement-results.js';
 import { ClaimLostError } from '../errors/claim-lost.error.js';
 import type { Claim, ClaimComponent } from '../interfaces/claim.interface.js';
+import type { QueueBoxEvents } from '../events/queuebox-events.service.js';
+import type { LeaseAdvisor } from '../leases/lease-advisor.js';
 import type { ResolvedBackoff } from '../options/resolved-options.interface.js';
 import { claimContended, maxAttemptsWithoutOutcome, rowClaimLost, rowFinishingWriteFailed, rowWriteLost, shutdownLeftRows, shutdownReason } from '../queuebox.messages.js';
 import { abortableDelay, whenAborted } from './abortable.js';
@@ -42,6 +44,10 @@ export interface ClaimWorkerSettings {
   /** Run `sample()` (backlog gauges) at most this often. */
   sampleEveryMs?: number;
   onLoopError?(): void;
+  /** Told how much of its lease each row's work used, and of every renewal. */
+  leaseAdvisor?: LeaseAdvisor;
+  /** Where dead letters and lost claims are emitted. */
+  events?: QueueBoxEvents;
 }
 
 /** What health checks read of a worker. */
@@ -134,6 +140,7 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
       settings.leaseMs,
       (claims) => repository.renewMany(claims),
       (lease, cause) => this.reportLost(lease.detail as Row, 'work', cause),
+      settings.leaseAdvisor && ((lease) => settings.leaseAdvisor!.renewed(settings.component, this.streamOf(lease.detail as Row))),
     );
   }
 
@@ -153,6 +160,8 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
   protected abstract describe(): string;
   /** Returns expired claims to pending. */
   protected reclaim?(): Promise<void>;
+  /** The destination or source of a row: the stream of the lease advisor and of events. */
+  protected abstract streamOf(row: Row): string;
   /** Samples gauges. Failures are logged, never fatal. */
   protected sample?(): Promise<void>;
 
@@ -206,6 +215,7 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
     const claim = lease.claim;
     const written = dead ? await this.repository.deadLetter(claim, error) : await this.repository.retry(claim, delay, error);
     if (written === 'lost') {
+      lease.markLost(undefined);
       this.reportLost(row, dead ? 'dead-letter' : 'retry', undefined, seconds);
       return 'lost';
     }
@@ -216,6 +226,7 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
     const log = { message: dead ? `${this.settings.noun} dead-lettered` : `${this.settings.noun} failed; retrying`, ...this.logFields(row), attempt: row.attempts, error };
     if (dead) this.logger.error(log);
     else this.logger.warn(log);
+    if (dead) this.settings.events?.emit('message.dead-lettered', { component: this.settings.component, id: row.id, stream: this.streamOf(row), attempt: row.attempts, error });
     return dead ? 'dead' : 'retried';
   }
 
@@ -227,6 +238,7 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
     const message = during === 'work' ? rowClaimLost(this.settings.noun, row.id) : rowWriteLost(this.settings.noun, during, row.id);
     this.logger.warn({ message, ...this.logFields(row), ...(cause === undefined ? {} : { error: errorText(cause) }) });
     this.countOutcome(row, 'lost', seconds);
+    this.settings.events?.emit('claim.lost', { component: this.settings.component, id: row.id, stream: this.streamOf(row), during });
   }
 
   /**
@@ -338,8 +350,10 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
   private track(row: Row): void {
     const lease = this.leases.add(this.claimOf(row));
     lease.detail = row;
+    const started = performance.now();
     const task = this.run(row, lease).finally(() => {
       lease.release();
+      this.settings.leaseAdvisor?.finished(this.settings.component, this.streamOf(row), this.settings.leaseMs, performance.now() - started, lease.lost);
       this.inFlight.delete(task);
       this.notifySlotWaiters();
     });
