@@ -18,19 +18,21 @@ describe.skipIf(!built)('built package', { timeout: 60_000 }, () => {
   it('loads with import', () => {
     const out = run(
       `import('queuebox').then(async (q) => { const m = await import('queuebox/migrations'); const t = await import('queuebox/terminus');
-        console.log([typeof q.QueueBoxModule, typeof q.OutboxService, m.QueueBoxPostgresMigrations.length, typeof t.QueueBoxHealthIndicator].join(',')); })`,
+        const e = await import('queuebox/event-emitter');
+        console.log([typeof q.QueueBoxModule, typeof q.OutboxService, m.QueueBoxPostgresMigrations.length, typeof t.QueueBoxHealthIndicator, typeof e.QueueBoxEventEmitterModule, typeof q.QueueBoxEvents].join(',')); })`,
       'module',
     );
-    expect(out).toBe('function,function,3,function');
+    expect(out).toBe('function,function,3,function,function,function');
   });
 
   it('loads with require', () => {
     const out = run(
       `const q = require('queuebox'); const m = require('queuebox/migrations'); const t = require('queuebox/terminus');
-       console.log([typeof q.QueueBoxModule, typeof q.ClaimLostError, m.QueueBoxPostgresMigrations.length, typeof t.QueueBoxHealthModule].join(','));`,
+       const e = require('queuebox/event-emitter');
+       console.log([typeof q.QueueBoxModule, typeof q.ClaimLostError, m.QueueBoxPostgresMigrations.length, typeof t.QueueBoxHealthModule, e.QUEUEBOX_EVENT_PREFIX].join(','));`,
       'commonjs',
     );
-    expect(out).toBe('function,function,3,function');
+    expect(out).toBe('function,function,3,function,queuebox.');
   });
 
   it('exposes only the intended subpaths', () => {
