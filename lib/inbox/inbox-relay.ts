@@ -67,6 +67,7 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
       reclaimEveryMs: relay.claimTimeoutMs / 5,
       sampleEveryMs: options.outbox.metricsIntervalMs,
       onLoopError: () => metrics.loopError('inbox-relay'),
+      onLoopTick: metrics.loopTicker('inbox-relay'),
       leaseAdvisor,
       events,
       },

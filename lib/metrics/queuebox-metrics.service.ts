@@ -5,6 +5,7 @@ import type { ClaimComponent } from '../interfaces/claim.interface.js';
 import {
   CLAIMS_LOST_TOTAL,
   LOOP_ERRORS_TOTAL,
+  LOOP_TICKS_TOTAL,
   OUTBOX_BACKLOG_MESSAGES,
   OUTBOX_MESSAGES_PUBLISHED_TOTAL,
   OUTBOX_MESSAGES_RECLAIMED_TOTAL,
@@ -47,7 +48,14 @@ export class QueueBoxMetrics {
     @InjectMetric(PULL_HANDLER_DURATION_SECONDS) private readonly pullDuration: Histogram<'source'>,
     @InjectMetric(PULL_ORDER_INVERSIONS_TOTAL) private readonly pullInversions: Counter<'source'>,
     @InjectMetric(ROWS_PURGED_TOTAL) private readonly rowsPurged: Counter<'table' | 'state'>,
+    @InjectMetric(LOOP_TICKS_TOTAL) private readonly loopTicks: Counter<'loop'>,
   ) {}
+
+  /** The tick counter of one loop, bound once: a tick then costs one increment, no label lookup. */
+  loopTicker(loop: string): () => void {
+    const ticks = this.loopTicks.labels({ loop });
+    return () => ticks.inc();
+  }
 
   purged(table: string, state: string, count: number): void {
     if (count > 0) this.rowsPurged.inc({ table, state }, count);

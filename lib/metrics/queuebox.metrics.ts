@@ -21,6 +21,8 @@ export const OUTBOX_BACKLOG_MESSAGES = 'queuebox_outbox_backlog_messages';
 export const OUTBOX_OLDEST_PENDING_AGE_SECONDS = 'queuebox_outbox_oldest_pending_age_seconds';
 /** Counter `{table, state}`: finished rows deleted by the retention sweeper. @publicApi */
 export const ROWS_PURGED_TOTAL = 'queuebox_rows_purged_total';
+/** Counter `{loop}`: ticks of a QueueBox loop that ran to their end; flat while the loop is stalled. @publicApi */
+export const LOOP_TICKS_TOTAL = 'queuebox_loop_ticks_total';
 /** Counter `{loop}`: failed ticks of a QueueBox loop. @publicApi */
 export const LOOP_ERRORS_TOTAL = 'queuebox_loop_errors_total';
 /** Counter `{source, outcome}`: receives (accepted, duplicate, rejected; failed: the intake answered 500). @publicApi */
@@ -156,6 +158,11 @@ export const queueBoxMetricProviders = [
     name: LEASE_ADVISED_SECONDS,
     help: 'The lease the lease advisor recommends (p95 utilization >= 0.8 or claims lost over the last rows), in seconds; 0 when it advises nothing.',
     labelNames: ['component', 'destination', 'source'],
+  }),
+  makeCounterProvider({
+    name: LOOP_TICKS_TOTAL,
+    help: 'Ticks of a QueueBox loop that ran to their end (a claim, a sweep); flat while the loop is stalled or waits for a free slot.',
+    labelNames: ['loop'],
   }),
   makeCounterProvider({
     name: LOOP_ERRORS_TOTAL,

@@ -63,6 +63,7 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
       reclaimEveryMs: outbox.claimTimeoutMs / 5,
       sampleEveryMs: outbox.metricsIntervalMs,
       onLoopError: () => metrics.loopError('outbox'),
+      onLoopTick: metrics.loopTicker('outbox'),
       leaseAdvisor,
       events,
       },

@@ -60,6 +60,7 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
         shutdownTimeoutMs: worker.shutdownTimeoutMs,
         sampleEveryMs: deps.sampleBacklog?.every,
         onLoopError: () => deps.metrics.loopError(`pull:${deps.label}`),
+        onLoopTick: deps.metrics.loopTicker(`pull:${deps.label}`),
         leaseAdvisor: deps.leaseAdvisor,
         events: deps.events,
       },

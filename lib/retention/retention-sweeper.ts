@@ -46,6 +46,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
       intervalMs,
       tick: (signal) => this.sweep(signal),
       onError: () => metrics.loopError('retention'),
+      onTick: metrics.loopTicker('retention'),
     });
   }
 

@@ -44,6 +44,8 @@ export interface ClaimWorkerSettings {
   /** Run `sample()` (backlog gauges) at most this often. */
   sampleEveryMs?: number;
   onLoopError?(): void;
+  /** Called after every tick that succeeded. */
+  onLoopTick?(): void;
   /** Told how much of its lease each row's work used, and of every renewal. */
   leaseAdvisor?: LeaseAdvisor;
   /** Where dead letters and lost claims are emitted. */
@@ -134,6 +136,7 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
           intervalMs: settings.pollIntervalMs,
           tick: (signal) => this.tick(signal),
           onError: () => settings.onLoopError?.(),
+          onTick: settings.onLoopTick,
         }),
     );
     this.leases = new LeaseGroup(
