@@ -235,3 +235,15 @@ export const leaseAdvice = (advice: LeaseAdvice): string => {
       : `${advice.claimsLost} of the last ${advice.samples} rows lost their claim (utilization p95 ${percent(p95)} of ${advice.leaseMs} ms)`;
   return `${advice.component} ${advice.stream}: ${seen}; set ${advice.option} to ${advice.recommendedLeaseMs} ms, or make the work faster, before leases expire under it and rows are processed twice`;
 };
+
+export const healthThresholdsOutOfOrder = (path: string, degraded: number, down: number): string =>
+  `QueueBox option "${path}": the degraded threshold (${degraded}) must be below the down threshold (${down}); lower the first or raise the second.`;
+
+export const oldestPendingTooOld = (subject: string, ageMs: number, limitMs: number): string =>
+  `${subject}: the oldest pending message is ${Math.round(ageMs / 1000)} s old (threshold ${Math.round(limitMs / 1000)} s); its destination or handler is failing or too slow`;
+
+export const deadLettersInWindow = (count: number, limit: number, windowMs: number): string =>
+  `${count} messages dead-lettered in the last ${Math.round(windowMs / 1000)} s (threshold ${limit}); list them with listDead(), fix the cause, then replayDead()`;
+
+export const loopStalled = (loop: string, ageMs: number, intervals: number): string =>
+  `loop ${loop} has not ticked for ${Math.round(ageMs / 1000)} s (${intervals} poll intervals) with nothing in flight`;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import type { ClaimComponent } from '../interfaces/claim.interface.js';
+import { HealthSignals } from './health-signals.js';
 import {
   CLAIMS_LOST_TOTAL,
   LOOP_ERRORS_TOTAL,
@@ -30,6 +31,9 @@ import {
 /** Intent-named recording of QueueBox's metrics, so loops never touch label names. */
 @Injectable()
 export class QueueBoxMetrics {
+  /** What health thresholds read: the last backlog samples and recent dead letters. */
+  readonly signals = new HealthSignals();
+
   constructor(
     @InjectMetric(CLAIMS_LOST_TOTAL) private readonly claimsLost: Counter<'component'>,
     @InjectMetric(OUTBOX_MESSAGES_RECLAIMED_TOTAL) private readonly outboxReclaimed: Counter,
@@ -63,6 +67,7 @@ export class QueueBoxMetrics {
 
   pullHandled(source: string, outcome: PullOutcome, seconds?: number): void {
     this.pullHandledTotal.inc({ source, outcome });
+    if (outcome === 'dead') this.signals.deadLettered();
     if (seconds !== undefined) this.pullDuration.observe({ source }, seconds);
   }
 
@@ -80,11 +85,13 @@ export class QueueBoxMetrics {
 
   inboxRelayFailed(source: string, outcome: RelayFailureOutcome): void {
     this.inboxRelayFailures.inc({ source, outcome });
+    if (outcome === 'dead') this.signals.deadLettered();
   }
 
   inboxBacklogSample(source: string, pending: number, oldestAgeSeconds: number): void {
     this.inboxBacklog.set({ source }, pending);
     this.inboxOldestAge.set({ source }, oldestAgeSeconds);
+    this.signals.sampledAge('inbox', source, oldestAgeSeconds);
   }
 
   claimLost(component: ClaimComponent): void {
@@ -101,12 +108,14 @@ export class QueueBoxMetrics {
 
   outboxPublishAttempt(destination: string, outcome: PublishOutcome, seconds?: number): void {
     this.outboxPublished.inc({ destination, outcome });
+    if (outcome === 'dead') this.signals.deadLettered();
     if (seconds !== undefined) this.publishDuration.observe({ destination }, seconds);
   }
 
   outboxBacklogSample(destination: string, pending: number, oldestAgeSeconds: number): void {
     this.outboxBacklog.set({ destination }, pending);
     this.outboxOldestAge.set({ destination }, oldestAgeSeconds);
+    this.signals.sampledAge('outbox', destination, oldestAgeSeconds);
   }
 
   loopError(loop: string): void {
