@@ -21,7 +21,8 @@ import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.con
 import { claimLost, transformInvalid, transformNotRegistered } from '../queuebox.messages.js';
 import { ClaimWorker, type RowOutcome } from '../runtime/claim-worker.js';
 import { CreateSpans } from '../tracing/create-spans.js';
-import { endSpanWith, type MessageSpan, messagingTracer, type TracedOutcome } from '../tracing/messaging-tracer.js';
+import type { SpanOutcome } from '../tracing/messaging-attributes.js';
+import { endSpanWith, type MessageSpan, messagingTracer } from '../tracing/messaging-tracer.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { toInboxMessage } from './inbox-message.mapper.js';
 
@@ -136,18 +137,19 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
     else await endSpanWith(span, () => this.relay(row, message, lease, span));
   }
 
-  private async relay(row: ClaimedInboxRow, message: InboxMessage, lease: Lease, span?: MessageSpan): Promise<TracedOutcome> {
+  private async relay(row: ClaimedInboxRow, message: InboxMessage, lease: Lease, span?: MessageSpan): Promise<SpanOutcome> {
     const result = await this.runLeased(lease, span ? () => span.run(() => this.forward(message, lease)) : () => this.forward(message, lease));
-    if (result.outcome === 'left') return [lease.lost ? 'lost' : 'abandoned'];
+    if (result.outcome === 'left') return lease.lost ? 'lost' : 'abandoned';
     if (result.outcome === 'failed') {
+      span?.recordError(result.error);
       // An outbox message the transform shaped wrongly will not get better by waiting.
-      return [await this.fail(row, lease, { error: result.error, retryable: !(result.error instanceof InvalidMessageError) }), result.error];
+      return this.fail(row, lease, { error: result.error, retryable: !(result.error instanceof InvalidMessageError) });
     }
     // The relay claims only its routed sources: a bounded label set.
     this.metrics.inboxRelayed(message.source);
     if (this.events.wants('relay.forwarded')) this.events.emit('relay.forwarded', { id: message.id, source: message.source, idempotencyKey: message.idempotencyKey });
     this.adopt(result.value);
-    return ['processed'];
+    return 'processed';
   }
 
   /**

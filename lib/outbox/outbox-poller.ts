@@ -16,7 +16,8 @@ import { PublisherRegistry } from '../publishers/publisher-registry.js';
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { destinationNotHere, outboxMarkLost } from '../queuebox.messages.js';
 import { ClaimWorker, type RowFailure, type RowOutcome } from '../runtime/claim-worker.js';
-import { endSpanWith, type MessageSpan, messagingTracer, type TracedOutcome } from '../tracing/messaging-tracer.js';
+import type { SpanOutcome } from '../tracing/messaging-attributes.js';
+import { endSpanWith, type MessageSpan, messagingTracer } from '../tracing/messaging-tracer.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { OutboxCompletionBatcher } from './outbox-completion-batcher.js';
 import { toOutboxMessage } from './outbox-message.mapper.js';
@@ -152,20 +153,21 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
     await endSpanWith(span, () => this.publishAndFinish(row, sent, lease, span));
   }
 
-  /** Publishes and writes the outcome; returns how it ended and the publish error, if any. */
-  private async publishAndFinish(row: ClaimedOutboxRow, message: OutboxMessage, lease: Lease, span?: MessageSpan): Promise<TracedOutcome> {
+  /** Publishes and writes the outcome; returns how it ended (a failed publish's error goes on the span). */
+  private async publishAndFinish(row: ClaimedOutboxRow, message: OutboxMessage, lease: Lease, span?: MessageSpan): Promise<SpanOutcome> {
     const started = performance.now();
     const result = await this.publish(message, lease, span);
     const seconds = (performance.now() - started) / 1000;
     // A lost claim changes nothing more; shutdown that gave up leaves the row to reclaim.
-    if (lease.lost) return ['lost'];
-    if (this.abandon.signal.aborted) return ['abandoned'];
+    if (!result.ok) span?.recordError(result.error);
+    if (lease.lost) return 'lost';
+    if (this.abandon.signal.aborted) return 'abandoned';
     lease.release();
-    if (!result.ok) return [await this.fail(row, lease, result, seconds), result.error];
+    if (!result.ok) return this.fail(row, lease, result, seconds);
     const sent = await this.finishSent(row, seconds);
     // Seen lost by the completion: the lease advisor counts it with the row.
     if (sent === 'lost') lease.markLost(undefined);
-    return [sent];
+    return sent;
   }
 
   private async publish(message: OutboxMessage, lease: Lease, span?: MessageSpan): Promise<PublishResult> {

@@ -12,7 +12,8 @@ import type { LeaseAdvisor } from '../leases/lease-advisor.js';
 import type { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import { claimLost, shutdownReason } from '../queuebox.messages.js';
 import { ClaimWorker, type RowOutcome } from '../runtime/claim-worker.js';
-import { endSpanWith, type MessageSpan, messagingTracer, type TracedOutcome } from '../tracing/messaging-tracer.js';
+import type { SpanOutcome } from '../tracing/messaging-attributes.js';
+import { endSpanWith, type MessageSpan, messagingTracer } from '../tracing/messaging-tracer.js';
 import type { PullWorkerHost } from './pull-worker.host.js';
 import type { ResolvedPullWorker } from './resolve-pull-worker-options.js';
 
@@ -112,16 +113,19 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
     else await endSpanWith(span, () => this.handleRow(row, message, lease, span));
   }
 
-  private async handleRow(row: ClaimedInboxRow, message: InboxMessage, lease: Lease, span?: MessageSpan): Promise<TracedOutcome> {
+  private async handleRow(row: ClaimedInboxRow, message: InboxMessage, lease: Lease, span?: MessageSpan): Promise<SpanOutcome> {
     const started = performance.now();
     const work = (): Promise<ClaimedInboxRow[]> => this.handleInTransaction(message, lease);
     const result = await this.runLeased(lease, span ? () => span.run(work) : work);
-    if (result.outcome === 'left') return [lease.lost ? 'lost' : 'abandoned'];
-    if (result.outcome === 'failed') return [await this.fail(row, lease, { error: result.error, retryable: true }), result.error];
+    if (result.outcome === 'left') return lease.lost ? 'lost' : 'abandoned';
+    if (result.outcome === 'failed') {
+      span?.recordError(result.error);
+      return this.fail(row, lease, { error: result.error, retryable: true });
+    }
     this.deps.metrics.pullHandled(this.deps.label, 'processed', (performance.now() - started) / 1000);
     this.countInversions(result.value);
     this.adopt(result.value);
-    return ['processed'];
+    return 'processed';
   }
 
   /**

@@ -59,7 +59,8 @@ describeWithDatabase('tracing: the messaging conventions across outbox → HTTP 
     const caller = tracer.startSpan('place order');
     const { messageId } = await context.with(trace.setSpan(context.active(), caller), () => a.app.get(OutboxService).enqueue({ destination: 'b', key: 'order-1', payload: { n: 1 } }));
     caller.end();
-    await waitFor(() => handled.some((run) => run.attempt === 2));
+    // The second attempt's process span ends once its completion committed.
+    await waitFor(() => exporter.getFinishedSpans().filter((span) => span.name === 'process from-b').length === 2);
     const spans = exporter.getFinishedSpans();
     const traceId = caller.spanContext().traceId;
     expect(handled.map((run) => run.traceId)).toEqual([traceId, traceId]);
