@@ -12,7 +12,7 @@ export const LEASE_UTILIZATION_THRESHOLD = 0.8;
 const TARGET_UTILIZATION = 0.5;
 /** Advised leases are whole seconds. */
 const ROUND_TO_MS = 1_000;
-/** The rule runs every this many finished rows (at once after a lost claim). */
+/** While the rule holds, the advice (its percentiles need a sort) is refreshed every this many rows. */
 export const EVALUATE_EVERY_ROWS = 10;
 /** The same advice is logged again at most this often. */
 export const LEASE_ADVICE_LOG_INTERVAL_MS = 15 * 60_000;
@@ -25,9 +25,9 @@ export const LEASE_ADVICE_LOG_INTERVAL_MS = 15 * 60_000;
  * twice the current lease when claims were lost.
  */
 export function adviseLease(component: ClaimComponent, stream: string, leaseMs: number, window: LeaseWindow): LeaseAdvice | undefined {
+  if (!leaseRuleHolds(window)) return undefined;
+  const busy = isBusy(window);
   const utilization = window.percentiles();
-  const busy = window.samples >= LEASE_MIN_SAMPLES && utilization.p95 >= LEASE_UTILIZATION_THRESHOLD;
-  if (!busy && window.lost === 0) return undefined;
   const byUtilization = (utilization.p99 * leaseMs) / TARGET_UTILIZATION;
   const byLoss = window.lost > 0 ? 2 * leaseMs : 0;
   const recommendedLeaseMs = Math.ceil(Math.max(byUtilization, byLoss, leaseMs + 1) / ROUND_TO_MS) * ROUND_TO_MS;
@@ -42,6 +42,15 @@ export function adviseLease(component: ClaimComponent, stream: string, leaseMs: 
     claimsLost: window.lost,
     reason: busy ? 'utilization' : 'claims-lost',
   };
+}
+
+/** The rule, without sorting (checked after every row): busy, or a claim lost in the window. */
+export function leaseRuleHolds(window: LeaseWindow): boolean {
+  return window.lost > 0 || isBusy(window);
+}
+
+function isBusy(window: LeaseWindow): boolean {
+  return window.samples >= LEASE_MIN_SAMPLES && window.p95AtOrAboveThreshold;
 }
 
 function optionOf(component: ClaimComponent, stream: string): string {

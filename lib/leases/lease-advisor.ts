@@ -7,7 +7,7 @@ import type { ClaimComponent } from '../interfaces/claim.interface.js';
 import { LEASE_ADVISED_SECONDS, LEASE_RENEWALS_TOTAL, LEASE_UTILIZATION_RATIO } from '../metrics/queuebox.metrics.js';
 import { leaseAdvice } from '../queuebox.messages.js';
 import type { LeaseAdvice } from './lease-advice.interface.js';
-import { adviseLease, EVALUATE_EVERY_ROWS, LEASE_ADVICE_LOG_INTERVAL_MS, LEASE_WINDOW_SIZE } from './lease-advice-rule.js';
+import { adviseLease, EVALUATE_EVERY_ROWS, LEASE_ADVICE_LOG_INTERVAL_MS, LEASE_UTILIZATION_THRESHOLD, LEASE_WINDOW_SIZE, leaseRuleHolds } from './lease-advice-rule.js';
 import { LeaseWindow } from './lease-window.js';
 
 type Labels = 'component' | 'destination' | 'source';
@@ -53,9 +53,14 @@ export class LeaseAdvisor {
     const ratio = durationMs / leaseMs;
     state.utilization.observe(ratio);
     state.window.add(ratio, lost);
-    // Percentiles sort the window: evaluated every tenth row, and at once when a claim was lost.
+    // The rule itself costs a few comparisons per row; the advice's percentiles need a sort,
+    // done when the rule starts to hold, after a lost claim, and every tenth row while it holds.
+    if (!leaseRuleHolds(state.window)) {
+      if (state.advice) this.clear(component, stream, state);
+      return;
+    }
     state.unevaluated += 1;
-    if (lost || state.unevaluated >= EVALUATE_EVERY_ROWS) {
+    if (!state.advice || lost || state.unevaluated >= EVALUATE_EVERY_ROWS) {
       state.unevaluated = 0;
       this.evaluate(component, stream, leaseMs, state);
     }
@@ -73,14 +78,12 @@ export class LeaseAdvisor {
 
   private evaluate(component: ClaimComponent, stream: string, leaseMs: number, state: StreamState): void {
     const advice = adviseLease(component, stream, leaseMs, state.window);
-    const labels = labelsOf(component, stream);
     if (!advice) {
-      if (state.advice) this.advised.set(labels, 0);
-      state.advice = undefined;
+      this.clear(component, stream, state);
       return;
     }
     state.advice = advice;
-    this.advised.set(labels, advice.recommendedLeaseMs / 1000);
+    this.advised.set(labelsOf(component, stream), advice.recommendedLeaseMs / 1000);
     // One warning, not one per row: again only after the interval, if the advice still holds.
     const now = performance.now();
     if (now - state.loggedAt < LEASE_ADVICE_LOG_INTERVAL_MS) return;
@@ -89,12 +92,17 @@ export class LeaseAdvisor {
     this.events.emit('lease.advice', advice);
   }
 
+  private clear(component: ClaimComponent, stream: string, state: StreamState): void {
+    state.advice = undefined;
+    this.advised.set(labelsOf(component, stream), 0);
+  }
+
   private state(component: ClaimComponent, stream: string): StreamState {
     const key = `${component}\u0000${stream}`;
     let state = this.streams.get(key);
     if (!state) {
       const labels = labelsOf(component, stream);
-      state = { window: new LeaseWindow(LEASE_WINDOW_SIZE), utilization: this.utilization.labels(labels), renewals: this.renewals.labels(labels), loggedAt: -Infinity, unevaluated: 0 };
+      state = { window: new LeaseWindow(LEASE_WINDOW_SIZE, LEASE_UTILIZATION_THRESHOLD), utilization: this.utilization.labels(labels), renewals: this.renewals.labels(labels), loggedAt: -Infinity, unevaluated: 0 };
       this.streams.set(key, state);
       this.advised.set(labels, 0);
     }

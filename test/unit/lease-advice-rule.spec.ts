@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { adviseLease, LEASE_MIN_SAMPLES } from '../../lib/leases/lease-advice-rule.js';
+import { adviseLease, LEASE_MIN_SAMPLES, LEASE_UTILIZATION_THRESHOLD } from '../../lib/leases/lease-advice-rule.js';
 import { LeaseWindow } from '../../lib/leases/lease-window.js';
 
 const windowOf = (ratios: number[], lost: number[] = [], size = 100): LeaseWindow => {
-  const window = new LeaseWindow(size);
+  const window = new LeaseWindow(size, LEASE_UTILIZATION_THRESHOLD);
   ratios.forEach((ratio, index) => window.add(ratio, lost.includes(index)));
   return window;
 };
@@ -30,5 +30,23 @@ describe('lease advice rule', () => {
     window.add(0.1, false);
     expect(window.lost).toBe(0);
     expect(adviseLease('pull', 'audit', 1_000, window)).toBeUndefined();
+  });
+});
+
+describe('lease window', () => {
+  it('knows whether the nearest-rank p95 reaches the threshold without sorting, as the rows slide', () => {
+    const window = new LeaseWindow(20, 0.8);
+    const values: number[] = [];
+    const seen = new Set<boolean>();
+    for (let i = 0; i < 200; i++) {
+      const value = (i * 37) % 100 >= 90 ? 0.9 + (i % 3) / 10 : ((i * 13) % 80) / 100;
+      window.add(value, false);
+      values.push(value);
+      const last = values.slice(-20);
+      expect(window.p95AtOrAboveThreshold, `after ${i + 1} rows`).toBe(window.percentiles().p95 >= 0.8);
+      expect(window.samples).toBe(last.length);
+      seen.add(window.p95AtOrAboveThreshold);
+    }
+    expect([...seen].sort()).toEqual([false, true]);
   });
 });

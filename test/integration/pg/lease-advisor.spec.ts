@@ -56,7 +56,8 @@ describeWithDatabase('lease advisor: work that uses most of its lease', () => {
     await waitFor(() => advice.length > 0, 5_000, 'the lease.advice event');
 
     const [given] = app.app.get(LeaseAdvisor).advice;
-    expect(given).toMatchObject({ component: 'pull', stream: 'slow', option: "@PullWorker('slow', { leaseMs })", leaseMs: LEASE_MS, reason: 'utilization', samples: 10, claimsLost: 0 });
+    expect(given).toMatchObject({ component: 'pull', stream: 'slow', option: "@PullWorker('slow', { leaseMs })", leaseMs: LEASE_MS, reason: 'utilization', claimsLost: 0 });
+    expect(given.samples).toBeGreaterThanOrEqual(5);
     expect(given.utilization.p95).toBeGreaterThanOrEqual(1);
     // Twice the p99 processing time, in whole seconds.
     expect(given.recommendedLeaseMs).toBeGreaterThanOrEqual(2 * LEASE_MS);
@@ -71,6 +72,6 @@ describeWithDatabase('lease advisor: work that uses most of its lease', () => {
     expect(health.degraded).toEqual([expect.objectContaining({ level: 'degraded', kind: 'lease-advice', subject: 'pull:slow', limit: given.recommendedLeaseMs })]);
     const warnings = warn.mock.calls.filter(([line]) => String((line as { message?: string }).message).includes('set @PullWorker'));
     expect(warnings).toHaveLength(1);
-    expect(String((warnings[0][0] as { message: string }).message)).toMatch(/^pull slow: work regularly uses most of its lease \(p50 \d+%, p95 \d+%, p99 \d+% of 600 ms over the last 10 rows\); set @PullWorker\('slow', \{ leaseMs \}\) to \d+000 ms/);
+    expect(String((warnings[0][0] as { message: string }).message)).toMatch(/^pull slow: work regularly uses most of its lease \(p50 \d+%, p95 \d+%, p99 \d+% of 600 ms over the last \d+ rows\); set @PullWorker\('slow', \{ leaseMs \}\) to \d+000 ms/);
   });
 });
