@@ -58,6 +58,11 @@ export type {
   RowStateRow,
 } from './interfaces/admin.interface.js';
 export type { Claim, ClaimComponent } from './interfaces/claim.interface.js';
+export { QueueBoxEvents, type QueueBoxAnyEventListener } from './events/queuebox-events.service.js';
+export type { QueueBoxEventListener, QueueBoxEventMap, QueueBoxEventName } from './events/queuebox-event-map.interface.js';
+export { LeaseAdvisor } from './leases/lease-advisor.js';
+export type { LeaseAdvice } from './leases/lease-advice.interface.js';
+export type { UtilizationPercentiles } from './leases/lease-window.js';
 
 export { QueueBoxError, type QueueBoxErrorCode } from './errors/queuebox.error.js';
 export { InvalidQueueBoxOptionsError } from './errors/invalid-queuebox-options.error.js';
@@ -101,8 +106,12 @@ export {
   INBOX_OLDEST_PENDING_AGE_SECONDS,
   INBOX_RELAY_FAILURES_TOTAL,
   LOOP_ERRORS_TOTAL,
+  LOOP_TICKS_TOTAL,
   PULL_HANDLER_DURATION_SECONDS,
   PULL_MESSAGES_HANDLED_TOTAL,
   PULL_ORDER_INVERSIONS_TOTAL,
   ROWS_PURGED_TOTAL,
+  LEASE_ADVISED_SECONDS,
+  LEASE_RENEWALS_TOTAL,
+  LEASE_UTILIZATION_RATIO,
 } from './metrics/queuebox.metrics.js';

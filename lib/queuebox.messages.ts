@@ -2,6 +2,7 @@
  * Every message text QueueBox logs or throws. Each one says what to change.
  * Values are described, never dumped: a payload or a secret must not reach a log.
  */
+import type { LeaseAdvice } from './leases/lease-advice.interface.js';
 
 /** Short, log-safe description of an option value. */
 export function describeValue(value: unknown): string {
@@ -289,3 +290,25 @@ export const invalidAdminBody = (): string => 'The body must be a JSON object: {
 export const notAnInteger = (field: string): string => `${field} must be an integer.`;
 
 export const notABoolean = (field: string): string => `${field} must be true or false.`;
+
+export const leaseAdvice = (advice: LeaseAdvice): string => {
+  const { p50, p95, p99 } = advice.utilization;
+  const percent = (ratio: number): string => `${Math.round(ratio * 100)}%`;
+  const seen =
+    advice.reason === 'utilization'
+      ? `work regularly uses most of its lease (p50 ${percent(p50)}, p95 ${percent(p95)}, p99 ${percent(p99)} of ${advice.leaseMs} ms over the last ${advice.samples} rows${advice.claimsLost > 0 ? `, ${advice.claimsLost} claims lost` : ''})`
+      : `${advice.claimsLost} of the last ${advice.samples} rows lost their claim (utilization p95 ${percent(p95)} of ${advice.leaseMs} ms)`;
+  return `${advice.component} ${advice.stream}: ${seen}; set ${advice.option} to ${advice.recommendedLeaseMs} ms, or make the work faster, before leases expire under it and rows are processed twice`;
+};
+
+export const healthThresholdsOutOfOrder = (path: string, degraded: number, down: number): string =>
+  `QueueBox option "${path}": the degraded threshold (${degraded}) must be below the down threshold (${down}); lower the first or raise the second.`;
+
+export const oldestPendingTooOld = (subject: string, ageMs: number, limitMs: number): string =>
+  `${subject}: the oldest pending message is ${Math.round(ageMs / 1000)} s old (threshold ${Math.round(limitMs / 1000)} s); its destination or handler is failing or too slow`;
+
+export const deadLettersInWindow = (count: number, limit: number, windowMs: number): string =>
+  `${count} messages dead-lettered in the last ${Math.round(windowMs / 1000)} s (threshold ${limit}); list them with listDead(), fix the cause, then replayDead()`;
+
+export const loopStalled = (loop: string, ageMs: number, intervals: number): string =>
+  `loop ${loop} has not ticked for ${Math.round(ageMs / 1000)} s (${intervals} poll intervals) with nothing in flight`;

@@ -7,6 +7,8 @@ import type { DeadLetterQuery, DeadOutboxMessage } from '../interfaces/dead-lett
 import type { EnqueuedMessage, OutboxMessageInput } from '../interfaces/outbox-message.interface.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
+import { CreateSpans } from '../tracing/create-spans.js';
+import { messagingTracer } from '../tracing/messaging-tracer.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { insertOutboxRows } from './insert-outbox-rows.js';
 import { toOutboxRow } from './validate-outbox-message.js';
@@ -42,7 +44,8 @@ export class OutboxService {
    * Enqueues one message, or several in one statement. Every message is validated first: an
    * unknown destination, a payload that cannot be serialized or is over
    * `outbox.maxPayloadBytes`, an invalid key or header throws a typed error and writes nothing.
-   * The active W3C trace context is stored with each message.
+   * The active W3C trace context is stored with each message; with an OpenTelemetry SDK
+   * registered, each message gets a `create` span in the caller's trace and stores its context.
    */
   enqueue<TPayload>(message: OutboxMessageInput<TPayload>, options?: EnqueueOptions): Promise<EnqueuedMessage>;
   enqueue<TPayload>(messages: readonly OutboxMessageInput<TPayload>[], options?: EnqueueOptions): Promise<EnqueuedMessage[]>;
@@ -52,8 +55,17 @@ export class OutboxService {
   ): Promise<EnqueuedMessage | EnqueuedMessage[]> {
     const single = !Array.isArray(input);
     const messages: readonly OutboxMessageInput[] = single ? [input as OutboxMessageInput] : (input as readonly OutboxMessageInput[]);
-    const rows = messages.map((message, index) => toOutboxRow(message, this.options, single ? undefined : index));
-    const result = await insertOutboxRows(this.runner, this.dialect, this.wakeUps, rows, manager);
+    const tracer = messagingTracer();
+    const spans = tracer && new CreateSpans(tracer);
+    let result: EnqueuedMessage[];
+    try {
+      const rows = messages.map((message, index) => toOutboxRow(message, this.options, single ? undefined : index, undefined, spans));
+      result = await insertOutboxRows(this.runner, this.dialect, this.wakeUps, rows, manager);
+    } catch (error) {
+      spans?.endAll(error);
+      throw error;
+    }
+    spans?.endAll();
     return single ? result[0] : result;
   }
 

@@ -66,6 +66,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
       intervalMs,
       tick: (signal) => this.sweep(signal),
       onError: () => metrics.loopError('retention'),
+      onTick: metrics.loopTicker('retention'),
     });
   }
 

@@ -20,21 +20,21 @@ describe.skipIf(!built)('built package', { timeout: 60_000 }, () => {
   it('loads with import', () => {
     const out = run(
       `import('queuebox').then(async (q) => { const m = await import('queuebox/migrations'); const t = await import('queuebox/terminus');
-        const k = await import('queuebox/testing'); const c = await import('queuebox/conformance');
-        console.log([typeof q.QueueBoxModule, typeof q.OutboxService, typeof q.QueueBoxAdmin, m.QueueBoxPostgresMigrations.length, typeof t.QueueBoxHealthIndicator, typeof k.drain, typeof k.RecordingPublisher, typeof c.runConformance].join(',')); })`,
+        const k = await import('queuebox/testing'); const c = await import('queuebox/conformance'); const e = await import('queuebox/event-emitter');
+        console.log([typeof q.QueueBoxModule, typeof q.OutboxService, typeof q.QueueBoxAdmin, m.QueueBoxPostgresMigrations.length, typeof t.QueueBoxHealthIndicator, typeof k.drain, typeof k.RecordingPublisher, typeof c.runConformance, typeof e.QueueBoxEventEmitterModule, typeof q.QueueBoxEvents].join(',')); })`,
       'module',
     );
-    expect(out).toBe('function,function,function,3,function,function,function,function');
+    expect(out).toBe('function,function,function,3,function,function,function,function,function,function');
   });
 
   it('loads with require', () => {
     const out = run(
       `const q = require('queuebox'); const m = require('queuebox/migrations'); const t = require('queuebox/terminus');
-       const k = require('queuebox/testing'); const c = require('queuebox/conformance');
-       console.log([typeof q.QueueBoxModule, typeof q.ClaimLostError, m.QueueBoxPostgresMigrations.length, typeof t.QueueBoxHealthModule, typeof k.QueueBoxTestingModule, typeof k.startEmbeddedPostgres, typeof c.formatConformanceReport].join(','));`,
+       const k = require('queuebox/testing'); const c = require('queuebox/conformance'); const e = require('queuebox/event-emitter');
+       console.log([typeof q.QueueBoxModule, typeof q.ClaimLostError, m.QueueBoxPostgresMigrations.length, typeof t.QueueBoxHealthModule, typeof k.QueueBoxTestingModule, typeof k.startEmbeddedPostgres, typeof c.formatConformanceReport, e.QUEUEBOX_EVENT_PREFIX].join(','));`,
       'commonjs',
     );
-    expect(out).toBe('function,function,3,function,function,function,function');
+    expect(out).toBe('function,function,3,function,function,function,function,queuebox.');
   });
 
   it('exposes only the intended subpaths', () => {
