@@ -1,7 +1,7 @@
 import { WalkCursor } from '../../../lib/claims/walk-cursor.js';
 import { MssqlDialect } from '../../../lib/dialects/mssql/mssql.dialect.js';
 import { mssqlSchemaSteps } from '../../../lib/dialects/mssql/mssql-schema-steps.js';
-import type { ClaimPlan, ClaimRequest, SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
+import type { ClaimPlan, ClaimRequest, DeadRowPage, SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
 import { resolveOptions } from '../../../lib/options/resolve-options.js';
 
 /*
@@ -31,6 +31,12 @@ export const methodsWithoutStatements = new Set(['constructor', 'execute', 'clas
 const token = '4f0c6c1e-58d6-4c53-9a43-1b2d3e4f5a6b';
 const row = { id: '42', token };
 const request: ClaimRequest = new WalkCursor().request(100, 30_000);
+/** A page of dead rows with every filter field set: the statement text is the same either way. */
+const deadPage: DeadRowPage = {
+  afterId: '0',
+  limit: 50,
+  filter: { stream: 'billing', errorContains: 'HTTP 503', deadSince: new Date('2026-01-01T00:00:00Z'), deadBefore: new Date('2026-01-02T00:00:00Z') },
+};
 const outboxRow = (delayMs: number) => ({ messageId: '0193b2c4-0000-7000-8000-00000000000a', destination: 'billing', key: 'order-1', headers: '{}', payload: '{"n":1}', delayMs });
 
 /** The statements of a claim plan: probe, lock set-up, lock, claim. */
@@ -70,8 +76,17 @@ export function mssqlStatementInventory(configuration: TableConfiguration): Map<
       [`purge-${table}-dead`, { method: 'purgeFinished', statement: dialect.purgeFinished(table, 'dead', 86_400_000, 1_000) }],
       [`replay-dead-${table}`, { method: 'replayDead', statement: dialect.replayDead(table, ['1', '2']) }],
     ]),
-    ['list-dead-outbox', { method: 'listDeadOutbox', statement: dialect.listDeadOutbox('0', 50) }],
-    ['list-dead-inbox', { method: 'listDeadInbox', statement: dialect.listDeadInbox('0', 50) }],
+    ['list-dead-outbox', { method: 'listDeadOutbox', statement: dialect.listDeadOutbox(deadPage) }],
+    ['list-dead-inbox', { method: 'listDeadInbox', statement: dialect.listDeadInbox(deadPage) }],
+    ...(['outbox', 'inbox'] as const).flatMap((table): Array<[string, InventoryStatement]> => [
+      [`inspect-dead-${table}`, { method: 'inspectDead', statement: dialect.inspectDead(table, '42', true) }],
+      [`replay-dead-matching-${table}`, { method: 'replayDeadMatching', statement: dialect.replayDeadMatching(table, deadPage) }],
+      [`discard-dead-${table}`, { method: 'discardDead', statement: dialect.discardDead(table, ['1', '2']) }],
+      [`discard-dead-matching-${table}`, { method: 'discardDeadMatching', statement: dialect.discardDeadMatching(table, deadPage) }],
+      [`row-states-${table}`, { method: 'rowStates', statement: dialect.rowStates(table, ['1', '2']) }],
+      [`blocked-keys-${table}`, { method: 'blockedKeys', statement: dialect.blockedKeys(table, 100) }],
+      [`claims-at-risk-${table}`, { method: 'claimsAtRisk', statement: dialect.claimsAtRisk(table, 30_000, 100) }],
+    ]),
   ];
   mssqlSchemaSteps(tables).forEach((step) => {
     const slug = step.name.toLowerCase();
