@@ -71,6 +71,7 @@ export { InvalidArgumentError } from './errors/invalid-argument.error.js';
 export { InvalidPullWorkerError } from './errors/invalid-pull-worker.error.js';
 export { DuplicatePullWorkerError } from './errors/duplicate-pull-worker.error.js';
 export { PublishFailedError } from './errors/publish-failed.error.js';
+export { CliUsageError } from './errors/cli-usage.error.js';
 export { DeadLetterNotFoundError } from './errors/dead-letter-not-found.error.js';
 
 export { checkWebhookSignatures, webhookSignatures, type SignatureCheck } from './signatures/webhook-signature.js';

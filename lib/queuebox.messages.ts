@@ -225,6 +225,29 @@ export const shutdownLeftRows = (count: number, timeoutMs: number): string =>
 export const releasedRunner = (): string =>
   'The EntityManager passed to QueueBox belongs to a transaction that has ended (its query runner is released); pass the manager of the open transaction.';
 
+export const retentionScheduleOnly = (path: string, interval = false): string =>
+  interval
+    ? `QueueBox option "${path}" is set together with "retention.schedule": the sweeper runs either on the schedule or every intervalMs. Remove one of them.`
+    : `QueueBox option "${path}" applies only to a scheduled sweeper; it must be left out, or "retention.schedule" set.`;
+
+export const retentionScheduleNeedsAges = (): string =>
+  `QueueBox option "retention.schedule" is set, but no retention age is: the scheduled sweeper would delete nothing. Set "retention.outboxSentMs", "retention.inboxProcessedMs" or "retention.deadMs".`;
+
+export const schedulePackageMissing = (): string =>
+  `QueueBox option "retention.schedule" needs the optional package "@nestjs/schedule". Install it (npm install @nestjs/schedule) and import ScheduleModule.forRoot() in the application module.`;
+
+export const schedulePackageBroken = (reason: string): string =>
+  `QueueBox option "retention.schedule" needs "@nestjs/schedule", which failed to load (${reason}). Reinstall it: npm install @nestjs/schedule`;
+
+export const scheduleModuleMissing = (): string =>
+  `QueueBox option "retention.schedule" is set, but no SchedulerRegistry is available: import ScheduleModule.forRoot() from "@nestjs/schedule" in the application module.`;
+
+export const invalidCronExpression = (expression: string, reason: string): string =>
+  `QueueBox option "retention.schedule" is ${JSON.stringify(expression)}, which the cron library refuses (${reason}); it must be a valid cron expression.`;
+
+export const duplicateRetentionJob = (name: string): string =>
+  `QueueBox option "retention.jobName" is "${name}", a name SchedulerRegistry already holds a cron job under; it must be a name of its own.`;
+
 export const invalidTable = (field: string): string => `${field} must be 'outbox' or 'inbox'.`;
 
 export const invalidFilterText = (field: string, max: number): string => `${field} must be a non-empty string of at most ${max} characters.`;

@@ -2,6 +2,7 @@ import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, QueueBoxTable, RowState
 import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type {
   BacklogRow,
+  DeadCountRow,
   ClaimedInboxRow,
   ClaimedOutboxRow,
   ClaimProgress,
@@ -102,6 +103,8 @@ export const decodeInsertedOutbox = (rows: readonly DriverRow[]): InsertedOutbox
 
 export const decodeBacklog = (rows: readonly DriverRow[]): BacklogRow[] =>
   rows.map((row) => ({ label: text(row.label), pending: int(row.pending), oldestAgeSeconds: Math.max(0, Number(row.oldest_age_seconds)) }));
+
+export const decodeDeadCounts = (rows: readonly DriverRow[]): DeadCountRow[] => rows.map((row) => ({ label: text(row.label), dead: int(row.dead) }));
 
 export const decodeDeadOutbox = (rows: readonly DriverRow[]): DeadOutboxMessage[] =>
   rows.map((row) => ({

@@ -11,6 +11,7 @@ import type {
   ClaimedOutboxRow,
   ClaimResult,
   CompletionRow,
+  DeadCountRow,
   DatabaseErrorKind,
   DatabaseFacts,
   DriverRow,
@@ -186,6 +187,8 @@ export interface SqlDialect {
   inspectDead(table: ClaimTable, id: string, withPayload: boolean): SqlStatement<DeadLetterDetail | undefined>;
   /** Deletes up to `limit` rows finished (`done`) or dead longer than `olderThanMs` ago. */
   purgeFinished(table: ClaimTable, state: 'done' | 'dead', olderThanMs: number, limit: number): SqlStatement<string[]>;
+  /** Dead rows per destination (outbox) or source (inbox). */
+  deadCounts(table: ClaimTable): SqlStatement<DeadCountRow[]>;
   /** Dead rows back to pending; the ids that were dead. */
   replayDead(table: ClaimTable, ids: readonly string[]): SqlStatement<string[]>;
   /** One chunk of a replay by filter: the page's dead rows back to pending, in one statement; their ids. */

@@ -85,6 +85,12 @@ export interface BacklogRow {
   oldestAgeSeconds: number;
 }
 
+/** Dead rows of one destination (outbox) or source (inbox). */
+export interface DeadCountRow {
+  label: string;
+  dead: number;
+}
+
 /** What a start-up probe found out about the database (SQL Server: compatibility level, RCSI). */
 export interface DatabaseFacts {
   /** Problems that stop QueueBox from working on this database. */

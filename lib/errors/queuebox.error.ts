@@ -14,6 +14,7 @@ export type QueueBoxErrorCode =
   | 'INVALID_PULL_WORKER'
   | 'DUPLICATE_PULL_WORKER'
   | 'PUBLISH_FAILED'
+  | 'CLI_USAGE'
   | 'DEAD_LETTER_NOT_FOUND';
 
 /**

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as publicApi from '../../lib/index.js';
@@ -37,6 +37,13 @@ describe.skipIf(!built)('built package', { timeout: 60_000 }, () => {
 
   it('exposes only the intended subpaths', () => {
     expect(() => run(`require('queuebox/dist/claims/claim.repository.js')`, 'commonjs')).toThrow();
+  });
+
+  it('has a queuebox bin: a built file with a shebang that runs', () => {
+    const { bin } = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { bin: Record<string, string> };
+    const file = `${root}/${bin.queuebox}`;
+    expect(readFileSync(file, 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
+    expect(execFileSync(process.execPath, [file, '--help'], { cwd: root, encoding: 'utf8' })).toContain('Usage: queuebox <command>');
   });
 });
 

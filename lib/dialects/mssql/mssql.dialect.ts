@@ -2,6 +2,7 @@ import type { QueryRunner } from 'typeorm';
 import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../../interfaces/dead-letter.interface.js';
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import { deadCounts as deadCountsSql } from './dead-counts.sql.js';
 import { mssqlCompatibilityTooLow, mssqlDatabaseMode } from '../../queuebox.messages.js';
 import {
   claimDecoder,
@@ -11,6 +12,7 @@ import {
   claimsAtRiskDecoder,
   deadDetailDecoder,
   decodeBacklog,
+  decodeDeadCounts,
   decodeDeadInbox,
   decodeDeadOutbox,
   decodeIds,
@@ -37,6 +39,7 @@ import type {
 } from '../sql-dialect.interface.js';
 import type {
   BacklogRow,
+  DeadCountRow,
   ClaimedInboxRow,
   ClaimedOutboxRow,
   ClaimResult,
@@ -130,6 +133,7 @@ export class MssqlDialect implements SqlDialect {
           [`blockedKeys:${table}`, blocked.blockedKeys(tables, table)],
           [`rowStates:${table}`, rows.rowStates(tables, table)],
           [`claimsAtRisk:${table}`, atRisk.claimsAtRisk(tables, table)],
+          [`deadCounts:${table}`, deadCountsSql(tables, table)],
           [`purge:${table}:done`, retention.purgeFinished(tables, table, 'done')],
           [`purge:${table}:dead`, retention.purgeFinished(tables, table, 'dead')],
         ]),
@@ -280,6 +284,10 @@ export class MssqlDialect implements SqlDialect {
 
   claimsAtRisk(table: ClaimTable, withinMs: number, limit: number): SqlStatement<ClaimAtRisk[]> {
     return { sql: this.text[`claimsAtRisk:${table}`], params: [intParam(withinMs), intParam(limit)], decode: claimsAtRiskDecoder(table) };
+  }
+
+  deadCounts(table: ClaimTable): SqlStatement<DeadCountRow[]> {
+    return { sql: this.text[`deadCounts:${table}`], params: [], decode: decodeDeadCounts };
   }
 
   /**

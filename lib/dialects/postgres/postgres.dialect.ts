@@ -4,6 +4,7 @@ import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../
 import type { DeadInboxMessage, DeadOutboxMessage } from '../../interfaces/dead-letter.interface.js';
 import type { WakeUpTransport } from '../../interfaces/wake-up-transport.interface.js';
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import { deadCounts as deadCountsSql } from './dead-counts.sql.js';
 import {
   claimDecoder,
   completionDecoder,
@@ -11,6 +12,7 @@ import {
   claimsAtRiskDecoder,
   deadDetailDecoder,
   decodeBacklog,
+  decodeDeadCounts,
   decodeDeadInbox,
   decodeDeadOutbox,
   decodeIds,
@@ -39,6 +41,7 @@ import type {
 } from '../sql-dialect.interface.js';
 import type {
   BacklogRow,
+  DeadCountRow,
   ClaimedInboxRow,
   ClaimedOutboxRow,
   CompletionRow,
@@ -117,6 +120,7 @@ export class PostgresDialect implements SqlDialect {
           [`blockedKeys:${table}`, blocked.blockedKeys(tables, table)],
           [`rowStates:${table}`, rows.rowStates(tables, table)],
           [`claimsAtRisk:${table}`, atRisk.claimsAtRisk(tables, table)],
+          [`deadCounts:${table}`, deadCountsSql(tables, table)],
           [`purge:${table}:done`, retention.purgeFinished(tables, table, 'done')],
           [`purge:${table}:dead`, retention.purgeFinished(tables, table, 'dead')],
         ]),
@@ -267,6 +271,10 @@ export class PostgresDialect implements SqlDialect {
 
   claimsAtRisk(table: ClaimTable, withinMs: number, limit: number): SqlStatement<ClaimAtRisk[]> {
     return { sql: this.text[`claimsAtRisk:${table}`], params: [withinMs, limit], decode: claimsAtRiskDecoder(table) };
+  }
+
+  deadCounts(table: ClaimTable): SqlStatement<DeadCountRow[]> {
+    return { sql: this.text[`deadCounts:${table}`], params: [], decode: decodeDeadCounts };
   }
 
   /** A hot statement: named after its text, so that every connection prepares it once. */

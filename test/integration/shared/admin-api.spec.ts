@@ -143,6 +143,7 @@ describeWithDatabase('QueueBoxAdminModule: the admin API', () => {
       const discard = await json('dead/outbox/discard', { method: 'POST', body: JSON.stringify({ filter: { errorContains: 'gone' }, chunkSize: 10 }) });
       expect(discard).toEqual({ status: 200, body: { count: 1, chunks: 2 } });
       expect(await stateOf(replayed)).toBe('pending');
+      expect((await json(`rows/outbox?ids=${discarded}`)).body.items).toEqual([]);
       expect((await json(`rows/outbox?ids=${replayed},${kept}`)).body.items).toEqual([
         { id: replayed, state: 'pending', attempts: 0 },
         { id: kept, state: 'dead', attempts: 1 },

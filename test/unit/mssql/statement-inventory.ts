@@ -31,11 +31,11 @@ export const methodsWithoutStatements = new Set(['constructor', 'execute', 'clas
 const token = '4f0c6c1e-58d6-4c53-9a43-1b2d3e4f5a6b';
 const row = { id: '42', token };
 const request: ClaimRequest = new WalkCursor().request(100, 30_000);
-/** A page of dead rows with every filter field set: the statement text is the same either way. */
+/** A dead-letter page with every filter set, so that each bound parameter shows up. */
 const deadPage: DeadRowPage = {
+  filter: { stream: 'billing', errorContains: 'HTTP 5', deadSince: new Date('2026-11-30T00:00:00Z'), deadBefore: new Date('2026-12-01T00:00:00Z') },
   afterId: '0',
   limit: 50,
-  filter: { stream: 'billing', errorContains: 'HTTP 503', deadSince: new Date('2026-01-01T00:00:00Z'), deadBefore: new Date('2026-01-02T00:00:00Z') },
 };
 const outboxRow = (delayMs: number) => ({ messageId: '0193b2c4-0000-7000-8000-00000000000a', destination: 'billing', key: 'order-1', headers: '{}', payload: '{"n":1}', delayMs });
 
@@ -84,8 +84,9 @@ export function mssqlStatementInventory(configuration: TableConfiguration): Map<
       [`discard-dead-${table}`, { method: 'discardDead', statement: dialect.discardDead(table, ['1', '2']) }],
       [`discard-dead-matching-${table}`, { method: 'discardDeadMatching', statement: dialect.discardDeadMatching(table, deadPage) }],
       [`row-states-${table}`, { method: 'rowStates', statement: dialect.rowStates(table, ['1', '2']) }],
-      [`blocked-keys-${table}`, { method: 'blockedKeys', statement: dialect.blockedKeys(table, 100) }],
-      [`claims-at-risk-${table}`, { method: 'claimsAtRisk', statement: dialect.claimsAtRisk(table, 30_000, 100) }],
+      [`blocked-keys-${table}`, { method: 'blockedKeys', statement: dialect.blockedKeys(table, 50) }],
+      [`claims-at-risk-${table}`, { method: 'claimsAtRisk', statement: dialect.claimsAtRisk(table, 10_000, 50) }],
+      [`dead-counts-${table}`, { method: 'deadCounts', statement: dialect.deadCounts(table) }],
     ]),
   ];
   mssqlSchemaSteps(tables).forEach((step) => {
