@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StatementRunner } from '../../lib/claims/statement-runner.js';
-import { MssqlDialect } from '../../lib/dialects/mssql/mssql.dialect.js';
-import type { DeadRowPage, SqlStatement } from '../../lib/dialects/sql-dialect.interface.js';
-import { resolveOptions } from '../../lib/options/resolve-options.js';
-import { createFakeMssql, type FakeMssql, type FakeResponse } from '../fixtures/fake-mssql/index.js';
+import { StatementRunner } from '../../../lib/claims/statement-runner.js';
+import { MssqlDialect } from '../../../lib/dialects/mssql/mssql.dialect.js';
+import type { DeadRowPage, SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
+import { resolveOptions } from '../../../lib/options/resolve-options.js';
+import { createFakeMssql, type FakeMssql, type FakeResponse } from '../../fixtures/fake-mssql/index.js';
 
 /*
  * The admin's SQL Server statements (dead letters, blocked keys, claims at risk): what the parsers
