@@ -131,20 +131,19 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
       throw new InvalidQueueBoxOptionsError('retention.schedule', scheduleModuleMissing());
     }
     if (registry.doesExist('cron', jobName)) throw new InvalidQueueBoxOptionsError('retention.jobName', duplicateRetentionJob(jobName));
-    const controller = new AbortController();
-    const scheduled: ScheduledSweep = { job: undefined as never, registry, controller, consecutiveErrors: 0 };
-    scheduled.job = peer.createJob(cron, timeZone, () => this.scheduledSweep(scheduled));
-    registry.addCronJob(jobName, scheduled.job as never);
-    scheduled.job.start();
-    this.scheduled = scheduled;
+    const job = peer.createJob(cron, timeZone, () => this.scheduledSweep());
+    this.scheduled = { job, registry, controller: new AbortController(), consecutiveErrors: 0 };
+    registry.addCronJob(jobName, job as never);
+    job.start();
   }
 
   /**
    * One scheduled run. Failures are logged and counted like the loop's, never thrown into the
    * cron library; the next run comes at the next scheduled time.
    */
-  private scheduledSweep(scheduled: ScheduledSweep): Promise<void> {
-    if (scheduled.controller.signal.aborted) return Promise.resolve();
+  private scheduledSweep(): Promise<void> {
+    const scheduled = this.scheduled;
+    if (!scheduled || scheduled.controller.signal.aborted) return Promise.resolve();
     scheduled.running = this.sweep(scheduled.controller.signal).then(
       () => {
         scheduled.lastRunAt = new Date();

@@ -16,6 +16,12 @@ const root = fileURLToPath(new URL('../../..', import.meta.url));
  */
 const build = join(root, 'node_modules', '.cache', `queuebox-cli-${randomBytes(4).toString('hex')}`);
 
+/**
+ * Each test starts several node processes that boot Nest: on a CI machine shared with other test
+ * files that takes longer than the suite's 60 s default. A bound on a hang, not a timed assertion.
+ */
+const CLI_TEST_TIMEOUT_MS = 180_000;
+
 interface Run {
   code: number;
   stdout: string;
@@ -71,7 +77,7 @@ describeWithDatabase('queuebox CLI against a database with rows', () => {
     await testDatabase().seedOutbox(db, ddlSchema, { key: null, count: 2, destination: 'ddl' });
     const status = json<{ backlog: { outbox: { name: string; pending: number }[] } }>(await queuebox(['status', '--url', url, '--schema', ddlSchema, '--json']));
     expect(status.backlog.outbox).toEqual([expect.objectContaining({ name: 'ddl', pending: 2 })]);
-  });
+  }, CLI_TEST_TIMEOUT_MS);
 
   it('reports backlog, dead counts, blocked keys and claims at risk', async () => {
     await testDatabase().seedOutbox(db, schema, { key: null, count: 3, destination: 'billing' });
@@ -97,7 +103,7 @@ describeWithDatabase('queuebox CLI against a database with rows', () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/outbox\s+billing\s+4\s+\d+ s\s+1/);
     expect(text.stdout).toContain('order-1');
-  });
+  }, CLI_TEST_TIMEOUT_MS);
 
   it('lists, replays and discards dead letters, by ids and by filter, only with --yes', async () => {
     // On the rows of the previous test (the specs of a file run in order), plus an older dead one.
@@ -133,7 +139,7 @@ describeWithDatabase('queuebox CLI against a database with rows', () => {
     const text = await queuebox(['dead', 'replay', ...at(), '--table', 'inbox', '--all', '--yes']);
     // By filter, the last (empty) chunk is what says there is no more.
     expect(text).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Replayed 1 dead inbox row in \d+ chunks?\.\n$/) });
-  });
+  }, CLI_TEST_TIMEOUT_MS);
 
   it('exits 1 on an operational failure and 2 on a usage error, never printing the password', async () => {
     const secret = `pw${randomBytes(6).toString('hex')}`;
@@ -153,5 +159,5 @@ describeWithDatabase('queuebox CLI against a database with rows', () => {
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('--limit');
     expect(usage.stderr).not.toContain(secret);
-  });
+  }, CLI_TEST_TIMEOUT_MS);
 });

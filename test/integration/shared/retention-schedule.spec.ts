@@ -43,9 +43,9 @@ describeWithDatabase('retention on a schedule: a named cron job in SchedulerRegi
   });
 
   it('registers the job, deletes only finished rows past their ages in chunks when run, and stops through the registry', async () => {
-    const oldSent: string[] = [];
     // Two full chunks and a partial one: the sweep must repeat a rule while its chunks come back full.
-    for (let i = 0; i < 2 * CHUNK + 50; i += 1) oldSent.push(await outboxRow('sent', 3));
+    const oldSentCount = 2 * CHUNK + 50;
+    await testDatabase().seedSentOutbox(db, schema, { count: oldSentCount, finishedAgoMs: 3 * HOUR });
     const recentSent = await outboxRow('sent', 0.5);
     const oldDead = await outboxRow('dead', 30);
     const recentDead = await outboxRow('dead', 3);
@@ -71,7 +71,7 @@ describeWithDatabase('retention on a schedule: a named cron job in SchedulerRegi
     const retentionLoop = () => app!.app.get(QueueBoxAdmin).loops().find((loop) => loop.component === 'retention');
     expect(retentionLoop()).toMatchObject({ state: 'running', lastTickAt: null });
     // Scheduled, not on an interval: nothing is deleted until the job runs.
-    expect(await ids('outbox')).toHaveLength(oldSent.length + 5);
+    expect(await ids('outbox')).toHaveLength(oldSentCount + 5);
 
     const dialect = app.app.get<SqlDialect>(QUEUEBOX_SQL_DIALECT, { strict: false });
     const purge = vi.spyOn(dialect, 'purgeFinished');
