@@ -61,14 +61,14 @@ describe.skipIf(!installed && !process.env.CI)('T-SQL grammar gate (sqlfluff, ts
   const brokenDir = mkdtempSync(join(tmpdir(), 'queuebox-broken-tsql-'));
   afterAll(() => rmSync(brokenDir, { recursive: true, force: true }));
 
-  it('parses every statement the SQL Server dialect can send, in both table configurations', { timeout: 300_000 }, async () => {
+  it('parses every statement the SQL Server dialect can send, in both table configurations', { timeout: 900_000 }, async () => {
     const { code, report } = await gate(SNAPSHOTS);
     expect(report.files.length).toBeGreaterThanOrEqual(100);
     expect(report.files.filter((file) => !file.ok)).toEqual([]);
     expect(code).toBe(0);
   });
 
-  it('rejects broken statements: the gate can fail', { timeout: 300_000 }, async () => {
+  it('rejects broken statements: the gate can fail', { timeout: 900_000 }, async () => {
     const broken = brokenStatements();
     for (const [name, text] of Object.entries(broken)) {
       expect(text, `${name} is a real mutation`).not.toBe('');
