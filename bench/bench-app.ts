@@ -30,6 +30,8 @@ export interface RepositoryTimers {
   reclaim: StatementTimer;
   /** performance.now() when the first claim statement started. */
   firstClaimAt?: number;
+  /** Called once, as the first claim statement starts (a run's clocks start there). */
+  onFirstClaim?: () => void;
   /** Rows marked sent by completeMany, as they come back. */
   sent: number;
   onSent?: (total: number) => void;
@@ -57,7 +59,10 @@ class RepositoryInstrumentation implements OnModuleInit {
     const renew = repo.renew.bind(repo);
     const reclaimExpired = repo.reclaimExpired.bind(repo);
     repo.claimOutbox = (...args) => {
-      timers.firstClaimAt ??= performance.now();
+      if (timers.firstClaimAt === undefined) {
+        timers.firstClaimAt = performance.now();
+        timers.onFirstClaim?.();
+      }
       return timers.claim.time(() => claimOutbox(...args), (result) => result.rows.length);
     };
     repo.completeMany = async <Row extends ClaimedOutboxRow | ClaimedInboxRow>(claims: readonly Claim[], handOffLeaseMs?: number, options?: FencedWriteOptions) => {
