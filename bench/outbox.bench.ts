@@ -17,6 +17,7 @@ import { drainScenario } from './drain.scenario.js';
 import { enqueueScenario } from './enqueue.scenario.js';
 import { latencyScenario } from './latency.scenario.js';
 import { orderedDrainScenario, peersDrainScenario } from './peers.scenario.js';
+import { producerScenario } from './producer.scenario.js';
 import { printSummary, type CaseResult } from './peers/compare.js';
 
 async function main(): Promise<void> {
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
     const cases: CaseResult[] = [];
     if (config.scenarios.has('peers')) cases.push(...(await peersDrainScenario(ctx, config)));
     if (config.scenarios.has('ordered')) cases.push(...(await orderedDrainScenario(ctx, config)));
+    if (config.scenarios.has('producer')) await producerScenario(ctx, config);
     if (config.scenarios.has('drain')) await drainScenario(ctx, config);
     if (config.scenarios.has('latency')) await latencyScenario(ctx, config);
     if (config.scenarios.has('enqueue')) await enqueueScenario(ctx, config);
