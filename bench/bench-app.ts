@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Inject, Injectable, Module, type DynamicModule, type INestApplicationContext, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Module, type DynamicModule, type Provider, type INestApplicationContext, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef, NestFactory } from '@nestjs/core';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
@@ -90,6 +90,8 @@ export interface BenchAppOptions {
   schema: string;
   poolSize: number;
   queuebox: Omit<QueueBoxModuleOptions, 'schema' | 'destinations'>;
+  /** More providers of the application (a `@PullWorker` class). */
+  providers?: Provider[];
   /** Called before the loops start (to set `onPublish`, `timers.onSent`). */
   prepare?(publisher: NoopPublisher, timers: RepositoryTimers): void;
 }
@@ -126,6 +128,7 @@ export async function startBenchApp(options: BenchAppOptions): Promise<BenchApp>
           { provide: NoopPublisher, useValue: publisher },
           { provide: REPOSITORY_TIMERS, useValue: timers },
           RepositoryInstrumentation,
+          ...(options.providers ?? []),
         ],
       };
     }

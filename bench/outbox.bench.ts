@@ -18,6 +18,7 @@ import { enqueueScenario } from './enqueue.scenario.js';
 import { latencyScenario } from './latency.scenario.js';
 import { orderedDrainScenario, peersDrainScenario } from './peers.scenario.js';
 import { producerScenario } from './producer.scenario.js';
+import { pullScenario } from './pull.scenario.js';
 import { printSummary, type CaseResult } from './peers/compare.js';
 
 async function main(): Promise<void> {
@@ -51,6 +52,7 @@ async function main(): Promise<void> {
     if (config.scenarios.has('peers')) cases.push(...(await peersDrainScenario(ctx, config)));
     if (config.scenarios.has('ordered')) cases.push(...(await orderedDrainScenario(ctx, config)));
     if (config.scenarios.has('producer')) await producerScenario(ctx, config);
+    if (config.scenarios.has('pull')) cases.push(...(await pullScenario(ctx, config)));
     if (config.scenarios.has('drain')) await drainScenario(ctx, config);
     if (config.scenarios.has('latency')) await latencyScenario(ctx, config);
     if (config.scenarios.has('enqueue')) await enqueueScenario(ctx, config);
