@@ -19,6 +19,7 @@ import { latencyScenario } from './latency.scenario.js';
 import { orderedDrainScenario, peersDrainScenario } from './peers.scenario.js';
 import { producerScenario } from './producer.scenario.js';
 import { pullScenario } from './pull.scenario.js';
+import { backlogScenario } from './backlog.scenario.js';
 import { printSummary, type CaseResult } from './peers/compare.js';
 
 async function main(): Promise<void> {
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
     if (config.scenarios.has('ordered')) cases.push(...(await orderedDrainScenario(ctx, config)));
     if (config.scenarios.has('producer')) await producerScenario(ctx, config);
     if (config.scenarios.has('pull')) cases.push(...(await pullScenario(ctx, config)));
+    if (config.scenarios.has('backlog')) await backlogScenario(ctx, config);
     if (config.scenarios.has('drain')) await drainScenario(ctx, config);
     if (config.scenarios.has('latency')) await latencyScenario(ctx, config);
     if (config.scenarios.has('enqueue')) await enqueueScenario(ctx, config);
@@ -61,6 +63,13 @@ async function main(): Promise<void> {
     print(`\nbench finished in ${f0((performance.now() - started) / 1000)} s`);
   } finally {
     await admin.end();
+    // A connection a peer library has not closed yet is cut by the server's shutdown (57P01):
+    // expected here, and not worth a crash report.
+    process.on('uncaughtException', (error: Error & { code?: string }) => {
+      if (error.code === '57P01') return;
+      console.error(error);
+      process.exitCode = 1;
+    });
     await server.stop();
   }
 }
