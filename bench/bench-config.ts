@@ -22,6 +22,8 @@ export interface PeersConfig {
   orderedLoops: number;
   /** Longest one run may take; a run cut short reports the rate of what it finished. */
   runCapMs: number;
+  /** The same for the ordered drains, where the slowest systems run at tens of messages per second. */
+  orderedCapMs: number;
   producer: { rates: number[]; seconds: number; keys: number };
   pull: { rows: number; concurrency: number };
   backlog: { finished: number; pending: number; keys: number; claims: number };
@@ -38,6 +40,7 @@ function peersConfig(quick: boolean, reps: number): PeersConfig {
       ordered: [{ keys: 100, rows: 2_000 }, { keys: 10, rows: 1_000 }, { keys: 1, rows: 200 }],
       orderedLoops: 10,
       runCapMs: 30_000,
+      orderedCapMs: 15_000,
       producer: { rates: [200], seconds: 2, keys: 100 },
       pull: { rows: 500, concurrency: 10 },
       backlog: { finished: 20_000, pending: 2_000, keys: 5, claims: 5 },
@@ -51,6 +54,7 @@ function peersConfig(quick: boolean, reps: number): PeersConfig {
     ordered: [{ keys: 100, rows: 20_000 }, { keys: 10, rows: 10_000 }, { keys: 1, rows: 2_000 }],
     orderedLoops: 10,
     runCapMs: int('QUEUEBOX_BENCH_RUN_CAP_MS', 90_000),
+    orderedCapMs: int('QUEUEBOX_BENCH_ORDERED_CAP_MS', 30_000),
     producer: { rates: intList('QUEUEBOX_BENCH_PRODUCER_RATES', [200, 1_000]), seconds: int('QUEUEBOX_BENCH_PRODUCER_SECONDS', 10), keys: 100 },
     pull: { rows: int('QUEUEBOX_BENCH_PULL_ROWS', 5_000), concurrency: 10 },
     backlog: { finished: int('QUEUEBOX_BENCH_BACKLOG_FINISHED', 1_000_000), pending: int('QUEUEBOX_BENCH_BACKLOG_PENDING', 100_000), keys: 5, claims: 20 },

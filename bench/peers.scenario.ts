@@ -27,12 +27,12 @@ export async function peersDrainScenario(ctx: BenchContext, config: BenchConfig)
 export async function orderedDrainScenario(ctx: BenchContext, config: BenchConfig): Promise<CaseResult[]> {
   const cfg = config.peers;
   ctx.heading(
-    `Ordered drain: rows round-robin over K keys, ${cfg.orderedLoops} loops-equivalent (concurrency ${cfg.orderedLoops * cfg.slotsPerLoop}); graphile-worker: queue_name = key, with localQueue and in its default mode; ${cfg.reps} paired rep(s)`,
+    `Ordered drain: rows round-robin over K keys, ${cfg.orderedLoops} loops-equivalent (concurrency ${cfg.orderedLoops * cfg.slotsPerLoop}); graphile-worker: queue_name = key, with localQueue and in its default mode; a run is cut after ${f0(cfg.orderedCapMs / 1000)} s and reports the rate of what it finished; ${cfg.reps} paired rep(s)`,
   );
   const results: CaseResult[] = [];
   for (const { keys, rows } of cfg.ordered) {
     results.push(
-      await compareDrain(ctx, `ordered, ${keys} key(s), ${f0(rows)} rows`, { rows, keys, loops: cfg.orderedLoops, slotsPerLoop: cfg.slotsPerLoop, capMs: cfg.runCapMs }, ORDERED_RUNNERS, cfg.reps),
+      await compareDrain(ctx, `ordered, ${keys} key(s), ${f0(rows)} rows`, { rows, keys, loops: cfg.orderedLoops, slotsPerLoop: cfg.slotsPerLoop, capMs: cfg.orderedCapMs }, ORDERED_RUNNERS, cfg.reps),
     );
   }
   return results;

@@ -71,7 +71,14 @@ async function main(): Promise<void> {
   let report: ProducerReport;
   if (request.system === 'queuebox') {
     // An API-only replica: enqueue commits, then its wake-up NOTIFY reaches the consumer process.
-    const app = await startBenchApp({ url: request.url, schema: request.schema, poolSize: 20, queuebox: { workers: { enabled: false } } });
+    // QUEUEBOX_BENCH_COALESCE_MS: an experiment with the producer's wake-up window (default: QueueBox's).
+    const coalesceMs = process.env.QUEUEBOX_BENCH_COALESCE_MS ? Number(process.env.QUEUEBOX_BENCH_COALESCE_MS) : undefined;
+    const app = await startBenchApp({
+      url: request.url,
+      schema: request.schema,
+      poolSize: 20,
+      queuebox: { workers: { enabled: false }, ...(coalesceMs === undefined ? {} : { outbox: { notify: { coalesceMs } } }) },
+    });
     try {
       report = await produce(request.rate, request.seconds, async (seq) => {
         await app.dataSource.transaction((manager) => app.outbox.enqueue({ destination: 'noop', payload: benchPayload(seq), key: key(seq) }, { manager }));
