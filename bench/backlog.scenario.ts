@@ -7,7 +7,7 @@ import type { BenchConfig } from './bench-config.js';
 import type { BenchContext } from './bench-context.js';
 import { benchPayload, createBenchSchema, dropBenchSchema, outboxTable } from './bench-schema.js';
 import { f0, f1, f2, median } from './bench-stats.js';
-import { RAW_LEASE_MS, headOfKeyStatements } from './raw-outbox.js';
+import { RAW_LEASE_MS, handWrittenStatements } from './raw-outbox.js';
 
 /** QueueBox's default claim size. */
 const BATCH = 50;
@@ -133,7 +133,7 @@ async function measureTable(ctx: BenchContext, schema: string, label: string, cl
   } catch (error) {
     ctx.print(`      (generic plan not measured: ${(error as Error).message})`);
   }
-  const raw = summarize(await explainClaims(ctx.admin, headOfKeyStatements(schema).claim, [BATCH, RAW_LEASE_MS], 1, false));
+  const raw = summarize(await explainClaims(ctx.admin, handWrittenStatements(schema, true).claim, [BATCH, RAW_LEASE_MS], 1, false));
   const line = (name: string, s: ReturnType<typeof summarize>): string =>
     `${name}: ${f2(s.ms)} ms execution + ${f2(s.planningMs)} ms planning, ${f0(s.buffers)} buffers, ${f0(s.rows)} rows returned`;
   ctx.print(`    ${label}`);

@@ -57,23 +57,30 @@ RETURNING m.id`,
 }
 
 /**
- * The raw head-of-key loop written for QueueBox's v2 indexes (the sql.md 2.2 claim's anti-joins
- * have no index of their own on the v2 table): the oldest pending rows in id order, a keyed one
- * only when no older pending row and no processing row of its (destination, key) exists, probed
- * through `key_pending_ix` and `processing_ix`; rows without a key go straight through. The
- * completion is §2.5's.
+ * The raw loops written for QueueBox's v2 indexes, as someone would hand-write them for one kind
+ * of row (the sql.md 2.2 claim's anti-joins have no index of their own on the v2 table, and a
+ * claim that mixes keyed and unkeyed rows can use neither partial index, so it walks the primary
+ * key past every finished row). The completion is §2.5's.
+ *
+ * - `keyed` false: a plain SKIP LOCKED loop over the oldest unkeyed pending rows (`unkeyed_pending_ix`).
+ * - `keyed` true: the raw head-of-key loop: the oldest keyed pending rows (`keyed_pending_ix`), each
+ *   only when no older pending row and no processing row of its (destination, key) exists, probed
+ *   through `key_pending_ix` and `processing_ix`.
  */
-export function headOfKeyStatements(schema: string): RawStatements {
+export function handWrittenStatements(schema: string, keyed: boolean): RawStatements {
   const t = outboxTable(schema);
+  const filter = keyed
+    ? `o.ordering_key IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM ${t} b WHERE b.destination = o.destination AND b.ordering_key = o.ordering_key AND b.state = 'pending' AND b.id < o.id)
+    AND NOT EXISTS (SELECT 1 FROM ${t} p WHERE p.destination = o.destination AND p.ordering_key = o.ordering_key AND p.state = 'processing')`
+    : `o.ordering_key IS NULL`;
   return {
-    name: 'head-of-key SKIP LOCKED',
+    name: keyed ? 'head-of-key SKIP LOCKED' : 'SKIP LOCKED',
     claim: `
 WITH cand AS (
   SELECT o.id FROM ${t} o
   WHERE o.state = 'pending' AND o.next_attempt_at <= statement_timestamp()
-    AND (o.ordering_key IS NULL OR (
-      NOT EXISTS (SELECT 1 FROM ${t} b WHERE b.destination = o.destination AND b.ordering_key = o.ordering_key AND b.state = 'pending' AND b.id < o.id)
-      AND NOT EXISTS (SELECT 1 FROM ${t} p WHERE p.destination = o.destination AND p.ordering_key = o.ordering_key AND p.state = 'processing')))
+    AND ${filter}
   ORDER BY o.id
   LIMIT $1
   FOR UPDATE OF o SKIP LOCKED

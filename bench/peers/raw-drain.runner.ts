@@ -1,14 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import { countByState, createBenchSchema, dropBenchSchema, rawPool, seedOutbox } from '../bench-schema.js';
 import { sleep } from '../bench-stats.js';
-import { headOfKeyStatements, newRawLoopStats, rawCycle } from '../raw-outbox.js';
+import { handWrittenStatements, newRawLoopStats, rawCycle } from '../raw-outbox.js';
 import { RunClock, poolSizeOf, type DrainRunner } from './drain-run.js';
 
 /**
  * The raw SKIP LOCKED loop on QueueBox's table: `loops` loops of claim(slotsPerLoop) + one batched
- * fenced complete. Its claim takes a row only when it is the head of its key (rows without a key
- * always): the raw head-of-key loop of the ordered drains, and a plain SKIP LOCKED loop when no
- * row has a key.
+ * fenced complete: a plain SKIP LOCKED loop when no row has a key, the raw head-of-key loop (a
+ * row only when it is the head of its key) for the ordered drains.
  */
 export const rawDrainRunner: DrainRunner = {
   name: 'raw loop',
@@ -18,7 +17,7 @@ export const rawDrainRunner: DrainRunner = {
     const pool = rawPool(ctx.url, poolSizeOf(spec));
     try {
       await Promise.all(Array.from({ length: spec.loops }, () => pool.query('SELECT 1')));
-      const sql = headOfKeyStatements(schema);
+      const sql = handWrittenStatements(schema, spec.keys > 0);
       const stats = newRawLoopStats();
       const clock = new RunClock(ctx.postmasterPid);
       const deadline = performance.now() + spec.capMs;
