@@ -70,6 +70,18 @@ export default defineConfig({
           sequence: { groupOrder: 2 },
         },
       },
+      {
+        oxc,
+        test: {
+          // The chaos suite (docs/guides/chaos.md): replica processes on the built package against
+          // QUEUEBOX_PG_URL; runs only with QUEUEBOX_CHAOS=1, reported skipped otherwise.
+          name: 'chaos',
+          include: ['test/chaos/**/*.spec.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 120_000,
+          sequence: { groupOrder: 4 },
+        },
+      },
     ],
   },
 });

@@ -1,0 +1,89 @@
+/**
+ * What one chaos run does: its size, its faults and its timings. Two profiles (`long`, the
+ * default of `npm run chaos`, and `ci`), overridable on the command line:
+ *
+ *   --profile ci|long  --messages N  --replicas N  --control no-fence|no-order  --keep-schema
+ *
+ * The database is `QUEUEBOX_PG_URL` (else the machine's test database); every run works in a
+ * fresh schema of its own, dropped afterwards unless `--keep-schema`.
+ */
+export type ChaosControl = 'no-fence' | 'no-order';
+
+export interface ChaosConfig {
+  profile: 'ci' | 'long';
+  url: string;
+  /** Messages in total: producer enqueues (committed or not), intake deliveries to relay and to pull. */
+  messages: number;
+  replicas: number;
+  control?: ChaosControl;
+  keepSchema: boolean;
+  /** The lease of every claim (outbox, relay, pull), in ms: SIGSTOP outlasts it. */
+  leaseMs: number;
+  /** How long the producers and the intake sender spread their messages over. */
+  produceSeconds: number;
+  /** Mean time between two faults. */
+  faultEveryMs: number;
+  /** A SIGSTOP lasts this long: past the lease, so that every claim the replica held expires. */
+  stopMs: number;
+  /** Longest wait, after the last fault, for every row to be finished. */
+  drainTimeoutMs: number;
+  /** Share of producer transactions rolled back on purpose. */
+  rollbackRate: number;
+  /** Share of intake deliveries sent twice (to two replicas at once). */
+  duplicateRate: number;
+  /** Share of sink answers that are 503, that are delayed a little, that are delayed past the lease. */
+  sinkFailRate: number;
+  sinkDelayRate: number;
+  sinkLongDelayRate: number;
+}
+
+const PROFILES = {
+  ci: { messages: 4_000, replicas: 3, leaseMs: 2_000, produceSeconds: 30, faultEveryMs: 1_500, drainTimeoutMs: 60_000 },
+  long: { messages: 100_000, replicas: 4, leaseMs: 3_000, produceSeconds: 240, faultEveryMs: 3_000, drainTimeoutMs: 600_000 },
+} as const;
+
+/** Reads the profile and the command line's overrides; throws on an unknown flag or value. */
+export function readChaosConfig(argv: readonly string[]): ChaosConfig {
+  const flags = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i];
+    if (!arg.startsWith('--')) throw new Error(`chaos: unexpected argument ${JSON.stringify(arg)}`);
+    const [name, inline] = arg.slice(2).split('=', 2);
+    if (inline !== undefined) flags.set(name, inline);
+    else if (argv[i + 1] !== undefined && !argv[i + 1].startsWith('--')) flags.set(name, argv[(i += 1)]);
+    else flags.set(name, true);
+  }
+  const known = new Set(['profile', 'messages', 'replicas', 'control', 'keep-schema', 'produce-seconds']);
+  for (const name of flags.keys()) if (!known.has(name)) throw new Error(`chaos: unknown option --${name}`);
+  const profileName = flags.get('profile') ?? 'long';
+  if (profileName !== 'ci' && profileName !== 'long') throw new Error('chaos: --profile must be ci or long');
+  const control = flags.get('control');
+  if (control !== undefined && control !== 'no-fence' && control !== 'no-order') throw new Error('chaos: --control must be no-fence or no-order');
+  const profile = PROFILES[profileName];
+  const leaseMs = profile.leaseMs;
+  return {
+    profile: profileName,
+    url: process.env.QUEUEBOX_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    messages: positiveInteger(flags.get('messages'), profile.messages, 'messages'),
+    replicas: positiveInteger(flags.get('replicas'), profile.replicas, 'replicas'),
+    control,
+    keepSchema: flags.get('keep-schema') === true,
+    leaseMs,
+    produceSeconds: positiveInteger(flags.get('produce-seconds'), profile.produceSeconds, 'produce-seconds'),
+    faultEveryMs: profile.faultEveryMs,
+    stopMs: leaseMs + 1_500,
+    drainTimeoutMs: profile.drainTimeoutMs,
+    rollbackRate: 0.1,
+    duplicateRate: 0.2,
+    sinkFailRate: 0.1,
+    sinkDelayRate: 0.05,
+    sinkLongDelayRate: 0.01,
+  };
+}
+
+function positiveInteger(value: string | true | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  const n = typeof value === 'string' ? Number(value) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1) throw new Error(`chaos: --${name} must be a positive integer`);
+  return n;
+}

@@ -1,0 +1,110 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { openSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ReplicaConfig } from './replica/replica-config.js';
+
+type SlotState = 'starting' | 'running' | 'stopped' | 'down';
+
+interface Slot {
+  config: ReplicaConfig;
+  state: SlotState;
+  child?: ChildProcess;
+  /** We killed it: its exit is a fault, not a crash. */
+  killed: boolean;
+  ready?: Promise<void>;
+}
+
+const REPLICA_ENTRY = fileURLToPath(new URL('./replica/replica.js', import.meta.url));
+
+/**
+ * The replica processes: started, restarted when they exit (a SIGKILL of ours, or a crash, which
+ * is counted), paused and resumed. Each replica's output goes to its own log file.
+ */
+export class ReplicaFleet {
+  crashes = 0;
+  private readonly slots: Slot[];
+  private shuttingDown = false;
+
+  constructor(
+    configs: readonly ReplicaConfig[],
+    private readonly logDir: string,
+  ) {
+    this.slots = configs.map((config) => ({ config, state: 'down', killed: false }));
+  }
+
+  get size(): number {
+    return this.slots.length;
+  }
+
+  isRunning(slot: number): boolean {
+    return this.slots[slot].state === 'running';
+  }
+
+  async start(): Promise<void> {
+    await Promise.all(this.slots.map((_, i) => this.spawn(i)));
+  }
+
+  kill(slot: number): void {
+    const s = this.slots[slot];
+    s.killed = true;
+    s.child?.kill('SIGKILL');
+  }
+
+  pause(slot: number): void {
+    this.slots[slot].child?.kill('SIGSTOP');
+    this.slots[slot].state = 'stopped';
+  }
+
+  resume(slot: number): void {
+    const s = this.slots[slot];
+    if (s.state !== 'stopped') return;
+    s.child?.kill('SIGCONT');
+    s.state = 'running';
+  }
+
+  /** Resumes the paused, then stops every replica with SIGTERM (SIGKILL after `graceMs`). */
+  async shutdown(graceMs: number): Promise<void> {
+    this.shuttingDown = true;
+    await Promise.all(
+      this.slots.map(async (s, i) => {
+        this.resume(i);
+        const child = s.child;
+        if (!child || child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+        await exited;
+        clearTimeout(timer);
+      }),
+    );
+  }
+
+  private spawn(slot: number): Promise<void> {
+    const s = this.slots[slot];
+    const log = openSync(join(this.logDir, `replica-${slot}.log`), 'a');
+    const child = fork(REPLICA_ENTRY, [], {
+      env: { ...process.env, CHAOS_REPLICA: JSON.stringify(s.config) },
+      stdio: ['ignore', log, log, 'ipc'],
+    });
+    s.child = child;
+    s.state = 'starting';
+    s.killed = false;
+    s.ready = new Promise<void>((resolve) => {
+      child.on('message', (message: { type?: string }) => {
+        if (message.type !== 'ready') return;
+        if (s.state === 'starting') s.state = 'running';
+        resolve();
+      });
+      child.once('exit', () => resolve());
+    });
+    child.once('exit', () => {
+      if (s.child !== child) return;
+      s.state = 'down';
+      if (this.shuttingDown) return;
+      if (!s.killed) this.crashes += 1;
+      void this.spawn(slot);
+    });
+    return s.ready;
+  }
+}

@@ -1,0 +1,72 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const execute = promisify(execFile);
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The counters of a verdict line (`chaos: PASS|FAIL [control=…] name=value …`). */
+function parseVerdict(stdout: string): { verdict: string; counters: Record<string, number> } {
+  const line = stdout.split('\n').find((text) => text.startsWith('chaos: '));
+  if (!line) throw new Error(`no verdict line in:\n${stdout}`);
+  const [, verdict] = line.split(' ');
+  const counters = Object.fromEntries(
+    [...line.matchAll(/(\w+)=(\d+)/g)].map(([, name, value]) => [name, Number(value)]),
+  );
+  return { verdict, counters };
+}
+
+/** Runs the built coordinator; resolves with its exit code and verdict whatever the code. */
+async function chaos(args: string[]): Promise<{ code: number; verdict: string; counters: Record<string, number>; stderr: string }> {
+  let code = 0;
+  let stdout: string;
+  let stderr: string;
+  try {
+    ({ stdout, stderr } = await execute('node', ['chaos/dist/chaos.js', '--profile', 'ci', ...args], { cwd: root, maxBuffer: 16 * 1024 * 1024 }));
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    code = failed.code ?? -1;
+    stdout = failed.stdout ?? '';
+    stderr = failed.stderr ?? '';
+  }
+  // The verdict line in the test log, next to the test's name.
+  console.log(stdout.trim());
+  return { code, stderr, ...parseVerdict(stdout) };
+}
+
+const VIOLATIONS = ['lost', 'rolledBackDelivered', 'orderViolations', 'doubleEffects', 'doubleForwards', 'stuck', 'lateFencedWrites', 'stolenLeases'];
+
+/**
+ * The chaos suite (docs/guides/chaos.md) on the database of QUEUEBOX_PG_URL (default: the
+ * machine's PostgreSQL), in a schema of its own: the short run must pass, and each negative
+ * control must make it fail on the counter it breaks. About two minutes, so it runs only with
+ * QUEUEBOX_CHAOS=1 (CI sets it) and is reported skipped otherwise.
+ */
+describe.skipIf(!process.env.QUEUEBOX_CHAOS)('the chaos suite', { timeout: 300_000 }, () => {
+  beforeAll(async () => {
+    await execute('npm', ['run', 'chaos:build'], { cwd: root });
+  }, 120_000);
+
+  it('passes under SIGKILL, SIGSTOP past the lease and terminated connections', async () => {
+    const run = await chaos([]);
+    expect(run.verdict, run.stderr).toBe('PASS');
+    expect(run.code).toBe(0);
+    for (const name of VIOLATIONS) expect(run.counters[name], name).toBe(0);
+    for (const name of ['committed', 'fed', 'delivered', 'effects', 'kills', 'stops', 'terminations']) expect(run.counters[name], name).toBeGreaterThan(0);
+  });
+
+  it('fails when a replica finishes its claims without the fence (negative control no-fence)', async () => {
+    const run = await chaos(['--control', 'no-fence', '--messages', '1000', '--produce-seconds', '8']);
+    expect(run.verdict).toBe('FAIL');
+    expect(run.code).toBe(1);
+    expect(run.counters.lateFencedWrites).toBeGreaterThan(0);
+  });
+
+  it('fails when a replica publishes without the order per key (negative control no-order)', async () => {
+    const run = await chaos(['--control', 'no-order', '--messages', '1000', '--produce-seconds', '8']);
+    expect(run.verdict).toBe('FAIL');
+    expect(run.code).toBe(1);
+    expect(run.counters.orderViolations).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { readChaosConfig } from '../../chaos/chaos-config.js';
+import { verdictOf, type CheckCounters, type FaultCounters } from '../../chaos/verdict.js';
+
+const clean: CheckCounters = {
+  committed: 10,
+  rolledBack: 2,
+  fed: 8,
+  delivered: 14,
+  duplicates: 1,
+  intakeDuplicates: 3,
+  effects: 4,
+  lost: 0,
+  rolledBackDelivered: 0,
+  orderViolations: 0,
+  doubleEffects: 0,
+  doubleForwards: 0,
+  stuck: 0,
+  lateFencedWrites: 0,
+  stolenLeases: 0,
+  auditedWrites: 30,
+};
+const faults: FaultCounters = { kills: 1, stops: 1, terminations: 1, terminatedBackends: 5, crashes: 0 };
+
+describe('the chaos verdict', () => {
+  it('passes a clean run with every kind of fault, on one line with every counter', () => {
+    const verdict = verdictOf(clean, faults, 42);
+    expect(verdict.pass).toBe(true);
+    expect(verdict.line).toBe(
+      'chaos: PASS committed=10 rolledBack=2 fed=8 delivered=14 duplicates=1 intakeDuplicates=3 effects=4 lost=0 rolledBackDelivered=0 ' +
+        'orderViolations=0 doubleEffects=0 doubleForwards=0 stuck=0 lateFencedWrites=0 stolenLeases=0 auditedWrites=30 ' +
+        'kills=1 stops=1 terminations=1 terminatedBackends=5 crashes=0 seconds=42',
+    );
+  });
+
+  it.each(['lost', 'rolledBackDelivered', 'orderViolations', 'doubleEffects', 'doubleForwards', 'stuck', 'lateFencedWrites', 'stolenLeases'] as const)(
+    'fails when %s moved',
+    (name) => {
+      const verdict = verdictOf({ ...clean, [name]: 1 }, faults, 1);
+      expect(verdict.pass).toBe(false);
+      expect(verdict.line.startsWith('chaos: FAIL ')).toBe(true);
+      expect(verdict.reasons).toEqual([`${name}=1`]);
+    },
+  );
+
+  it('fails a run in which a kind of fault never happened, or nothing flowed', () => {
+    expect(verdictOf(clean, { ...faults, stops: 0 }, 1).reasons).toEqual(['no stops']);
+    expect(verdictOf({ ...clean, effects: 0 }, faults, 1).reasons).toEqual(['nothing flowed']);
+  });
+
+  it('names the control, which sends nothing to the intake', () => {
+    const verdict = verdictOf({ ...clean, fed: 0, effects: 0, lateFencedWrites: 3 }, faults, 1, 'no-fence');
+    expect(verdict.line.startsWith('chaos: FAIL control=no-fence ')).toBe(true);
+    expect(verdict.reasons).toEqual(['lateFencedWrites=3']);
+  });
+});
+
+describe('the chaos command line', () => {
+  it('starts from a profile and takes overrides', () => {
+    const config = readChaosConfig(['--profile', 'ci', '--messages=500', '--control', 'no-order', '--keep-schema']);
+    expect(config).toMatchObject({ profile: 'ci', messages: 500, control: 'no-order', keepSchema: true, replicas: 3 });
+    expect(config.stopMs).toBeGreaterThan(config.leaseMs);
+    expect(readChaosConfig([]).messages).toBe(100_000);
+  });
+
+  it('refuses an unknown option or value', () => {
+    expect(() => readChaosConfig(['--mesages', '5'])).toThrow('unknown option --mesages');
+    expect(() => readChaosConfig(['--control', 'no-lease'])).toThrow('--control must be no-fence or no-order');
+    expect(() => readChaosConfig(['--messages', '0'])).toThrow('--messages must be a positive integer');
+  });
+});
