@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Inject, Injectable, Module, type DynamicModule, type INestApplicationContext, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Module, type DynamicModule, type Provider, type INestApplicationContext, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef, NestFactory } from '@nestjs/core';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
@@ -30,6 +30,8 @@ export interface RepositoryTimers {
   reclaim: StatementTimer;
   /** performance.now() when the first claim statement started. */
   firstClaimAt?: number;
+  /** Called once, as the first claim statement starts (a run's clocks start there). */
+  onFirstClaim?: () => void;
   /** Rows marked sent by completeMany, as they come back. */
   sent: number;
   onSent?: (total: number) => void;
@@ -57,7 +59,10 @@ class RepositoryInstrumentation implements OnModuleInit {
     const renew = repo.renew.bind(repo);
     const reclaimExpired = repo.reclaimExpired.bind(repo);
     repo.claimOutbox = (...args) => {
-      timers.firstClaimAt ??= performance.now();
+      if (timers.firstClaimAt === undefined) {
+        timers.firstClaimAt = performance.now();
+        timers.onFirstClaim?.();
+      }
       return timers.claim.time(() => claimOutbox(...args), (result) => result.rows.length);
     };
     repo.completeMany = async <Row extends ClaimedOutboxRow | ClaimedInboxRow>(claims: readonly Claim[], handOffLeaseMs?: number, options?: FencedWriteOptions) => {
@@ -85,6 +90,8 @@ export interface BenchAppOptions {
   schema: string;
   poolSize: number;
   queuebox: Omit<QueueBoxModuleOptions, 'schema' | 'destinations'>;
+  /** More providers of the application (a `@PullWorker` class). */
+  providers?: Provider[];
   /** Called before the loops start (to set `onPublish`, `timers.onSent`). */
   prepare?(publisher: NoopPublisher, timers: RepositoryTimers): void;
 }
@@ -121,6 +128,7 @@ export async function startBenchApp(options: BenchAppOptions): Promise<BenchApp>
           { provide: NoopPublisher, useValue: publisher },
           { provide: REPOSITORY_TIMERS, useValue: timers },
           RepositoryInstrumentation,
+          ...(options.providers ?? []),
         ],
       };
     }

@@ -4,6 +4,75 @@ export interface BenchConfig {
   drain: { rows: number; keys: number; batch: number; concurrencies: number[]; pollIntervalMs: number; nullKeys: boolean; libSqlBaseline: boolean; repeats: number };
   latency: { rate: number; seconds: number; keys: number };
   enqueue: { rows: number; producers: number; repeats: number; workersOn: boolean; notifyOff: boolean; warmupRows: number; statementCost: number };
+  peers: PeersConfig;
+}
+
+/** The side-by-side scenarios (issue 8): QueueBox, the raw loops, graphile-worker and pg-boss in one run. */
+export interface PeersConfig {
+  /** Paired repetitions; each scenario prints the median. `--reps=N`, QUEUEBOX_BENCH_REPS. */
+  reps: number;
+  /** Pre-inserted no-op messages of an unordered drain. */
+  rows: number;
+  /** Loops-equivalents of the unordered drain: L raw loops of `slotsPerLoop` rows = concurrency L × slotsPerLoop elsewhere. */
+  loops: number[];
+  slotsPerLoop: number;
+  /** Keys of the ordered drains, and the rows of each (fewer keys drain slower by design). */
+  ordered: { keys: number; rows: number }[];
+  /** Loops-equivalent of the ordered drains. */
+  orderedLoops: number;
+  /** Longest one run may take; a run cut short reports the rate of what it finished. */
+  runCapMs: number;
+  /** The same for the ordered drains, where the slowest systems run at tens of messages per second. */
+  orderedCapMs: number;
+  producer: { rates: number[]; seconds: number; keys: number };
+  pull: { rows: number; concurrency: number };
+  backlog: { finished: number; pending: number; keys: number; claims: number };
+}
+
+/** `--quick`: a smoke run of every scenario at small sizes (the figures mean little). */
+function peersConfig(quick: boolean, reps: number): PeersConfig {
+  if (quick) {
+    return {
+      reps,
+      rows: 2_000,
+      loops: [1, 10],
+      slotsPerLoop: 10,
+      ordered: [{ keys: 100, rows: 2_000 }, { keys: 10, rows: 1_000 }, { keys: 1, rows: 200 }],
+      orderedLoops: 10,
+      runCapMs: 30_000,
+      orderedCapMs: 15_000,
+      producer: { rates: [200], seconds: 2, keys: 100 },
+      pull: { rows: 500, concurrency: 10 },
+      backlog: { finished: 20_000, pending: 2_000, keys: 5, claims: 5 },
+    };
+  }
+  return {
+    reps,
+    rows: int('QUEUEBOX_BENCH_PEERS_ROWS', 20_000),
+    loops: intList('QUEUEBOX_BENCH_PEERS_LOOPS', [1, 10, 50]),
+    slotsPerLoop: 10,
+    ordered: [{ keys: 100, rows: 20_000 }, { keys: 10, rows: 10_000 }, { keys: 1, rows: 2_000 }],
+    orderedLoops: 10,
+    runCapMs: int('QUEUEBOX_BENCH_RUN_CAP_MS', 90_000),
+    orderedCapMs: int('QUEUEBOX_BENCH_ORDERED_CAP_MS', 30_000),
+    producer: { rates: intList('QUEUEBOX_BENCH_PRODUCER_RATES', [200, 1_000]), seconds: int('QUEUEBOX_BENCH_PRODUCER_SECONDS', 10), keys: 100 },
+    pull: { rows: int('QUEUEBOX_BENCH_PULL_ROWS', 5_000), concurrency: 10 },
+    backlog: { finished: int('QUEUEBOX_BENCH_BACKLOG_FINISHED', 1_000_000), pending: int('QUEUEBOX_BENCH_BACKLOG_PENDING', 100_000), keys: 5, claims: 20 },
+  };
+}
+
+/** The command line: `--quick` and `--reps=N` (after `npm run bench --`). */
+function readArgs(argv: readonly string[]): { quick: boolean; reps: number | undefined } {
+  let quick = false;
+  let reps: number | undefined;
+  for (const arg of argv) {
+    if (arg === '--quick') quick = true;
+    else if (arg.startsWith('--reps=')) {
+      reps = Number(arg.slice('--reps='.length));
+      if (!Number.isInteger(reps) || reps < 1) throw new Error(`--reps must be a positive integer, got "${arg}"`);
+    } else throw new Error(`unknown argument "${arg}" (known: --quick, --reps=N)`);
+  }
+  return { quick, reps };
 }
 
 function int(name: string, fallback: number): number {
@@ -30,8 +99,13 @@ function bool(name: string, fallback: boolean): boolean {
   return raw === '1' || raw.toLowerCase() === 'true';
 }
 
-export function readBenchConfig(): BenchConfig {
-  const scenarios = (process.env.QUEUEBOX_BENCH_SCENARIOS ?? 'drain,latency,enqueue')
+/** The scenarios of a plain `npm run bench`: the side-by-side ones. The older drain, latency and enqueue scenarios run when named. */
+export const DEFAULT_SCENARIOS = 'peers,ordered,producer,pull,backlog';
+
+export function readBenchConfig(argv: readonly string[] = process.argv.slice(2)): BenchConfig {
+  const args = readArgs(argv);
+  const reps = args.reps ?? (args.quick ? 1 : Math.max(1, int('QUEUEBOX_BENCH_REPS', 3)));
+  const scenarios = (process.env.QUEUEBOX_BENCH_SCENARIOS ?? DEFAULT_SCENARIOS)
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
@@ -61,5 +135,6 @@ export function readBenchConfig(): BenchConfig {
       warmupRows: int('QUEUEBOX_BENCH_ENQUEUE_WARMUP_ROWS', 1_000),
       statementCost: int('QUEUEBOX_BENCH_STATEMENT_COST_COUNT', 3_000),
     },
+    peers: peersConfig(args.quick, reps),
   };
 }

@@ -5,8 +5,8 @@ export interface BenchContext {
   url: string;
   /** Setup, seeding and counting only; never timed. */
   admin: pg.Pool;
-  /** The server runs on this machine, so its processes' CPU time can be read. */
-  localPostgres: boolean;
+  /** The bench's own server runs on this machine: its postmaster, whose processes' CPU time can be read. */
+  postmasterPid: number | undefined;
   print(line: string): void;
   heading(title: string): void;
 }

@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 /** Count, total time and rows of one kind of statement. */
@@ -78,15 +78,24 @@ export const f0 = (n: number): string => (Number.isFinite(n) ? Math.round(n).toL
 export const f1 = (n: number): string => n.toFixed(1);
 export const f2 = (n: number): string => n.toFixed(2);
 
-/** CPU seconds of this process and of the local PostgreSQL server processes, between two reads. */
+/** CPU milliseconds of this process and of the local PostgreSQL server's processes, at one moment. */
 export interface CpuReading {
   nodeMs: number;
   postgresMs: number | undefined;
 }
 
-export async function readCpu(withPostgres: boolean): Promise<CpuReading> {
+/**
+ * Reads both clocks now (synchronously, so a reading can be taken inside a callback at the exact
+ * moment a run starts). `postmasterPid`: the bench's own server, whose processes are read from
+ * /proc; undefined when the server is not this machine's or not the bench's alone.
+ */
+export function cpuNow(postmasterPid: number | undefined): CpuReading {
   const usage = process.cpuUsage();
-  return { nodeMs: (usage.user + usage.system) / 1000, postgresMs: withPostgres ? await postgresCpuMs() : undefined };
+  return { nodeMs: (usage.user + usage.system) / 1000, postgresMs: postmasterPid === undefined ? undefined : postgresCpuMs(postmasterPid) };
+}
+
+export function readCpu(postmasterPid: number | undefined): Promise<CpuReading> {
+  return Promise.resolve(cpuNow(postmasterPid));
 }
 
 export function cpuSummary(before: CpuReading, after: CpuReading, wallMs: number): string {
@@ -99,35 +108,43 @@ export function cpuSummary(before: CpuReading, after: CpuReading, wallMs: number
   return parts.join(', ');
 }
 
-/** Sum of user+system time of every process named `postgres` (Linux /proc; the embedded server runs here). */
-async function postgresCpuMs(): Promise<number | undefined> {
+/** CPU microseconds per message between two readings: node, and PostgreSQL when it was read. */
+export function cpuPerMessage(before: CpuReading, after: CpuReading, messages: number): { nodeUs: number; postgresUs: number | undefined } {
+  const per = (ms: number): number => (ms * 1000) / Math.max(messages, 1);
+  return {
+    nodeUs: per(after.nodeMs - before.nodeMs),
+    postgresUs: before.postgresMs !== undefined && after.postgresMs !== undefined ? per(after.postgresMs - before.postgresMs) : undefined,
+  };
+}
+
+/**
+ * user+system time of the postmaster and its children (backends, background workers), from
+ * /proc/<pid>/stat. The postmaster's cutime/cstime count the children it already reaped, so a
+ * backend whose connection closed during the run still counts.
+ */
+function postgresCpuMs(postmasterPid: number): number | undefined {
   let entries: string[];
   try {
-    entries = await readdir('/proc');
+    entries = readdirSync('/proc');
   } catch {
     return undefined;
   }
   const ticksPerSecond = 100;
   let ticks = 0;
-  await Promise.all(
-    entries
-      .filter((entry) => /^\d+$/.test(entry))
-      .map(async (pid) => {
-        try {
-          const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-          const close = stat.lastIndexOf(')');
-          const name = stat.slice(stat.indexOf('(') + 1, close);
-          if (name !== 'postgres') return;
-          const fields = stat.slice(close + 2).split(' ');
-          // Fields after the name: state is 0, utime 11, stime 12, and cutime 13, cstime 14: the
-          // time of reaped children, so that backends that exited (idle pool connections closed)
-          // still count, through the postmaster.
-          ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
-        } catch {
-          // The process ended meanwhile.
-        }
-      }),
-  );
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // the process ended meanwhile
+    }
+    // Fields after the name: state is 0, ppid 1, utime 11, stime 12, cutime 13, cstime 14.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const pid = Number(entry);
+    if (pid === postmasterPid) ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    else if (Number(fields[1]) === postmasterPid) ticks += Number(fields[11]) + Number(fields[12]);
+  }
   return (ticks / ticksPerSecond) * 1000;
 }
 

@@ -32,12 +32,12 @@ async function rawRun(ctx: BenchContext, cfg: BenchConfig['drain'], keys: number
     await pool.query('SELECT 1');
     const sql = statements(schema);
     let published = 0;
-    const cpu0 = await readCpu(ctx.localPostgres);
+    const cpu0 = await readCpu(ctx.postmasterPid);
     const { ms, stats } = await rawDrain(pool, sql, { loops, batch: cfg.batch, total: cfg.rows }, () => {
       published += 1;
       return Promise.resolve();
     });
-    const cpu1 = await readCpu(ctx.localPostgres);
+    const cpu1 = await readCpu(ctx.postmasterPid);
     const states = await countByState(ctx.admin, schema);
     const rate = (cfg.rows / ms) * 1000;
     const label = `raw loop (${sql.name}), ${loops} loop${loops > 1 ? 's' : ''}`;
@@ -58,7 +58,7 @@ async function queueBoxRun(ctx: BenchContext, cfg: BenchConfig['drain'], keys: n
   let finished!: (at: number) => void;
   const done = new Promise<number>((resolve) => (finished = resolve));
   const timeout = setTimeout(() => finished(Number.NaN), 120_000);
-  const cpu0 = await readCpu(ctx.localPostgres);
+  const cpu0 = await readCpu(ctx.postmasterPid);
   const elu0 = performance.eventLoopUtilization();
   const bootStarted = performance.now();
   const app = await startBenchApp({
@@ -76,7 +76,7 @@ async function queueBoxRun(ctx: BenchContext, cfg: BenchConfig['drain'], keys: n
     const doneAt = await done;
     clearTimeout(timeout);
     const elu = performance.eventLoopUtilization(elu0);
-    const cpu1 = await readCpu(ctx.localPostgres);
+    const cpu1 = await readCpu(ctx.postmasterPid);
     const { timers, publisher } = app;
     const firstClaimAt = timers.firstClaimAt ?? bootStarted;
     const ms = doneAt - firstClaimAt;

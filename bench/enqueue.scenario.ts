@@ -63,9 +63,9 @@ async function run(ctx: BenchContext, cfg: BenchConfig['enqueue'], variant: Vari
         );
       };
     }
-    const cpu0 = await readCpu(ctx.localPostgres);
+    const cpu0 = await readCpu(ctx.postmasterPid);
     const { ms, txMs } = await runProducers(cfg.producers, rows, transaction);
-    const cpu1 = await readCpu(ctx.localPostgres);
+    const cpu1 = await readCpu(ctx.postmasterPid);
     const rate = (rows / ms) * 1000;
     if (!quiet) {
       const label = {

@@ -94,7 +94,7 @@ async function queueBoxRun(ctx: BenchContext, cfg: BenchConfig['latency']): Prom
     },
   });
   try {
-    const cpu0 = await readCpu(ctx.localPostgres);
+    const cpu0 = await readCpu(ctx.postmasterPid);
     const produced = await steadyProducer(
       cfg.rate,
       cfg.seconds,
@@ -105,7 +105,7 @@ async function queueBoxRun(ctx: BenchContext, cfg: BenchConfig['latency']): Prom
       },
       timeline,
     );
-    const cpu1 = await readCpu(ctx.localPostgres);
+    const cpu1 = await readCpu(ctx.postmasterPid);
     await waitForPublishes(timeline, 30_000);
     const p50 = report(ctx, `QueueBox (defaults: batchSize 50, concurrency 100, pollIntervalMs ${POLL_MS}, notify on; wake-up after commit)`, timeline, produced);
     ctx.print(`      claim: ${app.timers.claim.summary()}`);
@@ -133,7 +133,7 @@ async function rawRun(ctx: BenchContext, cfg: BenchConfig['latency']): Promise<n
     return Promise.resolve();
   }, waker);
   try {
-    const cpu0 = await readCpu(ctx.localPostgres);
+    const cpu0 = await readCpu(ctx.postmasterPid);
     const produced = await steadyProducer(
       cfg.rate,
       cfg.seconds,
@@ -145,7 +145,7 @@ async function rawRun(ctx: BenchContext, cfg: BenchConfig['latency']): Promise<n
       },
       timeline,
     );
-    const cpu1 = await readCpu(ctx.localPostgres);
+    const cpu1 = await readCpu(ctx.postmasterPid);
     await waitForPublishes(timeline, 30_000);
     const p50 = report(ctx, `raw loop (sql.md 2.2 claim of 50 + 2.5 batched complete; in-process wake after each commit, ${POLL_MS} ms fallback poll)`, timeline, produced);
     ctx.print(`      claim: ${consumer.stats.claim.summary()}`);

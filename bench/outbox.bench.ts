@@ -4,7 +4,9 @@
  * Prints figures and ratios; asserts nothing. `npm run bench`; sizes: see bench-config.ts.
  */
 import 'reflect-metadata';
-import { cpus } from 'node:os';
+import type pg from 'pg';
+import { readFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { readBenchConfig } from './bench-config.js';
 import type { BenchContext } from './bench-context.js';
@@ -14,6 +16,11 @@ import { f0 } from './bench-stats.js';
 import { drainScenario } from './drain.scenario.js';
 import { enqueueScenario } from './enqueue.scenario.js';
 import { latencyScenario } from './latency.scenario.js';
+import { orderedDrainScenario, peersDrainScenario } from './peers.scenario.js';
+import { producerScenario } from './producer.scenario.js';
+import { pullScenario } from './pull.scenario.js';
+import { backlogScenario } from './backlog.scenario.js';
+import { printSummary, type CaseResult } from './peers/compare.js';
 
 async function main(): Promise<void> {
   const config = readBenchConfig();
@@ -27,25 +34,54 @@ async function main(): Promise<void> {
         `SELECT version() AS version, current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS synchronous_commit`,
       )
     ).rows;
+    const postmasterPid = process.env.QUEUEBOX_PG_URL ? undefined : await readPostmasterPid(admin);
     const ctx: BenchContext = {
       url: server.url,
       admin,
-      localPostgres: !process.env.QUEUEBOX_PG_URL,
+      postmasterPid,
       print,
       heading: (title) => print(`\n=== ${title}`),
     };
     print('QueueBox outbox benchmark');
     print(`  server: ${server.description}; ${version.split(',')[0]}; fsync=${fsync}, synchronous_commit=${syncCommit}`);
     print(`  client: node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'})`);
-    print(`  scenarios: ${[...config.scenarios].join(', ')} (QUEUEBOX_BENCH_SCENARIOS)`);
+    print(`  scenarios: ${[...config.scenarios].join(', ')} (QUEUEBOX_BENCH_SCENARIOS); reps ${config.peers.reps}`);
+    print(`  load average at start: ${loadavg().map((n) => n.toFixed(2)).join(' ')} (the machine may be shared: compare ratios, not absolute figures)`);
+    print(`  postgres CPU: ${postmasterPid === undefined ? 'not measured (external server)' : `/proc of postmaster ${postmasterPid} and its children`}`);
 
+    const cases: CaseResult[] = [];
+    if (config.scenarios.has('peers')) cases.push(...(await peersDrainScenario(ctx, config)));
+    if (config.scenarios.has('ordered')) cases.push(...(await orderedDrainScenario(ctx, config)));
+    if (config.scenarios.has('producer')) await producerScenario(ctx, config);
+    if (config.scenarios.has('pull')) cases.push(...(await pullScenario(ctx, config)));
+    if (config.scenarios.has('backlog')) await backlogScenario(ctx, config);
     if (config.scenarios.has('drain')) await drainScenario(ctx, config);
     if (config.scenarios.has('latency')) await latencyScenario(ctx, config);
     if (config.scenarios.has('enqueue')) await enqueueScenario(ctx, config);
+    printSummary(ctx, cases);
+    print(`  load average at end: ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
     print(`\nbench finished in ${f0((performance.now() - started) / 1000)} s`);
   } finally {
     await admin.end();
+    // A connection a peer library has not closed yet is cut by the server's shutdown (57P01):
+    // expected here, and not worth a crash report.
+    process.on('uncaughtException', (error: Error & { code?: string }) => {
+      if (error.code === '57P01') return;
+      console.error(error);
+      process.exitCode = 1;
+    });
     await server.stop();
+  }
+}
+
+/** The embedded server's postmaster, from the first line of postmaster.pid in its data directory. */
+async function readPostmasterPid(admin: pg.Pool): Promise<number | undefined> {
+  try {
+    const { rows } = await admin.query<{ dir: string }>(`SELECT current_setting('data_directory') AS dir`);
+    const pid = Number((await readFile(`${rows[0].dir}/postmaster.pid`, 'utf8')).split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
   }
 }
 

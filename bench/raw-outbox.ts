@@ -56,6 +56,44 @@ RETURNING m.id`,
   };
 }
 
+/**
+ * The raw loops written for QueueBox's v2 indexes, as someone would hand-write them for one kind
+ * of row (the sql.md 2.2 claim's anti-joins have no index of their own on the v2 table, and a
+ * claim that mixes keyed and unkeyed rows can use neither partial index, so it walks the primary
+ * key past every finished row). The completion is §2.5's.
+ *
+ * - `keyed` false: a plain SKIP LOCKED loop over the oldest unkeyed pending rows (`unkeyed_pending_ix`).
+ * - `keyed` true: the raw head-of-key loop: the oldest keyed pending rows (`keyed_pending_ix`), each
+ *   only when no older pending row and no processing row of its (destination, key) exists, probed
+ *   through `key_pending_ix` and `processing_ix`.
+ */
+export function handWrittenStatements(schema: string, keyed: boolean): RawStatements {
+  const t = outboxTable(schema);
+  const filter = keyed
+    ? `o.ordering_key IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM ${t} b WHERE b.destination = o.destination AND b.ordering_key = o.ordering_key AND b.state = 'pending' AND b.id < o.id)
+    AND NOT EXISTS (SELECT 1 FROM ${t} p WHERE p.destination = o.destination AND p.ordering_key = o.ordering_key AND p.state = 'processing')`
+    : `o.ordering_key IS NULL`;
+  return {
+    name: keyed ? 'head-of-key SKIP LOCKED' : 'SKIP LOCKED',
+    claim: `
+WITH cand AS (
+  SELECT o.id FROM ${t} o
+  WHERE o.state = 'pending' AND o.next_attempt_at <= statement_timestamp()
+    AND ${filter}
+  ORDER BY o.id
+  LIMIT $1
+  FOR UPDATE OF o SKIP LOCKED
+)
+UPDATE ${t} m
+SET state = 'processing', claim_token = gen_random_uuid(), claimed_at = statement_timestamp(),
+    lease_expires_at = statement_timestamp() + $2::integer * interval '1 millisecond', attempts = m.attempts + 1
+FROM cand WHERE m.id = cand.id
+RETURNING m.id, m.message_id, m.destination, m.ordering_key, m.headers, m.payload, m.claim_token, m.attempts`,
+    completeMany: referenceStatements(schema).completeMany,
+  };
+}
+
 /** Timers of one baseline run. */
 export interface RawLoopStats {
   claim: StatementTimer;

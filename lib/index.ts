@@ -8,6 +8,9 @@ export { OutboxService, type EnqueueOptions } from './outbox/outbox.service.js';
 export { InboxService, type ReceiveOptions } from './inbox/inbox.service.js';
 export { InboxIntakeController } from './inbox/inbox-intake.controller.js';
 export { PullService } from './pull/pull.service.js';
+export { QueueBoxAdmin } from './admin/queuebox-admin.service.js';
+export { QueueBoxAdminModule } from './admin/http/queuebox-admin.module.js';
+export type { AdminRequest, QueueBoxAdminModuleExtras, QueueBoxAdminModuleOptions } from './admin/http/admin-http-options.interface.js';
 export { PullWorker, type PullWorkerMetadata } from './pull/pull-worker.decorator.js';
 export { PullWorkerHost } from './pull/pull-worker.host.js';
 export type { PullClaimOptions, PullContext, PulledMessage, PullWorkerOptions } from './interfaces/pull.interface.js';
@@ -34,7 +37,32 @@ export type { DestinationName, EnqueuedMessage, OutboxMessage, OutboxMessageInpu
 export type { OutboxPublisher, PublishContext } from './interfaces/outbox-publisher.interface.js';
 export type { InboxMessage, InboxMessageInput, InboxReceipt } from './interfaces/inbox-message.interface.js';
 export type { DeadInboxMessage, DeadLetterQuery, DeadOutboxMessage } from './interfaces/dead-letter.interface.js';
+export type {
+  Backlog,
+  BacklogEntry,
+  BlockedKey,
+  ClaimAtRisk,
+  ClaimsAtRisk,
+  DeadLetterBatchOptions,
+  DeadLetterBatchResult,
+  DeadLetterDetail,
+  DeadLetterFilter,
+  DeadLetterListQuery,
+  DeadLetterOf,
+  DeadLetterPage,
+  DeadLetterSelection,
+  LoopComponent,
+  LoopSnapshot,
+  LostClaim,
+  QueueBoxTable,
+  RowStateRow,
+} from './interfaces/admin.interface.js';
 export type { Claim, ClaimComponent } from './interfaces/claim.interface.js';
+export { QueueBoxEvents, type QueueBoxAnyEventListener } from './events/queuebox-events.service.js';
+export type { QueueBoxEventListener, QueueBoxEventMap, QueueBoxEventName } from './events/queuebox-event-map.interface.js';
+export { LeaseAdvisor } from './leases/lease-advisor.js';
+export type { LeaseAdvice } from './leases/lease-advice.interface.js';
+export type { UtilizationPercentiles } from './leases/lease-window.js';
 
 export { QueueBoxError, type QueueBoxErrorCode } from './errors/queuebox.error.js';
 export { InvalidQueueBoxOptionsError } from './errors/invalid-queuebox-options.error.js';
@@ -48,6 +76,8 @@ export { InvalidArgumentError } from './errors/invalid-argument.error.js';
 export { InvalidPullWorkerError } from './errors/invalid-pull-worker.error.js';
 export { DuplicatePullWorkerError } from './errors/duplicate-pull-worker.error.js';
 export { PublishFailedError } from './errors/publish-failed.error.js';
+export { CliUsageError } from './errors/cli-usage.error.js';
+export { DeadLetterNotFoundError } from './errors/dead-letter-not-found.error.js';
 
 export { checkWebhookSignatures, webhookSignatures, type SignatureCheck } from './signatures/webhook-signature.js';
 export { decodeWebhookSecret, WEBHOOK_SECRET_PREFIX } from './signatures/webhook-secret.js';
@@ -76,8 +106,12 @@ export {
   INBOX_OLDEST_PENDING_AGE_SECONDS,
   INBOX_RELAY_FAILURES_TOTAL,
   LOOP_ERRORS_TOTAL,
+  LOOP_TICKS_TOTAL,
   PULL_HANDLER_DURATION_SECONDS,
   PULL_MESSAGES_HANDLED_TOTAL,
   PULL_ORDER_INVERSIONS_TOTAL,
   ROWS_PURGED_TOTAL,
+  LEASE_ADVISED_SECONDS,
+  LEASE_RENEWALS_TOTAL,
+  LEASE_UTILIZATION_RATIO,
 } from './metrics/queuebox.metrics.js';

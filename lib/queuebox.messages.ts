@@ -2,6 +2,7 @@
  * Every message text QueueBox logs or throws. Each one says what to change.
  * Values are described, never dumped: a payload or a secret must not reach a log.
  */
+import type { LeaseAdvice } from './leases/lease-advice.interface.js';
 
 /** Short, log-safe description of an option value. */
 export function describeValue(value: unknown): string {
@@ -174,6 +175,9 @@ export const mssqlRequestTimeoutTooShort = (timeout: number, minimum: number): s
 
 export const unsupportedMigrationType = (type: string): string => `createQueueBoxMigrations: unsupported type "${type}"; use "postgres" or "mssql".`;
 
+export const noOwnSchema = (): string =>
+  'Dropping a schema needs QueueBox\'s tables in a schema of their own (the schema option); the default schema is never dropped.';
+
 /** Options of the module itself: given next to `useFactory`, never inside what it returns. */
 const MODULE_EXTRAS = ['isGlobal', 'dataSource', 'intake'];
 
@@ -224,3 +228,87 @@ export const shutdownLeftRows = (count: number, timeoutMs: number): string =>
 
 export const releasedRunner = (): string =>
   'The EntityManager passed to QueueBox belongs to a transaction that has ended (its query runner is released); pass the manager of the open transaction.';
+
+export const retentionScheduleOnly = (path: string, interval = false): string =>
+  interval
+    ? `QueueBox option "${path}" is set together with "retention.schedule": the sweeper runs either on the schedule or every intervalMs. Remove one of them.`
+    : `QueueBox option "${path}" applies only to a scheduled sweeper; it must be left out, or "retention.schedule" set.`;
+
+export const retentionScheduleNeedsAges = (): string =>
+  `QueueBox option "retention.schedule" is set, but no retention age is: the scheduled sweeper would delete nothing. Set "retention.outboxSentMs", "retention.inboxProcessedMs" or "retention.deadMs".`;
+
+export const schedulePackageMissing = (): string =>
+  `QueueBox option "retention.schedule" needs the optional package "@nestjs/schedule". Install it (npm install @nestjs/schedule) and import ScheduleModule.forRoot() in the application module.`;
+
+export const schedulePackageBroken = (reason: string): string =>
+  `QueueBox option "retention.schedule" needs "@nestjs/schedule", which failed to load (${reason}). Reinstall it: npm install @nestjs/schedule`;
+
+export const scheduleModuleMissing = (): string =>
+  `QueueBox option "retention.schedule" is set, but no SchedulerRegistry is available: import ScheduleModule.forRoot() from "@nestjs/schedule" in the application module.`;
+
+export const invalidCronExpression = (expression: string, reason: string): string =>
+  `QueueBox option "retention.schedule" is ${JSON.stringify(expression)}, which the cron library refuses (${reason}); it must be a valid cron expression.`;
+
+export const duplicateRetentionJob = (name: string): string =>
+  `QueueBox option "retention.jobName" is "${name}", a name SchedulerRegistry already holds a cron job under; it must be a name of its own.`;
+
+export const invalidTable = (field: string): string => `${field} must be 'outbox' or 'inbox'.`;
+
+export const invalidFilterText = (field: string, max: number): string => `${field} must be a non-empty string of at most ${max} characters.`;
+
+export const filterNotForTable = (field: string, table: string, instead: string): string =>
+  `${field} does not filter the ${table}; use ${instead} for the ${table}.`;
+
+export const invalidInstant = (field: string): string =>
+  `${field} must be a valid Date or an ISO 8601 date-time with a time zone (2026-01-31T12:00:00Z).`;
+
+export const emptyTimeRange = (): string => 'deadBefore must be later than deadSince.';
+
+export const invalidSelection = (): string => 'selection must be { ids: [...] } or { filter: {...} }.';
+
+export const tooManyIds = (max: number): string => `ids may list at most ${max} row ids; for more, go by filter.`;
+
+export const deadLetterNotFound = (table: string, id: string): string => `No dead ${table} message has id ${id}; it was replayed, discarded or purged, or never died.`;
+
+export const adminUnprotected = (): string =>
+  'QueueBoxAdminModule refuses to start unprotected: give forRoot a bearerToken (from a secret, at least 32 characters) or a guard class of your application (extra `guard`).';
+
+export const adminBearerTokenTooShort = (min: number): string =>
+  `QueueBox option "admin.bearerToken" must be a string of at least ${min} characters without spaces (for example 32 random bytes in base64url).`;
+
+export const invalidAdminPath = (path: unknown): string =>
+  `QueueBox option "admin.path" is ${JSON.stringify(path)}; it must be route segments of letters, digits, '-' and '_' separated by '/', such as 'queuebox/admin'.`;
+
+export const adminUnauthorized = (): string => 'Send the admin bearer token: Authorization: Bearer <token>.';
+
+export const adminForbidden = (): string => 'This request is not allowed to use the QueueBox admin.';
+
+export const unknownAdminField = (field: string): string => `${field} is not a field of this request.`;
+
+export const invalidAdminBody = (): string => 'The body must be a JSON object: { "ids": [...] } or { "filter": {...} }, with an optional "chunkSize".';
+
+export const notAnInteger = (field: string): string => `${field} must be an integer.`;
+
+export const notABoolean = (field: string): string => `${field} must be true or false.`;
+
+export const leaseAdvice = (advice: LeaseAdvice): string => {
+  const { p50, p95, p99 } = advice.utilization;
+  const percent = (ratio: number): string => `${Math.round(ratio * 100)}%`;
+  const seen =
+    advice.reason === 'utilization'
+      ? `work regularly uses most of its lease (p50 ${percent(p50)}, p95 ${percent(p95)}, p99 ${percent(p99)} of ${advice.leaseMs} ms over the last ${advice.samples} rows${advice.claimsLost > 0 ? `, ${advice.claimsLost} claims lost` : ''})`
+      : `${advice.claimsLost} of the last ${advice.samples} rows lost their claim (utilization p95 ${percent(p95)} of ${advice.leaseMs} ms)`;
+  return `${advice.component} ${advice.stream}: ${seen}; set ${advice.option} to ${advice.recommendedLeaseMs} ms, or make the work faster, before leases expire under it and rows are processed twice`;
+};
+
+export const healthThresholdsOutOfOrder = (path: string, degraded: number, down: number): string =>
+  `QueueBox option "${path}": the degraded threshold (${degraded}) must be below the down threshold (${down}); lower the first or raise the second.`;
+
+export const oldestPendingTooOld = (subject: string, ageMs: number, limitMs: number): string =>
+  `${subject}: the oldest pending message is ${Math.round(ageMs / 1000)} s old (threshold ${Math.round(limitMs / 1000)} s); its destination or handler is failing or too slow`;
+
+export const deadLettersInWindow = (count: number, limit: number, windowMs: number): string =>
+  `${count} messages dead-lettered in the last ${Math.round(windowMs / 1000)} s (threshold ${limit}); list them with listDead(), fix the cause, then replayDead()`;
+
+export const loopStalled = (loop: string, ageMs: number, intervals: number): string =>
+  `loop ${loop} has not ticked for ${Math.round(ageMs / 1000)} s (${intervals} poll intervals) with nothing in flight`;

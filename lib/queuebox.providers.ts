@@ -1,15 +1,17 @@
 import type { Provider } from '@nestjs/common';
+import { QueueBoxAdmin } from './admin/queuebox-admin.service.js';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ClaimRepository } from './claims/claim.repository.js';
-import { DeadLetterRepository } from './claims/dead-letter.repository.js';
 import { StatementRunner } from './claims/statement-runner.js';
 import { resolveDialect } from './dialects/resolve-dialect.js';
 import { InvalidQueueBoxOptionsError } from './errors/invalid-queuebox-options.error.js';
+import { QueueBoxEvents } from './events/queuebox-events.service.js';
 import { InboxRelay } from './inbox/inbox-relay.js';
 import { InboxService } from './inbox/inbox.service.js';
 import { SourceLabels } from './inbox/source-labels.js';
 import type { QueueBoxModuleOptions } from './interfaces/queuebox-options.interface.js';
+import { LeaseAdvisor } from './leases/lease-advisor.js';
 import { QueueBoxMetrics } from './metrics/queuebox-metrics.service.js';
 import { queueBoxMetricProviders } from './metrics/queuebox.metrics.js';
 import { resolveOptions } from './options/resolve-options.js';
@@ -29,6 +31,7 @@ import {
 import { dataSourceMissing } from './queuebox.messages.js';
 import { RetentionSweeper } from './retention/retention-sweeper.js';
 import { DatabaseCheck } from './runtime/database-check.js';
+import { TracingProbe } from './tracing/tracing-probe.js';
 import { WakeUpHub } from './wakeup/wake-up.hub.js';
 
 /**
@@ -67,7 +70,6 @@ export function queueBoxProviders(dataSourceName: string | undefined): Provider[
     StatementRunner,
     DatabaseCheck,
     ClaimRepository,
-    DeadLetterRepository,
     WakeUpHub,
     PublisherRegistry,
     OutboxService,
@@ -78,8 +80,15 @@ export function queueBoxProviders(dataSourceName: string | undefined): Provider[
     PullService,
     PullWorkerExplorer,
     RetentionSweeper,
+    QueueBoxAdmin,
+    TracingProbe,
+    QueueBoxEvents,
+    LeaseAdvisor,
   ];
 }
 
-/** What the module exports: the public services, and the resolved options (for health checks). */
-export const QUEUEBOX_EXPORTS = [OutboxService, InboxService, PullService, QUEUEBOX_RESOLVED_OPTIONS, OutboxPoller, InboxRelay, PullWorkerExplorer];
+/**
+ * What the module exports: the public services and the resolved options. The loops themselves
+ * (poller, relay, pull workers) stay internal: `QueueBoxAdmin` shows what operators need of them.
+ */
+export const QUEUEBOX_EXPORTS = [OutboxService, InboxService, PullService, QueueBoxAdmin, QueueBoxEvents, LeaseAdvisor, QUEUEBOX_RESOLVED_OPTIONS];

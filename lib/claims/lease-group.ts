@@ -80,6 +80,8 @@ export class LeaseGroup {
     private readonly leaseMs: number,
     private readonly renewMany: (claims: readonly Claim[]) => Promise<Claim[]>,
     private readonly onLost: ClaimLossHandler,
+    /** Called for each lease a renewal kept (the lease advisor counts them). */
+    private readonly onRenewed?: (lease: Lease) => void,
   ) {}
 
   /** Starts keeping the lease of a claimed row. */
@@ -143,7 +145,11 @@ export class LeaseGroup {
     const lostIds = new Set(lost.map((claim) => claim.id));
     for (const lease of leases) {
       // A lease released while the renewal ran belongs to work that already finished its row.
-      if (!lostIds.has(lease.claim.id) || this.leases.get(lease.claim.id) !== lease) continue;
+      if (this.leases.get(lease.claim.id) !== lease) continue;
+      if (!lostIds.has(lease.claim.id)) {
+        this.onRenewed?.(lease);
+        continue;
+      }
       const reason = cause ?? new ClaimLostError(lease.claim.component, lease.claim.id, claimLost(lease.claim.component, lease.claim.id));
       if (lease.markLost(reason)) this.onLost(lease, reason);
     }

@@ -1,6 +1,8 @@
+import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, QueueBoxTable, RowStateRow } from '../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type {
   BacklogRow,
+  DeadCountRow,
   ClaimedInboxRow,
   ClaimedOutboxRow,
   ClaimProgress,
@@ -8,6 +10,7 @@ import type {
   CompletionRow,
   DriverRow,
   InsertedOutboxRow,
+  PendingWorkRow,
   RenewalRow,
 } from './statement-results.js';
 
@@ -102,6 +105,8 @@ export const decodeInsertedOutbox = (rows: readonly DriverRow[]): InsertedOutbox
 export const decodeBacklog = (rows: readonly DriverRow[]): BacklogRow[] =>
   rows.map((row) => ({ label: text(row.label), pending: int(row.pending), oldestAgeSeconds: Math.max(0, Number(row.oldest_age_seconds)) }));
 
+export const decodeDeadCounts = (rows: readonly DriverRow[]): DeadCountRow[] => rows.map((row) => ({ label: text(row.label), dead: int(row.dead) }));
+
 export const decodeDeadOutbox = (rows: readonly DriverRow[]): DeadOutboxMessage[] =>
   rows.map((row) => ({
     id: text(row.id),
@@ -123,3 +128,73 @@ export const decodeDeadInbox = (rows: readonly DriverRow[]): DeadInboxMessage[] 
     lastError: nullableText(row.last_error),
     finishedAt: nullableDate(row.finished_at),
   }));
+
+/** One dead row in full (`inspectDead`), or undefined when it is not dead. */
+export function deadDetailDecoder(table: QueueBoxTable): (rows: readonly DriverRow[]) => DeadLetterDetail | undefined {
+  return (rows) => {
+    const [row] = rows;
+    if (!row) return undefined;
+    return {
+      table,
+      id: text(row.id),
+      ...(table === 'outbox' ? { messageId: uuid(row.message_id) } : { idempotencyKey: text(row.idempotency_key) }),
+      stream: text(row.stream),
+      key: nullableText(row.ordering_key),
+      attempts: int(row.attempts),
+      lastError: nullableText(row.last_error),
+      headers: headers(row.headers),
+      createdAt: date(row.created_at),
+      finishedAt: nullableDate(row.finished_at),
+      ...(row.payload === null || row.payload === undefined ? {} : { payload: text(row.payload) }),
+    };
+  };
+}
+
+/** The heads of blocked keys of `table`. */
+export function blockedKeysDecoder(table: QueueBoxTable): (rows: readonly DriverRow[]) => BlockedKey[] {
+  return (rows) =>
+    rows.map((row) => ({
+      table,
+      stream: text(row.stream),
+      key: text(row.ordering_key),
+      id: text(row.id),
+      reason: row.reason === 'dead' ? 'dead' : 'retrying',
+      attempts: int(row.attempts),
+      lastError: nullableText(row.last_error),
+      ageSeconds: Math.max(0, Number(row.age_seconds)),
+      waiting: int(row.waiting),
+    }));
+}
+
+/** Rows in flight whose lease ends soon, of `table`. */
+export function claimsAtRiskDecoder(table: QueueBoxTable): (rows: readonly DriverRow[]) => ClaimAtRisk[] {
+  return (rows) =>
+    rows.map((row) => ({
+      table,
+      id: text(row.id),
+      stream: text(row.stream),
+      key: nullableText(row.ordering_key),
+      attempts: int(row.attempts),
+      claimedAt: date(row.claimed_at),
+      leaseExpiresAt: date(row.lease_expires_at),
+      expiresInMs: Math.round(Number(row.expires_in_ms)),
+    }));
+}
+
+export const decodeRowStates = (rows: readonly DriverRow[]): RowStateRow[] =>
+  rows.map((row) => ({ id: text(row.id), state: text(row.state) as RowStateRow['state'], attempts: int(row.attempts) }));
+export const decodePendingWork = (rows: readonly DriverRow[]): PendingWorkRow[] =>
+  rows.map((row) => ({
+    table: text(row.table_name) === 'outbox' ? 'outbox' : 'inbox',
+    stream: text(row.stream),
+    due: int(row.due),
+    inFlight: int(row.in_flight),
+    scheduled: int(row.scheduled),
+    nextDueInMs: row.next_due_in_ms === null || row.next_due_in_ms === undefined ? undefined : Math.max(0, Number(row.next_due_in_ms)),
+  }));
+
+/** The database clock's `now`, as an absolute instant. */
+export const decodeNow = (rows: readonly DriverRow[]): Date => date(rows[0]?.now);
+
+/** A probe's `present` column (a schema exists). */
+export const decodePresent = (rows: readonly DriverRow[]): boolean => rows.length === 1 && bool(rows[0].present);

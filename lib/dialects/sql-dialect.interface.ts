@@ -1,5 +1,6 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { ClaimTable } from '../interfaces/claim.interface.js';
+import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
 import type { WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
@@ -10,10 +11,12 @@ import type {
   ClaimedOutboxRow,
   ClaimResult,
   CompletionRow,
+  DeadCountRow,
   DatabaseErrorKind,
   DatabaseFacts,
   DriverRow,
   InsertedOutboxRow,
+  PendingWorkRow,
   RenewalRow,
 } from './statement-results.js';
 
@@ -64,6 +67,24 @@ export interface FencedRow {
 }
 
 export type { ClaimCursor } from './statement-results.js';
+
+/**
+ * A validated filter of dead rows, as the dead-letter statements bind it: NULL matches every row.
+ * `stream` is the destination (outbox) or the source (inbox); times are instants.
+ */
+export interface DeadRowFilter {
+  stream: string | null;
+  errorContains: string | null;
+  deadSince: Date | null;
+  deadBefore: Date | null;
+}
+
+/** A keyset position in dead rows of a filter: after this id, at most `limit` rows. */
+export interface DeadRowPage {
+  filter: DeadRowFilter;
+  afterId: string;
+  limit: number;
+}
 
 /**
  * The bounds of one claim (docs/internals/claim-sql.md, "The claim"): at most `batchSize` rows,
@@ -160,11 +181,39 @@ export interface SqlDialect {
   /** Expired claims back to pending; for the inbox, only those of `sources` (the relay's). */
   reclaimExpired(table: ClaimTable, limit: number, sources?: readonly string[]): SqlStatement<string[]>;
 
-  /** Dead rows of the outbox, oldest first, after `afterId`. */
-  listDeadOutbox(afterId: string, limit: number): SqlStatement<DeadOutboxMessage[]>;
-  listDeadInbox(afterId: string, limit: number): SqlStatement<DeadInboxMessage[]>;
+  /** Dead rows of the outbox matching the page's filter, oldest first, after its id. */
+  listDeadOutbox(page: DeadRowPage): SqlStatement<DeadOutboxMessage[]>;
+  listDeadInbox(page: DeadRowPage): SqlStatement<DeadInboxMessage[]>;
+  /** One dead row in full (the payload only `withPayload`); undefined when it is not dead. */
+  inspectDead(table: ClaimTable, id: string, withPayload: boolean): SqlStatement<DeadLetterDetail | undefined>;
   /** Deletes up to `limit` rows finished (`done`) or dead longer than `olderThanMs` ago. */
   purgeFinished(table: ClaimTable, state: 'done' | 'dead', olderThanMs: number, limit: number): SqlStatement<string[]>;
+  /** Dead rows per destination (outbox) or source (inbox). */
+  deadCounts(table: ClaimTable): SqlStatement<DeadCountRow[]>;
   /** Dead rows back to pending; the ids that were dead. */
   replayDead(table: ClaimTable, ids: readonly string[]): SqlStatement<string[]>;
+  /** One chunk of a replay by filter: the page's dead rows back to pending, in one statement; their ids. */
+  replayDeadMatching(table: ClaimTable, page: DeadRowPage): SqlStatement<string[]>;
+  /** Deletes dead rows; the ids that were dead. */
+  discardDead(table: ClaimTable, ids: readonly string[]): SqlStatement<string[]>;
+  /** One chunk of a discard by filter: deletes the page's dead rows, in one statement; their ids. */
+  discardDeadMatching(table: ClaimTable, page: DeadRowPage): SqlStatement<string[]>;
+  /** The state of each listed row that exists, in id order. */
+  rowStates(table: ClaimTable, ids: readonly string[]): SqlStatement<RowStateRow[]>;
+  /** Keys whose head row is retrying or dead, oldest heads first, at most `limit`. */
+  blockedKeys(table: ClaimTable, limit: number): SqlStatement<BlockedKey[]>;
+  /** Rows in flight whose lease ends within `withinMs` (or ended), soonest first, at most `limit`. */
+  claimsAtRisk(table: ClaimTable, withinMs: number, limit: number): SqlStatement<ClaimAtRisk[]>;
+
+  /** The database clock, now (what leases and due times are compared with). */
+  databaseNow(): SqlStatement<Date>;
+  /** The unfinished rows of both tables per stream, by the database clock (a test's drain). */
+  pendingWork(): SqlStatement<PendingWorkRow[]>;
+  /** Whether the schema `schema` exists. */
+  schemaExists(schema: string): SqlStatement<boolean>;
+  /**
+   * Drops QueueBox's tables and their schema (`tables.schema`, which must be set): only for a
+   * schema QueueBox made for itself (a conformance run), never an application's.
+   */
+  dropSchema(): SqlStatement<void>;
 }

@@ -85,6 +85,12 @@ export interface BacklogRow {
   oldestAgeSeconds: number;
 }
 
+/** Dead rows of one destination (outbox) or source (inbox). */
+export interface DeadCountRow {
+  label: string;
+  dead: number;
+}
+
 /** What a start-up probe found out about the database (SQL Server: compatibility level, RCSI). */
 export interface DatabaseFacts {
   /** Problems that stop QueueBox from working on this database. */
@@ -98,3 +104,17 @@ export interface DatabaseFacts {
  * lock not granted in time, or a request the driver timed out.
  */
 export type DatabaseErrorKind = 'deadlock' | 'lock-not-granted' | 'timeout';
+
+/**
+ * The unfinished rows of one stream (an outbox destination or an inbox source), by the database
+ * clock: due now, in flight (claimed), or waiting for a later attempt.
+ */
+export interface PendingWorkRow {
+  table: 'outbox' | 'inbox';
+  stream: string;
+  due: number;
+  inFlight: number;
+  scheduled: number;
+  /** When the next scheduled row is due, in ms from now; undefined when none is scheduled. */
+  nextDueInMs?: number;
+}

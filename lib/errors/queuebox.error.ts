@@ -13,7 +13,11 @@ export type QueueBoxErrorCode =
   | 'INVALID_ARGUMENT'
   | 'INVALID_PULL_WORKER'
   | 'DUPLICATE_PULL_WORKER'
-  | 'PUBLISH_FAILED';
+  | 'PUBLISH_FAILED'
+  | 'CLI_USAGE'
+  | 'DEAD_LETTER_NOT_FOUND'
+  | 'DRAIN_TIMEOUT'
+  | 'PEER_MISSING';
 
 /**
  * Base class of every QueueBox error. `name` is the concrete class name and the original

@@ -5,3 +5,5 @@
  */
 export { QueueBoxHealthIndicator } from './queuebox.health.js';
 export { QueueBoxHealthModule } from './queuebox-health.module.js';
+export type { HealthFinding } from './health-finding.js';
+export type { QueueBoxHealthOptions } from './queuebox-health-options.interface.js';

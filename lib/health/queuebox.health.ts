@@ -1,20 +1,23 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
-import { InboxRelay } from '../inbox/inbox-relay.js';
-import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
-import { OutboxPoller } from '../outbox/outbox-poller.js';
-import { PullWorkerExplorer } from '../pull/pull-worker.explorer.js';
-import { QUEUEBOX_RESOLVED_OPTIONS } from '../queuebox.constants.js';
-import type { ClaimWorkerStatus } from '../runtime/claim-worker.js';
+import { QueueBoxAdmin } from '../admin/queuebox-admin.service.js';
+import type { LoopSnapshot } from '../interfaces/admin.interface.js';
+import { LeaseAdvisor } from '../leases/lease-advisor.js';
+import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
+import type { HealthFinding } from './health-finding.js';
+import { leaseAdviceFindings } from './lease-advice-findings.js';
+import { QUEUEBOX_HEALTH_OPTIONS } from './queuebox-health.constants.js';
+import type { QueueBoxHealthOptions, ResolvedHealthThresholds } from './queuebox-health-options.interface.js';
+import { resolveHealthOptions } from './resolve-health-options.js';
+import { stalledLoopFinding, thresholdFindings } from './threshold-findings.js';
+import { withFindings } from './with-findings.js';
 
 /** Consecutive failed ticks after which a loop is reported down. */
 const MAX_CONSECUTIVE_ERRORS = 3;
-/** A loop that has not ticked for this long (or three poll intervals, if longer) is stuck. */
-const MIN_STALE_AFTER_MS = 60_000;
 
 interface LoopReport {
-  state: ClaimWorkerStatus['state'];
+  state: LoopSnapshot['state'];
   lastTickAgeMs: number | null;
   consecutiveErrors: number;
   inFlight: number;
@@ -24,7 +27,10 @@ interface LoopReport {
 /**
  * A `@nestjs/terminus` health indicator over every QueueBox loop (outbox poller, inbox relay,
  * pull workers): down when a loop that should run is not running, keeps failing, or has not
- * ticked for three poll intervals (at least a minute).
+ * ticked for three poll intervals (at least a minute). With `QueueBoxHealthModule.forRoot()`
+ * thresholds it also reports `degraded` findings (the indicator stays up) or goes down on the
+ * oldest pending age, dead letters in a window, and stalled loops; lease advice is always listed
+ * under `degraded`.
  *
  * ```ts
  * @Get('health') check() { return this.health.check([() => this.queueBox.isHealthy()]); }
@@ -33,38 +39,45 @@ interface LoopReport {
  */
 @Injectable()
 export class QueueBoxHealthIndicator {
+  private readonly thresholds: ResolvedHealthThresholds;
+
   constructor(
     private readonly health: HealthIndicatorService,
     private readonly moduleRef: ModuleRef,
-  ) {}
+    @Optional() @Inject(QUEUEBOX_HEALTH_OPTIONS) options?: QueueBoxHealthOptions,
+  ) {
+    this.thresholds = resolveHealthOptions(options);
+  }
 
   isHealthy(key = 'queuebox'): HealthIndicatorResult {
     const indicator = this.health.check(key);
-    const options = this.moduleRef.get<ResolvedQueueBoxOptions>(QUEUEBOX_RESOLVED_OPTIONS, { strict: false });
-    if (!options.workersEnabled) return indicator.up({ workers: 'disabled' });
-    const loops: Record<string, LoopReport> = {
-      outbox: report(this.moduleRef.get(OutboxPoller, { strict: false }).status, options.outbox.pollIntervalMs),
-    };
-    if (options.inbox.relay.routes.size > 0) {
-      loops.relay = report(this.moduleRef.get(InboxRelay, { strict: false }).status, options.inbox.relay.pollIntervalMs);
+    const admin = this.moduleRef.get(QueueBoxAdmin, { strict: false });
+    if (!admin.workersEnabled) return indicator.up({ workers: 'disabled' });
+    const findings: HealthFinding[] = [];
+    // The claim loops; the retention sweeper's slow pass is not what "healthy" is about.
+    const loops: Record<string, LoopReport> = {};
+    for (const loop of admin.loops().filter((snapshot) => snapshot.component !== 'retention')) {
+      const { report, stalled } = reportLoop(loop, this.thresholds);
+      loops[loop.name] = report;
+      if (stalled) findings.push(stalled);
     }
-    for (const worker of this.moduleRef.get(PullWorkerExplorer, { strict: false }).workers) {
-      loops[`pull:${worker.source}`] = report(worker.status, worker.pollIntervalMs);
-    }
-    const healthy = Object.values(loops).every((loop) => loop.healthy);
-    return healthy ? indicator.up(loops) : indicator.down(loops);
+    findings.push(...thresholdFindings(this.moduleRef.get(QueueBoxMetrics, { strict: false }).signals, this.thresholds));
+    findings.push(...leaseAdviceFindings(this.moduleRef.get(LeaseAdvisor, { strict: false })));
+    return withFindings(indicator, loops, Object.values(loops).every((loop) => loop.healthy), findings);
   }
 }
 
-function report(status: ClaimWorkerStatus, pollIntervalMs: number): LoopReport {
-  const ageMs = status.lastTickAt ? Date.now() - status.lastTickAt.getTime() : Infinity;
+function reportLoop(loop: LoopSnapshot, thresholds: ResolvedHealthThresholds): { report: LoopReport; stalled?: HealthFinding } {
+  const ageMs = loop.lastTickAgeMs ?? Infinity;
   // A loop waiting for a free slot does not tick; with work in flight it is busy, not stuck.
-  const fresh = ageMs <= Math.max(MIN_STALE_AFTER_MS, 3 * pollIntervalMs) || status.inFlight > 0;
-  return {
-    state: status.state,
-    lastTickAgeMs: Number.isFinite(ageMs) ? ageMs : null,
-    consecutiveErrors: status.consecutiveErrors,
-    inFlight: status.inFlight,
-    healthy: status.state === 'running' && status.consecutiveErrors < MAX_CONSECUTIVE_ERRORS && fresh,
+  const stalled = stalledLoopFinding(loop.name, ageMs, loop.inFlight, loop.pollIntervalMs, thresholds);
+  const report = {
+    state: loop.state,
+    lastTickAgeMs: loop.lastTickAgeMs,
+    consecutiveErrors: loop.consecutiveErrors,
+    inFlight: loop.inFlight,
+    healthy: loop.state === 'running' && loop.consecutiveErrors < MAX_CONSECUTIVE_ERRORS && stalled?.level !== 'down',
   };
+  // A stalled loop is already reported down by its own `healthy`; only a degraded one is listed.
+  return { report, stalled: stalled?.level === 'degraded' ? stalled : undefined };
 }

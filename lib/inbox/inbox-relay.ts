@@ -8,6 +8,8 @@ import type { ClaimedInboxRow, ClaimResult } from '../dialects/statement-results
 import { ClaimLostError } from '../errors/claim-lost.error.js';
 import { InvalidMessageError } from '../errors/invalid-message.error.js';
 import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
+import { QueueBoxEvents } from '../events/queuebox-events.service.js';
+import { LeaseAdvisor } from '../leases/lease-advisor.js';
 import type { InboxMessage } from '../interfaces/inbox-message.interface.js';
 import type { InboxTransform } from '../interfaces/queuebox-options.interface.js';
 import { BacklogSampler } from '../metrics/backlog-sampler.js';
@@ -18,7 +20,9 @@ import { toOutboxRow } from '../outbox/validate-outbox-message.js';
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { claimLost, transformInvalid, transformNotRegistered } from '../queuebox.messages.js';
 import { ClaimWorker, type RowOutcome } from '../runtime/claim-worker.js';
-import { withMessageSpan } from '../tracing/trace-context.js';
+import { CreateSpans } from '../tracing/create-spans.js';
+import type { SpanOutcome } from '../tracing/messaging-attributes.js';
+import { endSpanWith, type MessageSpan, messagingTracer } from '../tracing/messaging-tracer.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { toInboxMessage } from './inbox-message.mapper.js';
 
@@ -44,6 +48,8 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
     private readonly runner: StatementRunner,
+    leaseAdvisor: LeaseAdvisor,
+    private readonly events: QueueBoxEvents,
   ) {
     const relay = options.inbox.relay;
     super(
@@ -62,6 +68,9 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
       reclaimEveryMs: relay.claimTimeoutMs / 5,
       sampleEveryMs: options.outbox.metricsIntervalMs,
       onLoopError: () => metrics.loopError('inbox-relay'),
+      onLoopTick: metrics.loopTicker('inbox-relay'),
+      leaseAdvisor,
+      events,
       },
       repository,
     );
@@ -108,7 +117,8 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
   }
 
   protected override async reclaim(): Promise<void> {
-    await this.repository.reclaimExpired('inbox', this.sources);
+    const count = await this.repository.reclaimExpired('inbox', this.sources);
+    if (count > 0) this.events.emit('rows.reclaimed', { table: 'inbox', count });
   }
 
   protected override sample(): Promise<void> {
@@ -119,21 +129,27 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
     return this.repository.claimInbox(this.sources, request);
   }
 
-  /** Forwards one claimed row and finishes it. */
+  /** Forwards one claimed row and finishes it, in a `process` span when an SDK records spans. */
   protected async process(row: ClaimedInboxRow, lease: Lease): Promise<void> {
     const message = toInboxMessage(row);
-    const result = await this.runLeased(lease, () =>
-      withMessageSpan(`relay ${message.source}`, message.headers, { 'messaging.source.name': message.source }, () => this.forward(message, lease)),
-    );
-    if (result.outcome === 'left') return;
+    const span = messagingTracer()?.process('relay', message.source, message.idempotencyKey, row.attempts, message.headers);
+    if (!span) await this.relay(row, message, lease);
+    else await endSpanWith(span, () => this.relay(row, message, lease, span));
+  }
+
+  private async relay(row: ClaimedInboxRow, message: InboxMessage, lease: Lease, span?: MessageSpan): Promise<SpanOutcome> {
+    const result = await this.runLeased(lease, span ? () => span.run(() => this.forward(message, lease)) : () => this.forward(message, lease));
+    if (result.outcome === 'left') return lease.lost ? 'lost' : 'abandoned';
     if (result.outcome === 'failed') {
+      span?.recordError(result.error);
       // An outbox message the transform shaped wrongly will not get better by waiting.
-      await this.fail(row, lease, { error: result.error, retryable: !(result.error instanceof InvalidMessageError) });
-      return;
+      return this.fail(row, lease, { error: result.error, retryable: !(result.error instanceof InvalidMessageError) });
     }
     // The relay claims only its routed sources: a bounded label set.
     this.metrics.inboxRelayed(message.source);
+    if (this.events.wants('relay.forwarded')) this.events.emit('relay.forwarded', { id: message.id, source: message.source, idempotencyKey: message.idempotencyKey });
     this.adopt(result.value);
+    return 'processed';
   }
 
   /**
@@ -146,6 +162,8 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
     const route = this.options.inbox.relay.routes.get(message.source)!;
     const shaped = (await this.transforms.get(message.source)?.transform(message)) ?? {};
     const hasPayload = Object.prototype.hasOwnProperty.call(shaped, 'payload');
+    const tracer = messagingTracer();
+    const spans = tracer && new CreateSpans(tracer);
     const outboxRow = toOutboxRow(
       {
         destination: shaped.destination ?? route.destination,
@@ -156,15 +174,27 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
       this.options,
       undefined,
       hasPayload ? undefined : message.payloadText,
+      spans,
     );
-    lease.release();
-    if (lease.lost) throw lease.signal.reason;
-    return this.runner.withManager(async (manager) => {
-      const { lost, claimed } = await this.repository.completeMany<ClaimedInboxRow>([lease.claim], this.handOffLeaseMs, { manager });
-      if (lost.length > 0) throw new ClaimLostError('inbox', lease.claim.id, claimLost('inbox', lease.claim.id));
-      await insertOutboxRows(this.runner, this.dialect, this.wakeUps, [outboxRow], manager);
+    try {
+      lease.release();
+      if (lease.lost) throw lease.signal.reason;
+      const claimed = await this.runner.withManager(async (manager) => {
+        const { lost, claimed } = await this.repository.completeMany<ClaimedInboxRow>([lease.claim], this.handOffLeaseMs, { manager });
+        if (lost.length > 0) throw new ClaimLostError('inbox', lease.claim.id, claimLost('inbox', lease.claim.id));
+        await insertOutboxRows(this.runner, this.dialect, this.wakeUps, [outboxRow], manager);
+        return claimed;
+      });
+      spans?.endAll();
       return claimed;
-    });
+    } catch (error) {
+      spans?.endAll(error);
+      throw error;
+    }
+  }
+
+  protected streamOf(row: ClaimedInboxRow): string {
+    return row.source;
   }
 
   protected countOutcome(row: ClaimedInboxRow, outcome: RowOutcome): void {

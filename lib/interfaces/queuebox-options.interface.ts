@@ -55,8 +55,21 @@ export interface RetentionOptions {
   inboxProcessedMs?: number;
   /** Delete `dead` rows of both tables this long after they died (they can no longer be replayed). */
   deadMs?: number;
-  /** How often the sweeper runs. Default 60000. */
+  /** How often the sweeper runs when no `schedule` is given. Default 60000. */
   intervalMs?: number;
+  /**
+   * Runs the sweeper on a cron schedule instead of every `intervalMs`: a cron expression (five
+   * fields, or six with seconds first), or `true` for the off-peak default `'30 3 * * *'` (03:30
+   * every day in `timeZone`, an hour that exists and occurs once on daylight-saving days). The job
+   * is registered in `@nestjs/schedule`'s `SchedulerRegistry` under `jobName`, where the
+   * application can inspect, trigger or stop it. Needs the optional package `@nestjs/schedule`
+   * and `ScheduleModule.forRoot()` imported by the application.
+   */
+  schedule?: string | true;
+  /** IANA time zone of `schedule` (for example `'Europe/Berlin'`). Default `'UTC'`. */
+  timeZone?: string;
+  /** Name of the cron job in `SchedulerRegistry`. Default `'queuebox-retention'`. */
+  jobName?: string;
 }
 
 /** @publicApi */

@@ -2,9 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import type { ClaimComponent } from '../interfaces/claim.interface.js';
+import { HealthSignals } from './health-signals.js';
 import {
   CLAIMS_LOST_TOTAL,
   LOOP_ERRORS_TOTAL,
+  LOOP_TICKS_TOTAL,
   OUTBOX_BACKLOG_MESSAGES,
   OUTBOX_MESSAGES_PUBLISHED_TOTAL,
   OUTBOX_MESSAGES_RECLAIMED_TOTAL,
@@ -29,6 +31,9 @@ import {
 /** Intent-named recording of QueueBox's metrics, so loops never touch label names. */
 @Injectable()
 export class QueueBoxMetrics {
+  /** What health thresholds read: the last backlog samples and recent dead letters. */
+  readonly signals = new HealthSignals();
+
   constructor(
     @InjectMetric(CLAIMS_LOST_TOTAL) private readonly claimsLost: Counter<'component'>,
     @InjectMetric(OUTBOX_MESSAGES_RECLAIMED_TOTAL) private readonly outboxReclaimed: Counter,
@@ -47,7 +52,14 @@ export class QueueBoxMetrics {
     @InjectMetric(PULL_HANDLER_DURATION_SECONDS) private readonly pullDuration: Histogram<'source'>,
     @InjectMetric(PULL_ORDER_INVERSIONS_TOTAL) private readonly pullInversions: Counter<'source'>,
     @InjectMetric(ROWS_PURGED_TOTAL) private readonly rowsPurged: Counter<'table' | 'state'>,
+    @InjectMetric(LOOP_TICKS_TOTAL) private readonly loopTicks: Counter<'loop'>,
   ) {}
+
+  /** The tick counter of one loop, bound once: a tick then costs one increment, no label lookup. */
+  loopTicker(loop: string): () => void {
+    const ticks = this.loopTicks.labels({ loop });
+    return () => ticks.inc();
+  }
 
   purged(table: string, state: string, count: number): void {
     if (count > 0) this.rowsPurged.inc({ table, state }, count);
@@ -55,6 +67,7 @@ export class QueueBoxMetrics {
 
   pullHandled(source: string, outcome: PullOutcome, seconds?: number): void {
     this.pullHandledTotal.inc({ source, outcome });
+    if (outcome === 'dead') this.signals.deadLettered();
     if (seconds !== undefined) this.pullDuration.observe({ source }, seconds);
   }
 
@@ -72,11 +85,13 @@ export class QueueBoxMetrics {
 
   inboxRelayFailed(source: string, outcome: RelayFailureOutcome): void {
     this.inboxRelayFailures.inc({ source, outcome });
+    if (outcome === 'dead') this.signals.deadLettered();
   }
 
   inboxBacklogSample(source: string, pending: number, oldestAgeSeconds: number): void {
     this.inboxBacklog.set({ source }, pending);
     this.inboxOldestAge.set({ source }, oldestAgeSeconds);
+    this.signals.sampledAge('inbox', source, oldestAgeSeconds);
   }
 
   claimLost(component: ClaimComponent): void {
@@ -93,12 +108,14 @@ export class QueueBoxMetrics {
 
   outboxPublishAttempt(destination: string, outcome: PublishOutcome, seconds?: number): void {
     this.outboxPublished.inc({ destination, outcome });
+    if (outcome === 'dead') this.signals.deadLettered();
     if (seconds !== undefined) this.publishDuration.observe({ destination }, seconds);
   }
 
   outboxBacklogSample(destination: string, pending: number, oldestAgeSeconds: number): void {
     this.outboxBacklog.set({ destination }, pending);
     this.outboxOldestAge.set({ destination }, oldestAgeSeconds);
+    this.signals.sampledAge('outbox', destination, oldestAgeSeconds);
   }
 
   loopError(loop: string): void {

@@ -21,6 +21,8 @@ export const OUTBOX_BACKLOG_MESSAGES = 'queuebox_outbox_backlog_messages';
 export const OUTBOX_OLDEST_PENDING_AGE_SECONDS = 'queuebox_outbox_oldest_pending_age_seconds';
 /** Counter `{table, state}`: finished rows deleted by the retention sweeper. @publicApi */
 export const ROWS_PURGED_TOTAL = 'queuebox_rows_purged_total';
+/** Counter `{loop}`: ticks of a QueueBox loop that ran to their end; flat while the loop is stalled. @publicApi */
+export const LOOP_TICKS_TOTAL = 'queuebox_loop_ticks_total';
 /** Counter `{loop}`: failed ticks of a QueueBox loop. @publicApi */
 export const LOOP_ERRORS_TOTAL = 'queuebox_loop_errors_total';
 /** Counter `{source, outcome}`: receives (accepted, duplicate, rejected; failed: the intake answered 500). @publicApi */
@@ -39,6 +41,13 @@ export const PULL_MESSAGES_HANDLED_TOTAL = 'queuebox_pull_messages_handled_total
 export const PULL_HANDLER_DURATION_SECONDS = 'queuebox_pull_handler_duration_seconds';
 /** Counter `{source}`: pull claims that took a row older than a claimed or finished row of its aggregate. @publicApi */
 export const PULL_ORDER_INVERSIONS_TOTAL = 'queuebox_pull_order_inversions_total';
+
+/** Histogram `{component, destination, source}`: processing time of a claimed row / its lease (the lease advisor's input). @publicApi */
+export const LEASE_UTILIZATION_RATIO = 'queuebox_lease_utilization_ratio';
+/** Counter `{component, destination, source}`: lease renewals of rows still being worked on. @publicApi */
+export const LEASE_RENEWALS_TOTAL = 'queuebox_lease_renewals_total';
+/** Gauge `{component, destination, source}`: the lease the advisor recommends, in seconds; 0 when it advises nothing. @publicApi */
+export const LEASE_ADVISED_SECONDS = 'queuebox_lease_advised_seconds';
 
 /** Outcomes of one receive. */
 export type ReceiveOutcome = 'accepted' | 'duplicate' | 'rejected' | 'failed';
@@ -133,6 +142,27 @@ export const queueBoxMetricProviders = [
     name: ROWS_PURGED_TOTAL,
     help: 'Finished rows deleted by the retention sweeper, by table (outbox, inbox) and state.',
     labelNames: ['table', 'state'],
+  }),
+  makeHistogramProvider({
+    name: LEASE_UTILIZATION_RATIO,
+    help: 'Processing time of a claimed row divided by its lease, by component and destination (outbox) or source (relay, pull); near 1 the lease is about to expire under the work.',
+    labelNames: ['component', 'destination', 'source'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.5, 2, 5],
+  }),
+  makeCounterProvider({
+    name: LEASE_RENEWALS_TOTAL,
+    help: 'Lease renewals of rows still being worked on, by component and destination (outbox) or source (relay, pull).',
+    labelNames: ['component', 'destination', 'source'],
+  }),
+  makeGaugeProvider({
+    name: LEASE_ADVISED_SECONDS,
+    help: 'The lease the lease advisor recommends (p95 utilization >= 0.8 or claims lost over the last rows), in seconds; 0 when it advises nothing.',
+    labelNames: ['component', 'destination', 'source'],
+  }),
+  makeCounterProvider({
+    name: LOOP_TICKS_TOTAL,
+    help: 'Ticks of a QueueBox loop that ran to their end (a claim, a sweep); flat while the loop is stalled or waits for a free slot.',
+    labelNames: ['loop'],
   }),
   makeCounterProvider({
     name: LOOP_ERRORS_TOTAL,

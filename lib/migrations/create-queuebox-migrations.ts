@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import type { SchemaStep } from '../dialects/schema-step.interface.js';
 import { type SchemaDatabaseType, schemaSteps } from '../dialects/schema-steps.js';
 import type { QueueBoxModuleOptions } from '../interfaces/queuebox-options.interface.js';
 import { resolveOptions } from '../options/resolve-options.js';
@@ -27,8 +28,12 @@ export interface QueueBoxMigrationOptions {
  */
 export function createQueueBoxMigrations(options: QueueBoxMigrationOptions): QueueBoxMigrationClass[] {
   const tables = resolveOptions({ schema: options.schema, tables: options.tables }).tables;
-  const suffix = nameSuffix(tables);
-  return schemaSteps(String(options?.type), tables).map((step) => migration(`QueueBox${step.name}${suffix}${step.version}`, step.up, step.down));
+  return schemaSteps(String(options?.type), tables).map((step) => migration(migrationName(step, tables), step.up, step.down));
+}
+
+/** The class name of a step's migration, which TypeORM records in its migrations table. */
+export function migrationName(step: SchemaStep, tables: ResolvedTableNames): string {
+  return `QueueBox${step.name}${nameSuffix(tables)}${step.version}`;
 }
 
 function migration(name: string, up: readonly string[], down: readonly string[]): QueueBoxMigrationClass {

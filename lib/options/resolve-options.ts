@@ -27,6 +27,7 @@ import {
   readWebhookSecrets,
 } from './option-readers.js';
 import { resolveNatsDestination, resolveRabbitMqDestination } from './broker-destinations.js';
+import { resolveRetentionSchedule } from './retention-schedule.js';
 import type { InboxTransform } from '../interfaces/queuebox-options.interface.js';
 import type {
   ResolvedBackoff,
@@ -86,7 +87,7 @@ export function resolveOptions(raw: QueueBoxModuleOptions | undefined, context: 
     outbox,
     destinations,
     inbox: resolveInbox(readObject(options.inbox, 'inbox', ['maxPayloadBytes', 'sources', 'signatureToleranceSeconds', 'relay']), outbox, destinations, context),
-    retention: resolveRetention(readObject(options.retention, 'retention', ['outboxSentMs', 'inboxProcessedMs', 'deadMs', 'intervalMs'])),
+    retention: resolveRetention(readObject(options.retention, 'retention', ['outboxSentMs', 'inboxProcessedMs', 'deadMs', 'intervalMs', 'schedule', 'timeZone', 'jobName'])),
   };
   if (resolved.tables.outbox === resolved.tables.inbox) {
     throw new InvalidQueueBoxOptionsError('tables.inbox', invalidOption('tables.inbox', resolved.tables.inbox, 'different from tables.outbox'));
@@ -202,11 +203,11 @@ function resolveRetention(retention: Record<string, unknown>): ResolvedRetention
   // An age of at least a second: a shorter one would delete rows a worker may still be reading.
   const age = (name: string): number | undefined =>
     retention[name] === undefined ? undefined : readInt(retention[name], `retention.${name}`, 0, 1_000, HUNDRED_YEARS_MS);
+  const ages = { outboxSentMs: age('outboxSentMs'), inboxProcessedMs: age('inboxProcessedMs'), deadMs: age('deadMs') };
   return {
-    outboxSentMs: age('outboxSentMs'),
-    inboxProcessedMs: age('inboxProcessedMs'),
-    deadMs: age('deadMs'),
+    ...ages,
     intervalMs: readInt(retention.intervalMs, 'retention.intervalMs', 60_000, 100, DAY_MS),
+    schedule: resolveRetentionSchedule(retention, Object.values(ages).some((ms) => ms !== undefined)),
   };
 }
 

@@ -18,6 +18,14 @@ export interface ResolvedRetention {
   inboxProcessedMs?: number;
   deadMs?: number;
   intervalMs: number;
+  /** Set when the sweeper runs on a cron schedule (`@nestjs/schedule`) instead of its interval loop. */
+  schedule?: ResolvedRetentionSchedule;
+}
+
+export interface ResolvedRetentionSchedule {
+  cron: string;
+  timeZone: string;
+  jobName: string;
 }
 
 export interface ResolvedInboxOptions {

@@ -6,6 +6,8 @@ import { StatementRunner } from '../claims/statement-runner.js';
 import type { ClaimRequest, SqlDialect } from '../dialects/sql-dialect.interface.js';
 import type { ClaimedOutboxRow, ClaimResult } from '../dialects/statement-results.js';
 import { PublishFailedError } from '../errors/publish-failed.error.js';
+import { QueueBoxEvents } from '../events/queuebox-events.service.js';
+import { LeaseAdvisor } from '../leases/lease-advisor.js';
 import type { OutboxMessage } from '../interfaces/outbox-message.interface.js';
 import { BacklogSampler } from '../metrics/backlog-sampler.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
@@ -14,7 +16,8 @@ import { PublisherRegistry } from '../publishers/publisher-registry.js';
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { destinationNotHere, outboxMarkLost } from '../queuebox.messages.js';
 import { ClaimWorker, type RowFailure, type RowOutcome } from '../runtime/claim-worker.js';
-import { withMessageSpan } from '../tracing/trace-context.js';
+import type { SpanOutcome } from '../tracing/messaging-attributes.js';
+import { endSpanWith, type MessageSpan, messagingTracer } from '../tracing/messaging-tracer.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { OutboxCompletionBatcher } from './outbox-completion-batcher.js';
 import { toOutboxMessage } from './outbox-message.mapper.js';
@@ -42,6 +45,8 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
     runner: StatementRunner,
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
+    leaseAdvisor: LeaseAdvisor,
+    private readonly events: QueueBoxEvents,
   ) {
     const outbox = options.outbox;
     super(
@@ -59,6 +64,9 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
       reclaimEveryMs: outbox.claimTimeoutMs / 5,
       sampleEveryMs: outbox.metricsIntervalMs,
       onLoopError: () => metrics.loopError('outbox'),
+      onLoopTick: metrics.loopTicker('outbox'),
+      leaseAdvisor,
+      events,
       },
       repository,
     );
@@ -100,7 +108,9 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
   }
 
   protected override async reclaim(): Promise<void> {
-    this.metrics.outboxMessagesReclaimed(await this.repository.reclaimExpired('outbox'));
+    const count = await this.repository.reclaimExpired('outbox');
+    this.metrics.outboxMessagesReclaimed(count);
+    if (count > 0) this.events.emit('rows.reclaimed', { table: 'outbox', count });
   }
 
   protected override sample(): Promise<void> {
@@ -109,42 +119,71 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
 
   protected async claim(request: ClaimRequest): Promise<ClaimResult<ClaimedOutboxRow>> {
     const result = await this.repository.claimOutbox(request, { lock: this.options.outbox.claimLock });
-    this.metrics.outboxOrderInversions(countInverted(result.rows));
+    this.countInversions(result.rows);
     return result;
   }
 
   private adoptHandedOn(rows: readonly ClaimedOutboxRow[]): void {
-    this.metrics.outboxOrderInversions(countInverted(rows));
+    this.countInversions(rows);
     this.adopt(rows);
+  }
+
+  private countInversions(rows: readonly ClaimedOutboxRow[]): void {
+    const inverted = rows.filter((row) => row.inverted);
+    if (inverted.length === 0) return;
+    this.metrics.outboxOrderInversions(inverted.length);
+    for (const row of inverted) this.events.emit('order.inversion', { component: 'outbox', id: row.id, stream: row.destination, key: row.key });
+  }
+
+  protected streamOf(row: ClaimedOutboxRow): string {
+    return row.destination;
   }
 
   /** Publishes one claimed row and finishes it. */
   protected async process(row: ClaimedOutboxRow, lease: Lease): Promise<void> {
     const message = toOutboxMessage(row);
-    const started = performance.now();
-    const result = await this.publish(message, lease);
-    const seconds = (performance.now() - started) / 1000;
-    // A lost claim changes nothing more; shutdown that gave up leaves the row to reclaim.
-    if (lease.lost || this.abandon.signal.aborted) return;
-    lease.release();
-    if (result.ok) await this.finishSent(row, seconds);
-    else await this.fail(row, lease, result, seconds);
+    // One variable read when no SDK records spans: no span, no allocation.
+    const span = messagingTracer()?.send(message.destination, message.messageId, row.attempts, message.headers);
+    if (!span) {
+      await this.publishAndFinish(row, message, lease);
+      return;
+    }
+    // The receiver continues the send span's context, not the stored creation context.
+    const sent = { ...message, headers: span.inject({ ...message.headers }) };
+    await endSpanWith(span, () => this.publishAndFinish(row, sent, lease, span));
   }
 
-  private async publish(message: OutboxMessage, lease: Lease): Promise<PublishResult> {
+  /** Publishes and writes the outcome; returns how it ended (a failed publish's error goes on the span). */
+  private async publishAndFinish(row: ClaimedOutboxRow, message: OutboxMessage, lease: Lease, span?: MessageSpan): Promise<SpanOutcome> {
+    const started = performance.now();
+    const result = await this.publish(message, lease, span);
+    const seconds = (performance.now() - started) / 1000;
+    // A lost claim changes nothing more; shutdown that gave up leaves the row to reclaim.
+    if (!result.ok) span?.recordError(result.error);
+    if (lease.lost) return 'lost';
+    if (this.abandon.signal.aborted) return 'abandoned';
+    lease.release();
+    if (!result.ok) return this.fail(row, lease, result, seconds);
+    const sent = await this.finishSent(row, seconds);
+    // Seen lost by the completion: the lease advisor counts it with the row.
+    if (sent === 'lost') lease.markLost(undefined);
+    return sent;
+  }
+
+  private async publish(message: OutboxMessage, lease: Lease, span?: MessageSpan): Promise<PublishResult> {
     const publisher = this.publishers.get(message.destination);
     if (!publisher) {
       return { ok: false, retryable: true, error: new Error(destinationNotHere(message.destination)) };
     }
+    // The signal is made only when the publisher reads it.
+    const context = {
+      get signal() {
+        return lease.signal;
+      },
+    };
     try {
-      await withMessageSpan(`publish ${message.destination}`, message.headers, { 'messaging.message.id': message.messageId, 'messaging.destination.name': message.destination }, () =>
-        // The signal is made only when the publisher reads it.
-        publisher.publish(message, {
-          get signal() {
-            return lease.signal;
-          },
-        }),
-      );
+      // In the send span's context, so that a client instrumentation's spans nest under it.
+      await (span ? span.run(() => publisher.publish(message, context)) : publisher.publish(message, context));
       return { ok: true };
     } catch (error) {
       if (error instanceof PublishFailedError) return { ok: false, error, retryable: error.retryable, retryAfterMs: error.retryAfterMs };
@@ -152,15 +191,16 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
     }
   }
 
-  private async finishSent(row: ClaimedOutboxRow, seconds: number): Promise<void> {
+  private async finishSent(row: ClaimedOutboxRow, seconds: number): Promise<'sent' | 'lost'> {
     if ((await this.completions.complete(this.claimOf(row))) === 'ok') {
       this.metrics.outboxPublishAttempt(row.destination, 'sent', seconds);
-      return;
+      return 'sent';
     }
     // Published, but another owner has the row now and will publish it again (a duplicate with
     // the same message id; docs/concepts/claims-and-leases.md, "Lost claims").
     this.logger.error({ message: outboxMarkLost(row.id, row.messageId), messageId: row.messageId, rowId: row.id });
-    this.countOutcome(row, 'lost', seconds);
+    this.countLost(row, 'finish', seconds);
+    return 'lost';
   }
 
   protected countOutcome(row: ClaimedOutboxRow, outcome: RowOutcome, seconds?: number): void {
@@ -173,7 +213,3 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
   }
 }
 
-/** Claimed rows flagged as late commits (order inversions). */
-function countInverted(rows: readonly { inverted: boolean }[]): number {
-  return rows.filter((row) => row.inverted).length;
-}

@@ -1,12 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { QueueBoxAdmin } from '../admin/queuebox-admin.service.js';
 import type { EntityManager } from 'typeorm';
 import { StatementRunner } from '../claims/statement-runner.js';
 import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
-import { DeadLetterRepository } from '../claims/dead-letter.repository.js';
 import type { DeadLetterQuery, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type { EnqueuedMessage, OutboxMessageInput } from '../interfaces/outbox-message.interface.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
+import { CreateSpans } from '../tracing/create-spans.js';
+import { messagingTracer } from '../tracing/messaging-tracer.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { insertOutboxRows } from './insert-outbox-rows.js';
 import { toOutboxRow } from './validate-outbox-message.js';
@@ -35,14 +37,15 @@ export class OutboxService {
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
     private readonly wakeUps: WakeUpHub,
-    private readonly deadLetters: DeadLetterRepository,
+    private readonly admin: QueueBoxAdmin,
   ) {}
 
   /**
    * Enqueues one message, or several in one statement. Every message is validated first: an
    * unknown destination, a payload that cannot be serialized or is over
    * `outbox.maxPayloadBytes`, an invalid key or header throws a typed error and writes nothing.
-   * The active W3C trace context is stored with each message.
+   * The active W3C trace context is stored with each message; with an OpenTelemetry SDK
+   * registered, each message gets a `create` span in the caller's trace and stores its context.
    */
   enqueue<TPayload>(message: OutboxMessageInput<TPayload>, options?: EnqueueOptions): Promise<EnqueuedMessage>;
   enqueue<TPayload>(messages: readonly OutboxMessageInput<TPayload>[], options?: EnqueueOptions): Promise<EnqueuedMessage[]>;
@@ -52,14 +55,23 @@ export class OutboxService {
   ): Promise<EnqueuedMessage | EnqueuedMessage[]> {
     const single = !Array.isArray(input);
     const messages: readonly OutboxMessageInput[] = single ? [input as OutboxMessageInput] : (input as readonly OutboxMessageInput[]);
-    const rows = messages.map((message, index) => toOutboxRow(message, this.options, single ? undefined : index));
-    const result = await insertOutboxRows(this.runner, this.dialect, this.wakeUps, rows, manager);
+    const tracer = messagingTracer();
+    const spans = tracer && new CreateSpans(tracer);
+    let result: EnqueuedMessage[];
+    try {
+      const rows = messages.map((message, index) => toOutboxRow(message, this.options, single ? undefined : index, undefined, spans));
+      result = await insertOutboxRows(this.runner, this.dialect, this.wakeUps, rows, manager);
+    } catch (error) {
+      spans?.endAll(error);
+      throw error;
+    }
+    spans?.endAll();
     return single ? result[0] : result;
   }
 
   /** Dead-lettered messages, oldest first, a page at a time (`after` = last id of the previous page). */
   async listDead(query: DeadLetterQuery = {}): Promise<DeadOutboxMessage[]> {
-    return this.deadLetters.listOutbox(query);
+    return (await this.admin.listDead('outbox', { after: query.after, limit: query.limit })).items;
   }
 
   /**
@@ -67,8 +79,7 @@ export class OutboxService {
    * `X-Message-Id`. Returns the ids that were dead (others are left alone).
    */
   async replayDead(ids: readonly string[]): Promise<string[]> {
-    const replayed = await this.deadLetters.replay('outbox', ids);
-    if (replayed.length > 0) this.wakeUps.rowsWritten('outbox');
+    const { ids: replayed = [] } = await this.admin.replayDead('outbox', { ids });
     return replayed;
   }
 }

@@ -8,14 +8,23 @@ import { MAX_INTERVAL_MS } from '../queuebox.limits.js';
 import { invalidDelay, invalidKey, invalidMessageShape, payloadNotSerializable, payloadTooLarge, unknownDestination } from '../queuebox.messages.js';
 import { keyProblem } from '../validation/keys.js';
 import { validateHeaders } from '../validation/message-headers.js';
+import type { CreateSpans } from '../tracing/create-spans.js';
 import { injectTraceContext } from '../tracing/trace-context.js';
 import { uuidv7 } from './message-id.js';
 
 /**
  * Validates and serializes one message into the row to insert, with a new message id and the
- * active trace context. `serializedPayload`, when given, is the payload's JSON text. Throws a typed error naming the field; nothing has been written then.
+ * active trace context: the context of its own `create` span when `spans` is given (an SDK records
+ * spans), else the caller's. `serializedPayload`, when given, is the payload's JSON text. Throws
+ * a typed error naming the field; nothing has been written then.
  */
-export function toOutboxRow(input: OutboxMessageInput, options: ResolvedQueueBoxOptions, index?: number, serializedPayload?: string): OutboxInsertRow {
+export function toOutboxRow(
+  input: OutboxMessageInput,
+  options: ResolvedQueueBoxOptions,
+  index?: number,
+  serializedPayload?: string,
+  spans?: CreateSpans,
+): OutboxInsertRow {
   if (input === null || typeof input !== 'object') throw new InvalidMessageError('message', invalidMessageShape('destination and payload'), index);
   const { destination, payload, key, headers, delayMs } = input;
   if (typeof destination !== 'string' || !options.destinations.has(destination)) {
@@ -32,11 +41,13 @@ export function toOutboxRow(input: OutboxMessageInput, options: ResolvedQueueBox
   if (delayMs !== undefined && (!Number.isInteger(delayMs) || delayMs < 0 || delayMs > MAX_INTERVAL_MS)) {
     throw new InvalidMessageError('delayMs', invalidDelay(MAX_INTERVAL_MS), index);
   }
+  const messageId = uuidv7();
+  const stored = validateHeaders(headers, index);
   return {
-    messageId: uuidv7(),
+    messageId,
     destination,
     key: key ?? null,
-    headers: JSON.stringify(injectTraceContext(validateHeaders(headers, index))),
+    headers: JSON.stringify(spans ? spans.inject(stored, destination, messageId) : injectTraceContext(stored)),
     payload: serialized,
     delayMs: delayMs ?? 0,
   };

@@ -67,6 +67,17 @@ export class PublisherRegistry implements OnModuleInit, OnApplicationShutdown {
     return this.publishers.get(destination);
   }
 
+  /**
+   * Puts `wrap(current)` in place of the publisher of `destination` (the testing kit's injected
+   * failures); false when this instance does not have the destination.
+   */
+  wrap(destination: string, wrap: (publisher: OutboxPublisher) => OutboxPublisher): boolean {
+    const current = this.publishers.get(destination);
+    if (!current) return false;
+    this.publishers.set(destination, wrap(current));
+    return true;
+  }
+
   /** Every configured destination name. */
   names(): string[] {
     return [...this.options.destinations.keys()];

@@ -10,6 +10,8 @@ import { ClaimRepository } from '../claims/claim.repository.js';
 import { StatementRunner } from '../claims/statement-runner.js';
 import { DuplicatePullWorkerError } from '../errors/duplicate-pull-worker.error.js';
 import { InvalidPullWorkerError } from '../errors/invalid-pull-worker.error.js';
+import { QueueBoxEvents } from '../events/queuebox-events.service.js';
+import { LeaseAdvisor } from '../leases/lease-advisor.js';
 import { SourceLabels } from '../inbox/source-labels.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
@@ -43,6 +45,8 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
     private readonly runner: StatementRunner,
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
+    private readonly leaseAdvisor: LeaseAdvisor,
+    private readonly events: QueueBoxEvents,
   ) {
     this.backlog = new BacklogSampler(
       runner,
@@ -82,6 +86,8 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
           claimLockAlways: this.dialect.claimLockAlways,
           metrics: this.metrics,
           label: this.labels.of(worker.source),
+          leaseAdvisor: this.leaseAdvisor,
+          events: this.events,
           // The first runner samples the backlog of every pulled source (one query for all).
           sampleBacklog: this.runners.length === 0 ? { every: this.options.outbox.metricsIntervalMs, sample: () => this.backlog.sample() } : undefined,
         }),

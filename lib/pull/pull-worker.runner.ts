@@ -7,10 +7,13 @@ import type { ClaimedInboxRow, ClaimResult } from '../dialects/statement-results
 import { ClaimLostError } from '../errors/claim-lost.error.js';
 import { toInboxMessage } from '../inbox/inbox-message.mapper.js';
 import type { InboxMessage } from '../interfaces/inbox-message.interface.js';
+import type { QueueBoxEvents } from '../events/queuebox-events.service.js';
+import type { LeaseAdvisor } from '../leases/lease-advisor.js';
 import type { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import { claimLost, shutdownReason } from '../queuebox.messages.js';
 import { ClaimWorker, type RowOutcome } from '../runtime/claim-worker.js';
-import { withMessageSpan } from '../tracing/trace-context.js';
+import type { SpanOutcome } from '../tracing/messaging-attributes.js';
+import { endSpanWith, type MessageSpan, messagingTracer } from '../tracing/messaging-tracer.js';
 import type { PullWorkerHost } from './pull-worker.host.js';
 import type { ResolvedPullWorker } from './resolve-pull-worker-options.js';
 
@@ -25,6 +28,8 @@ export interface PullWorkerRunnerDeps {
   claimLockAlways: boolean;
   /** Samples the inbox backlog gauges of the pull sources; one runner of the explorer does it. */
   sampleBacklog?: { every: number; sample(): Promise<void> };
+  leaseAdvisor?: LeaseAdvisor;
+  events?: QueueBoxEvents;
 }
 
 /**
@@ -56,6 +61,9 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
         shutdownTimeoutMs: worker.shutdownTimeoutMs,
         sampleEveryMs: deps.sampleBacklog?.every,
         onLoopError: () => deps.metrics.loopError(`pull:${deps.label}`),
+        onLoopTick: deps.metrics.loopTicker(`pull:${deps.label}`),
+        leaseAdvisor: deps.leaseAdvisor,
+        events: deps.events,
       },
       deps.repository,
     );
@@ -97,21 +105,27 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
     return result;
   }
 
-  /** Handles one claimed row to its end. */
+  /** Handles one claimed row to its end, in a `process` span when an SDK records spans. */
   protected async process(row: ClaimedInboxRow, lease: Lease): Promise<void> {
     const message = toInboxMessage(row);
+    const span = messagingTracer()?.process('pull', message.source, message.idempotencyKey, row.attempts, message.headers);
+    if (!span) await this.handleRow(row, message, lease);
+    else await endSpanWith(span, () => this.handleRow(row, message, lease, span));
+  }
+
+  private async handleRow(row: ClaimedInboxRow, message: InboxMessage, lease: Lease, span?: MessageSpan): Promise<SpanOutcome> {
     const started = performance.now();
-    const result = await this.runLeased(lease, () =>
-      withMessageSpan(`pull ${message.source}`, message.headers, { 'messaging.source.name': message.source }, () => this.handleInTransaction(message, lease)),
-    );
-    if (result.outcome === 'left') return;
+    const work = (): Promise<ClaimedInboxRow[]> => this.handleInTransaction(message, lease);
+    const result = await this.runLeased(lease, span ? () => span.run(work) : work);
+    if (result.outcome === 'left') return lease.lost ? 'lost' : 'abandoned';
     if (result.outcome === 'failed') {
-      await this.fail(row, lease, { error: result.error, retryable: true });
-      return;
+      span?.recordError(result.error);
+      return this.fail(row, lease, { error: result.error, retryable: true });
     }
     this.deps.metrics.pullHandled(this.deps.label, 'processed', (performance.now() - started) / 1000);
     this.countInversions(result.value);
     this.adopt(result.value);
+    return 'processed';
   }
 
   /**
@@ -132,7 +146,14 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
   }
 
   private countInversions(rows: readonly ClaimedInboxRow[]): void {
-    this.deps.metrics.pullOrderInversions(this.deps.label, rows.filter((row) => row.inverted).length);
+    const inverted = rows.filter((row) => row.inverted);
+    if (inverted.length === 0) return;
+    this.deps.metrics.pullOrderInversions(this.deps.label, inverted.length);
+    for (const row of inverted) this.deps.events?.emit('order.inversion', { component: 'pull', id: row.id, stream: this.deps.label, key: row.key });
+  }
+
+  protected streamOf(): string {
+    return this.deps.label;
   }
 
   protected countOutcome(_row: ClaimedInboxRow, outcome: RowOutcome): void {

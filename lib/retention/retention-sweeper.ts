@@ -1,10 +1,26 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { StatementRunner } from '../claims/statement-runner.js';
 import type { ClaimTable, SqlDialect } from '../dialects/sql-dialect.interface.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { PollLoop } from '../runtime/poll-loop.js';
+import { errorText } from '../runtime/error-text.js';
+import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
+import { duplicateRetentionJob, scheduleModuleMissing } from '../queuebox.messages.js';
+import { loadSchedulePeer, type RetentionCronJob, type RetentionSchedulerRegistry } from './schedule-peer.js';
+
+interface ScheduledSweep {
+  job: RetentionCronJob;
+  registry: RetentionSchedulerRegistry;
+  /** Aborted at shutdown: a running sweep stops between chunks. */
+  controller: AbortController;
+  running?: Promise<void>;
+  lastRunAt?: Date;
+  lastError?: unknown;
+  consecutiveErrors: number;
+}
 
 /** Rows deleted per statement: short statements, short row locks, bounded WAL bursts. */
 const PURGE_CHUNK = 1_000;
@@ -18,20 +34,24 @@ interface PurgeRule {
 
 /**
  * Deletes finished rows older than the `retention` ages, in chunks, on its own slow loop
- * (default once a minute). Without it the tables grow forever; with it, the partial indexes the
- * claims use stay small and the finished-rows index stays bounded. Runs only where workers run.
+ * (default once a minute), or on a cron schedule (`retention.schedule`) as a named job of
+ * `@nestjs/schedule`'s `SchedulerRegistry`. Without it the tables grow forever; with it, the
+ * partial indexes the claims use stay small and the finished-rows index stays bounded. Runs only
+ * where workers run.
  */
 @Injectable()
 export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(RetentionSweeper.name);
   private readonly rules: PurgeRule[];
   private readonly loop: PollLoop;
+  private scheduled?: ScheduledSweep;
 
   constructor(
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
     private readonly runner: StatementRunner,
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
     private readonly metrics: QueueBoxMetrics,
+    private readonly moduleRef: ModuleRef,
   ) {
     const { outboxSentMs, inboxProcessedMs, deadMs, intervalMs } = options.retention;
     const rules: (PurgeRule | undefined)[] = [
@@ -46,20 +66,110 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
       intervalMs,
       tick: (signal) => this.sweep(signal),
       onError: () => metrics.loopError('retention'),
+      onTick: metrics.loopTicker('retention'),
     });
   }
 
-  onApplicationBootstrap(): void {
+  /**
+   * The sweeper as the admin's loop snapshots show it: its interval loop, or, on a schedule, its
+   * cron job (running while the job is active; `intervalMs` is then the gap between the job's
+   * next two runs).
+   */
+  get loopStatus(): Pick<PollLoop, 'state' | 'lastTickAt' | 'lastError' | 'consecutiveErrors'> & { intervalMs: number; enabled: boolean } {
+    const enabled = this.rules.length > 0;
+    const scheduled = this.scheduled;
+    if (!scheduled) {
+      const { state, lastTickAt, lastError, consecutiveErrors } = this.loop;
+      return { state, lastTickAt, lastError, consecutiveErrors, intervalMs: this.options.retention.intervalMs, enabled };
+    }
+    const [next, after] = scheduled.job.nextDates(2).map((date) => date.toMillis());
+    return {
+      state: scheduled.job.isActive ? 'running' : 'stopped',
+      lastTickAt: scheduled.lastRunAt,
+      lastError: scheduled.lastError,
+      consecutiveErrors: scheduled.consecutiveErrors,
+      intervalMs: after - next,
+      enabled,
+    };
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
     if (!this.options.workersEnabled || this.rules.length === 0) return;
+    const rules = this.rules.map((rule) => `${rule.table} ${rule.label} after ${rule.olderThanMs} ms`).join(', ');
+    const schedule = this.options.retention.schedule;
+    if (schedule) {
+      await this.startSchedule(schedule.cron, schedule.timeZone, schedule.jobName);
+      this.logger.log(`scheduled: deletes ${rules}, on "${schedule.cron}" (${schedule.timeZone}) as cron job "${schedule.jobName}"`);
+      return;
+    }
     this.loop.start();
-    const rules = this.rules.map((rule) => `${rule.table} ${rule.label} after ${rule.olderThanMs} ms`);
-    this.logger.log(`started: deletes ${rules.join(', ')}, every ${this.options.retention.intervalMs} ms`);
+    this.logger.log(`started: deletes ${rules}, every ${this.options.retention.intervalMs} ms`);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    if (this.scheduled) {
+      await this.stopSchedule(this.scheduled);
+      this.scheduled = undefined;
+      this.logger.log('stopped');
+      return;
+    }
     if (this.loop.state !== 'running') return;
     await this.loop.stop();
     this.logger.log('stopped');
+  }
+
+  /**
+   * Registers the sweep as a cron job in the application's `SchedulerRegistry` (from
+   * `ScheduleModule.forRoot()`), where the application can inspect, trigger or stop it.
+   */
+  private async startSchedule(cron: string, timeZone: string, jobName: string): Promise<void> {
+    const peer = await loadSchedulePeer();
+    let registry: RetentionSchedulerRegistry;
+    try {
+      registry = this.moduleRef.get(peer.SchedulerRegistry, { strict: false });
+    } catch {
+      throw new InvalidQueueBoxOptionsError('retention.schedule', scheduleModuleMissing());
+    }
+    if (registry.doesExist('cron', jobName)) throw new InvalidQueueBoxOptionsError('retention.jobName', duplicateRetentionJob(jobName));
+    const job = peer.createJob(cron, timeZone, () => this.scheduledSweep());
+    this.scheduled = { job, registry, controller: new AbortController(), consecutiveErrors: 0 };
+    registry.addCronJob(jobName, job as never);
+    job.start();
+  }
+
+  /**
+   * One scheduled run. Failures are logged and counted like the loop's, never thrown into the
+   * cron library; the next run comes at the next scheduled time.
+   */
+  private scheduledSweep(): Promise<void> {
+    const scheduled = this.scheduled;
+    if (!scheduled || scheduled.controller.signal.aborted) return Promise.resolve();
+    scheduled.running = this.sweep(scheduled.controller.signal).then(
+      () => {
+        scheduled.lastRunAt = new Date();
+        scheduled.consecutiveErrors = 0;
+      },
+      (error: unknown) => {
+        if (scheduled.controller.signal.aborted) return;
+        scheduled.lastRunAt = new Date();
+        scheduled.lastError = error;
+        scheduled.consecutiveErrors += 1;
+        this.logger.error({ message: 'scheduled retention sweep failed', error: errorText(error) });
+        this.metrics.loopError('retention');
+      },
+    );
+    return scheduled.running;
+  }
+
+  /** Stops the job (if the application has not already), takes it out of the registry, and waits for a running sweep. */
+  private async stopSchedule(scheduled: ScheduledSweep): Promise<void> {
+    const jobName = this.options.retention.schedule!.jobName;
+    scheduled.job.stop();
+    if (scheduled.registry.doesExist('cron', jobName) && scheduled.registry.getCronJob(jobName) === scheduled.job) {
+      scheduled.registry.deleteCronJob(jobName);
+    }
+    scheduled.controller.abort();
+    await scheduled.running;
   }
 
   /** One pass over every rule; a rule's chunks repeat while they come back full. */

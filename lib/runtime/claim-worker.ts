@@ -6,7 +6,10 @@ import { WalkCursor } from '../claims/walk-cursor.js';
 import type { ClaimRequest } from '../dialects/sql-dialect.interface.js';
 import type { ClaimResult } from '../dialects/statement-results.js';
 import { ClaimLostError } from '../errors/claim-lost.error.js';
+import type { LostClaim } from '../interfaces/admin.interface.js';
 import type { Claim, ClaimComponent } from '../interfaces/claim.interface.js';
+import type { QueueBoxEvents } from '../events/queuebox-events.service.js';
+import type { LeaseAdvisor } from '../leases/lease-advisor.js';
 import type { ResolvedBackoff } from '../options/resolved-options.interface.js';
 import { claimContended, maxAttemptsWithoutOutcome, rowClaimLost, rowFinishingWriteFailed, rowWriteLost, shutdownLeftRows, shutdownReason } from '../queuebox.messages.js';
 import { abortableDelay, whenAborted } from './abortable.js';
@@ -42,6 +45,12 @@ export interface ClaimWorkerSettings {
   /** Run `sample()` (backlog gauges) at most this often. */
   sampleEveryMs?: number;
   onLoopError?(): void;
+  /** Called after every tick that succeeded. */
+  onLoopTick?(): void;
+  /** Told how much of its lease each row's work used, and of every renewal. */
+  leaseAdvisor?: LeaseAdvisor;
+  /** Where dead letters and lost claims are emitted. */
+  events?: QueueBoxEvents;
 }
 
 /** What health checks read of a worker. */
@@ -51,6 +60,8 @@ export interface ClaimWorkerStatus {
   lastError?: unknown;
   consecutiveErrors: number;
   inFlight: number;
+  /** Claims this worker lost recently, oldest first (at most `MAX_LOST_CLAIMS`). */
+  lostClaims: readonly LostClaim[];
 }
 
 /** A claimed row: its id, the token its claim wrote, its claims so far, and its key. */
@@ -79,6 +90,9 @@ export type RowOutcome = 'retried' | 'dead' | 'lost';
  * or poll continues the sweep instead of sweeping everything at once.
  */
 const MAX_EMPTY_CLAIMS = 2;
+
+/** Lost claims a worker remembers for the admin's "claims at risk": enough to see a pattern, bounded. */
+const MAX_LOST_CLAIMS = 20;
 
 /**
  * The loop shared by the outbox poller, the inbox relay and pull workers: claim up to the free
@@ -112,6 +126,7 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
   private idle = false;
   /** Shutdown began: nothing new is claimed or handed on. */
   protected stopping = false;
+  private readonly lostClaims: LostClaim[] = [];
 
   constructor(
     protected readonly settings: ClaimWorkerSettings,
@@ -128,12 +143,14 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
           intervalMs: settings.pollIntervalMs,
           tick: (signal) => this.tick(signal),
           onError: () => settings.onLoopError?.(),
+          onTick: settings.onLoopTick,
         }),
     );
     this.leases = new LeaseGroup(
       settings.leaseMs,
       (claims) => repository.renewMany(claims),
       (lease, cause) => this.reportLost(lease.detail as Row, 'work', cause),
+      settings.leaseAdvisor && ((lease) => settings.leaseAdvisor!.renewed(settings.component, this.streamOf(lease.detail as Row))),
     );
   }
 
@@ -153,6 +170,8 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
   protected abstract describe(): string;
   /** Returns expired claims to pending. */
   protected reclaim?(): Promise<void>;
+  /** The destination or source of a row: the stream of the lease advisor and of events. */
+  protected abstract streamOf(row: Row): string;
   /** Samples gauges. Failures are logged, never fatal. */
   protected sample?(): Promise<void>;
 
@@ -166,6 +185,7 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
       lastError,
       consecutiveErrors: Math.max(...this.lanes.map((lane) => lane.consecutiveErrors)),
       inFlight: this.inFlight.size,
+      lostClaims: [...this.lostClaims],
     };
   }
 
@@ -194,9 +214,10 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
    * The outcome path of a row whose work failed (its lease already released): retried after
    * backoff (at least `retryAfterMs`), or dead when it is not retryable or out of attempts; back to
    * pending at once when shutdown stopped the work of a worker that releases rows on shutdown. The
-   * write is fenced; a lost claim is reported and nothing more is written.
+   * write is fenced; a lost claim is reported and nothing more is written. Returns how the row
+   * ended (`released`: given back by shutdown).
    */
-  protected async fail(row: Row, lease: Lease, failure: RowFailure, seconds?: number): Promise<void> {
+  protected async fail(row: Row, lease: Lease, failure: RowFailure, seconds?: number): Promise<RowOutcome | 'released'> {
     const { maxAttempts, backoff, releaseOnShutdown } = this.settings;
     const releasing = releaseOnShutdown === true && this.stopping && failure.retryable;
     const dead = !releasing && (!failure.retryable || row.attempts >= maxAttempts);
@@ -205,16 +226,19 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
     const claim = lease.claim;
     const written = dead ? await this.repository.deadLetter(claim, error) : await this.repository.retry(claim, delay, error);
     if (written === 'lost') {
+      lease.markLost(undefined);
       this.reportLost(row, dead ? 'dead-letter' : 'retry', undefined, seconds);
-      return;
+      return 'lost';
     }
-    if (releasing) return;
+    if (releasing) return 'released';
     this.countOutcome(row, dead ? 'dead' : 'retried', seconds);
     // A dead row is finished: the next row of its key may be claimable now.
     if (dead && row.key !== null) this.wake();
     const log = { message: dead ? `${this.settings.noun} dead-lettered` : `${this.settings.noun} failed; retrying`, ...this.logFields(row), attempt: row.attempts, error };
     if (dead) this.logger.error(log);
     else this.logger.warn(log);
+    if (dead) this.settings.events?.emit('message.dead-lettered', { component: this.settings.component, id: row.id, stream: this.streamOf(row), attempt: row.attempts, error });
+    return dead ? 'dead' : 'retried';
   }
 
   /**
@@ -224,7 +248,15 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
   protected reportLost(row: Row, during: 'work' | 'retry' | 'dead-letter' | 'finish', cause?: unknown, seconds?: number): void {
     const message = during === 'work' ? rowClaimLost(this.settings.noun, row.id) : rowWriteLost(this.settings.noun, during, row.id);
     this.logger.warn({ message, ...this.logFields(row), ...(cause === undefined ? {} : { error: errorText(cause) }) });
+    this.countLost(row, during, seconds);
+  }
+
+  /** Counts a lost claim, and remembers it for the admin's claims at risk. */
+  protected countLost(row: Row, during: LostClaim['during'], seconds?: number): void {
     this.countOutcome(row, 'lost', seconds);
+    this.lostClaims.push({ id: row.id, during, at: new Date() });
+    if (this.lostClaims.length > MAX_LOST_CLAIMS) this.lostClaims.shift();
+    this.settings.events?.emit('claim.lost', { component: this.settings.component, id: row.id, stream: this.streamOf(row), during });
   }
 
   /**
@@ -336,8 +368,10 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
   private track(row: Row): void {
     const lease = this.leases.add(this.claimOf(row));
     lease.detail = row;
+    const started = performance.now();
     const task = this.run(row, lease).finally(() => {
       lease.release();
+      this.settings.leaseAdvisor?.finished(this.settings.component, this.streamOf(row), this.settings.leaseMs, performance.now() - started, lease.lost);
       this.inFlight.delete(task);
       this.notifySlotWaiters();
     });

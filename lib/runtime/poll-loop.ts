@@ -15,6 +15,8 @@ export interface PollLoopOptions {
   maxErrorBackoffMs?: number;
   tick(signal: AbortSignal): Promise<TickResult>;
   onError?(error: unknown): void;
+  /** Called after every tick that ran to its end (the loop is alive): feeds the ticks counter. */
+  onTick?(): void;
 }
 
 /**
@@ -70,6 +72,7 @@ export class PollLoop {
         result = await this.options.tick(signal);
         this.lastTickAt = new Date();
         this.consecutiveErrors = 0;
+        this.options.onTick?.();
       } catch (error) {
         if (signal.aborted) break;
         this.lastTickAt = new Date();

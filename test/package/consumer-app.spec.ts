@@ -116,6 +116,10 @@ describe.skipIf(!process.env.QUEUEBOX_PACKAGE_CHECK)('the packed package in a co
       expect(code === 0 || signal === 'SIGTERM', output.join('')).toBe(true);
       // eslint-disable-next-line no-control-regex -- strips the colours of Nest's console logger
       expect(output.join('').replace(/\u001b\[[0-9;]*m/g, '')).toMatch(/\[OutboxPoller\] stopped/);
+
+      // The package's bin, as installed: the shebang and the executable bit, in either kind of app.
+      const status = await run(join(app, 'node_modules/.bin/queuebox'), ['status', '--url', databaseUrl.toString(), '--json'], { cwd: app });
+      expect(JSON.parse(status.stdout)).toMatchObject({ dialect: 'postgres', backlog: { outbox: [] }, dead: { outbox: [], inbox: [] } });
     } finally {
       child.kill('SIGKILL');
       await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);

@@ -1,4 +1,5 @@
 import { startEmbeddedPostgres } from '../../tools/embedded-postgres.js';
+import { isLeftoverSchema } from '../fixtures/test-database.js';
 
 export interface TestPostgres {
   url: string;
@@ -18,14 +19,17 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   return { url: server.url, stop: () => server.stop() };
 }
 
-/** Test files create `qb_*` schemas; on a long-lived server, drop those of earlier runs. */
+/**
+ * Test files create `qb_*` schemas; on a long-lived server, drop those earlier runs left behind,
+ * never those of a run still going (test-database.ts, `isLeftoverSchema`).
+ */
 async function dropLeftoverSchemas(url: string): Promise<void> {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     const { rows } = await client.query<{ nspname: string }>(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'qb\\_%'`);
-    for (const { nspname } of rows) await client.query(`DROP SCHEMA "${nspname}" CASCADE`);
+    for (const { nspname } of rows.filter((row) => isLeftoverSchema(row.nspname))) await client.query(`DROP SCHEMA "${nspname}" CASCADE`);
   } finally {
     await client.end();
   }

@@ -36,6 +36,10 @@ class TestWorker extends ClaimWorker<ClaimedRow> {
     return this.drain();
   }
 
+  protected streamOf(): string {
+    return 'memory';
+  }
+
   protected describe(): string {
     return 'an in-memory queue';
   }

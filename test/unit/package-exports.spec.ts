@@ -1,7 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import * as publicApi from '../../lib/index.js';
+import { QUEUEBOX_EXPORTS } from '../../lib/queuebox.providers.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const built = existsSync(`${root}/dist/index.js`);
@@ -18,22 +20,47 @@ describe.skipIf(!built)('built package', { timeout: 60_000 }, () => {
   it('loads with import', () => {
     const out = run(
       `import('queuebox').then(async (q) => { const m = await import('queuebox/migrations'); const t = await import('queuebox/terminus');
-        console.log([typeof q.QueueBoxModule, typeof q.OutboxService, m.QueueBoxPostgresMigrations.length, typeof t.QueueBoxHealthIndicator].join(',')); })`,
+        const k = await import('queuebox/testing'); const c = await import('queuebox/conformance'); const e = await import('queuebox/event-emitter');
+        console.log([typeof q.QueueBoxModule, typeof q.OutboxService, typeof q.QueueBoxAdmin, m.QueueBoxPostgresMigrations.length, typeof t.QueueBoxHealthIndicator, typeof k.drain, typeof k.RecordingPublisher, typeof c.runConformance, typeof e.QueueBoxEventEmitterModule, typeof q.QueueBoxEvents].join(',')); })`,
       'module',
     );
-    expect(out).toBe('function,function,3,function');
+    expect(out).toBe('function,function,function,3,function,function,function,function,function,function');
   });
 
   it('loads with require', () => {
     const out = run(
       `const q = require('queuebox'); const m = require('queuebox/migrations'); const t = require('queuebox/terminus');
-       console.log([typeof q.QueueBoxModule, typeof q.ClaimLostError, m.QueueBoxPostgresMigrations.length, typeof t.QueueBoxHealthModule].join(','));`,
+       const k = require('queuebox/testing'); const c = require('queuebox/conformance'); const e = require('queuebox/event-emitter');
+       console.log([typeof q.QueueBoxModule, typeof q.ClaimLostError, m.QueueBoxPostgresMigrations.length, typeof t.QueueBoxHealthModule, typeof k.QueueBoxTestingModule, typeof k.startEmbeddedPostgres, typeof c.formatConformanceReport, e.QUEUEBOX_EVENT_PREFIX].join(','));`,
       'commonjs',
     );
-    expect(out).toBe('function,function,3,function');
+    expect(out).toBe('function,function,3,function,function,function,function,queuebox.');
   });
 
   it('exposes only the intended subpaths', () => {
     expect(() => run(`require('queuebox/dist/claims/claim.repository.js')`, 'commonjs')).toThrow();
+  });
+
+  it('has a queuebox bin: a built file with a shebang that runs', () => {
+    const { bin } = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { bin: Record<string, string> };
+    const file = `${root}/${bin.queuebox}`;
+    expect(readFileSync(file, 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
+    expect(execFileSync(process.execPath, [file, '--help'], { cwd: root, encoding: 'utf8' })).toContain('Usage: queuebox <command>');
+  });
+});
+
+describe('public surface', () => {
+  /** The claim loops: operators see them through QueueBoxAdmin, never by injecting them. */
+  const loopInternals = ['OutboxPoller', 'InboxRelay', 'PullWorkerExplorer', 'PullWorkerRunner', 'RetentionSweeper', 'DeadLetterRepository', 'ClaimRepository'];
+
+  it('exports the admin service and no loop internals from the entry point', () => {
+    expect(typeof publicApi.QueueBoxAdmin).toBe('function');
+    for (const name of loopInternals) expect(Object.keys(publicApi), name).not.toContain(name);
+  });
+
+  it('exports the public services, the admin among them, and no loop internals from the module', () => {
+    const names = QUEUEBOX_EXPORTS.map((token) => (typeof token === 'function' ? token.name : String(token)));
+    expect(names).toEqual(expect.arrayContaining(['OutboxService', 'InboxService', 'PullService', 'QueueBoxAdmin']));
+    for (const name of loopInternals) expect(names, name).not.toContain(name);
   });
 });

@@ -6,6 +6,7 @@ import { createInboxTable, createOutboxTable, upgradeToV2 } from '../../lib/dial
 import { WalkCursor } from '../../lib/claims/walk-cursor.js';
 import type { ClaimPlan, ClaimTable } from '../../lib/dialects/sql-dialect.interface.js';
 import { resolveOptions } from '../../lib/options/resolve-options.js';
+import { InvalidArgumentError } from '../../lib/errors/invalid-argument.error.js';
 
 const tables = resolveOptions({ schema: 'app', tables: { outbox: 'my_outbox', inbox: 'my_inbox' } }).tables;
 const dialect = new PostgresDialect(tables);
@@ -97,6 +98,11 @@ describe('PostgreSQL dialect', () => {
     expect(wakeChannel(long, 'outbox').length).toBeLessThanOrEqual(63);
   });
 
+  it('drops only a schema of its own', () => {
+    expect(() => new PostgresDialect(resolveOptions({}).tables).dropSchema()).toThrow(InvalidArgumentError);
+    expect(dialect.schemaExists('app').params).toEqual(['app']);
+  });
+
   it('generates the statements of the snapshot', () => {
     const statements = {
       insertOutbox: dialect.insertOutbox([]).sql,
@@ -115,13 +121,23 @@ describe('PostgreSQL dialect', () => {
       inboxBacklog: dialect.inboxBacklog().sql,
       claimPull: claims.pull.claim.sql,
       pullClaimLock: [...claims.relay.lock!.setup, claims.relay.lock!.acquire].map((statement) => statement.sql),
-      listDeadOutbox: dialect.listDeadOutbox('0', 1).sql,
+      listDeadOutbox: dialect.listDeadOutbox({ afterId: '0', limit: 1, filter: { stream: null, errorContains: null, deadSince: null, deadBefore: null } }).sql,
+      inspectDeadInbox: dialect.inspectDead('inbox', '1', true).sql,
+      replayDeadMatchingOutbox: dialect.replayDeadMatching('outbox', { afterId: '0', limit: 1, filter: { stream: null, errorContains: null, deadSince: null, deadBefore: null } }).sql,
+      discardDeadInbox: dialect.discardDead('inbox', ['1']).sql,
+      blockedKeysOutbox: dialect.blockedKeys('outbox', 1).sql,
+      claimsAtRiskInbox: dialect.claimsAtRisk('inbox', 1, 1).sql,
+      rowStatesOutbox: dialect.rowStates('outbox', ['1']).sql,
       replayDeadInbox: dialect.replayDead('inbox', ['1']).sql,
       purgeSentOutbox: dialect.purgeFinished('outbox', 'done', 1, 1).sql,
       purgeDeadInbox: dialect.purgeFinished('inbox', 'dead', 1, 1).sql,
       outboxSchema: createOutboxTable(tables),
       inboxSchema: createInboxTable(tables),
       schemaV2: upgradeToV2(tables),
+      databaseNow: dialect.databaseNow().sql,
+      pendingWork: dialect.pendingWork().sql,
+      schemaExists: dialect.schemaExists('app').sql,
+      dropSchema: dialect.dropSchema().sql,
     };
     expect(statements).toMatchSnapshot();
   });

@@ -32,3 +32,7 @@ export const bigintParam = (value: number): MssqlParameter => new MssqlParameter
 export const bitParam = (value: boolean): MssqlParameter => new MssqlParameter(value, 'bit');
 /** An `sp_getapplock` resource name. */
 export const resourceParam = (value: string): MssqlParameter => new MssqlParameter(value, 'nvarchar', RESOURCE_LENGTH);
+/** An instant (`datetimeoffset(3)`): an absolute time, whatever the session's or the driver's time zone. */
+export const instantParam = (value: Date | null): MssqlParameter => new MssqlParameter(value, 'datetimeoffset', 3);
+/** A SQL identifier compared with a catalog name (`sysname`: nvarchar(128)). */
+export const identifierParam = (value: string): MssqlParameter => new MssqlParameter(value, 'nvarchar', 128);

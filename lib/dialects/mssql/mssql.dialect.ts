@@ -1,19 +1,31 @@
 import type { QueryRunner } from 'typeorm';
+import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../../interfaces/dead-letter.interface.js';
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import { mssqlCompatibilityTooLow, mssqlDatabaseMode } from '../../queuebox.messages.js';
+import { InvalidArgumentError } from '../../errors/invalid-argument.error.js';
+import { mssqlCompatibilityTooLow, mssqlDatabaseMode, noOwnSchema } from '../../queuebox.messages.js';
+import { deadCounts as deadCountsSql } from './dead-counts.sql.js';
 import {
   claimDecoder,
   completionDecoder,
   decodeAnyRow,
+  blockedKeysDecoder,
+  claimsAtRiskDecoder,
+  deadDetailDecoder,
   decodeBacklog,
+  decodeDeadCounts,
   decodeDeadInbox,
   decodeDeadOutbox,
   decodeIds,
   decodeInboxRow,
   decodeInsertedOutbox,
+  decodeNothing,
+  decodeNow,
   decodeOptionalId,
+  decodePendingWork,
+  decodePresent,
   decodeOutboxRow,
+  decodeRowStates,
   decodeRenewals,
 } from '../decode-rows.js';
 import type {
@@ -22,6 +34,8 @@ import type {
   ClaimPlan,
   ClaimRequest,
   ClaimTable,
+  DeadRowFilter,
+  DeadRowPage,
   FencedRow,
   InboxInsertRow,
   OutboxInsertRow,
@@ -30,6 +44,7 @@ import type {
 } from '../sql-dialect.interface.js';
 import type {
   BacklogRow,
+  DeadCountRow,
   ClaimedInboxRow,
   ClaimedOutboxRow,
   ClaimResult,
@@ -38,19 +53,26 @@ import type {
   DatabaseFacts,
   DriverRow,
   InsertedOutboxRow,
+  PendingWorkRow,
   RenewalRow,
 } from '../statement-results.js';
+import * as blocked from './blocked-keys.sql.js';
 import * as claimLockSql from './claim-lock.sql.js';
+import * as atRisk from './claims-at-risk.sql.js';
+import * as clock from './clock.sql.js';
+import * as pendingWorkSql from './pending-work.sql.js';
+import * as schemaLifecycle from './schema-lifecycle.sql.js';
 import { dueProbe } from './claim.sql.js';
 import * as deadLetters from './dead-letters.sql.js';
 import * as fenced from './fenced-writes.sql.js';
 import * as inbox from './inbox.sql.js';
 import { classifyMssqlError } from './mssql-errors.js';
 import { lockResource, pullLockResource } from './mssql-names.js';
-import { bigintParam, bitParam, guidParam, idParam, intParam, jsonParam, keyParam, resourceParam, textParam } from './mssql-parameters.js';
+import { bigintParam, bitParam, guidParam, identifierParam, idParam, instantParam, intParam, jsonParam, keyParam, resourceParam, textParam } from './mssql-parameters.js';
 import * as outbox from './outbox.sql.js';
 import * as pull from './pull.sql.js';
 import * as retention from './retention.sql.js';
+import * as rows from './row-states.sql.js';
 import { startupProbe } from './startup-probe.sql.js';
 
 /** OPENJSON, which every list parameter is read with, needs compatibility level 130 (SQL Server 2016). */
@@ -89,6 +111,9 @@ export class MssqlDialect implements SqlDialect {
   constructor(readonly tables: ResolvedTableNames) {
     // Statement text depends only on the table names: build it once.
     this.text = {
+      databaseNow: clock.databaseNow(),
+      pendingWork: pendingWorkSql.pendingWork(tables),
+      schemaExists: schemaLifecycle.schemaExists(),
       insertOutboxOne: outbox.insertOutboxOne(tables),
       insertOutbox: outbox.insertOutbox(tables),
       claimOutbox: outbox.claimOutbox(tables),
@@ -113,6 +138,14 @@ export class MssqlDialect implements SqlDialect {
           [`reclaimExpired:${table}`, fenced.reclaimExpired(tables, table)],
           [`listDead:${table}`, deadLetters.listDead(tables, table)],
           [`replayDead:${table}`, deadLetters.replayDead(tables, table)],
+          [`inspectDead:${table}`, deadLetters.inspectDead(tables, table)],
+          [`replayDeadMatching:${table}`, deadLetters.replayDeadMatching(tables, table)],
+          [`discardDead:${table}`, deadLetters.discardDead(tables, table)],
+          [`discardDeadMatching:${table}`, deadLetters.discardDeadMatching(tables, table)],
+          [`blockedKeys:${table}`, blocked.blockedKeys(tables, table)],
+          [`rowStates:${table}`, rows.rowStates(tables, table)],
+          [`claimsAtRisk:${table}`, atRisk.claimsAtRisk(tables, table)],
+          [`deadCounts:${table}`, deadCountsSql(tables, table)],
           [`purge:${table}:done`, retention.purgeFinished(tables, table, 'done')],
           [`purge:${table}:dead`, retention.purgeFinished(tables, table, 'dead')],
         ]),
@@ -221,12 +254,16 @@ export class MssqlDialect implements SqlDialect {
     return { sql: this.text[`reclaimExpired:${table}`], params, decode: decodeIds };
   }
 
-  listDeadOutbox(afterId: string, limit: number): SqlStatement<DeadOutboxMessage[]> {
-    return { sql: this.text['listDead:outbox'], params: [keyParam(afterId), intParam(limit)], decode: decodeDeadOutbox };
+  listDeadOutbox(page: DeadRowPage): SqlStatement<DeadOutboxMessage[]> {
+    return { sql: this.text['listDead:outbox'], params: pageParams(page), decode: decodeDeadOutbox };
   }
 
-  listDeadInbox(afterId: string, limit: number): SqlStatement<DeadInboxMessage[]> {
-    return { sql: this.text['listDead:inbox'], params: [keyParam(afterId), intParam(limit)], decode: decodeDeadInbox };
+  listDeadInbox(page: DeadRowPage): SqlStatement<DeadInboxMessage[]> {
+    return { sql: this.text['listDead:inbox'], params: pageParams(page), decode: decodeDeadInbox };
+  }
+
+  inspectDead(table: ClaimTable, id: string, withPayload: boolean): SqlStatement<DeadLetterDetail | undefined> {
+    return { sql: this.text[`inspectDead:${table}`], params: [idParam(id), bitParam(withPayload)], decode: deadDetailDecoder(table) };
   }
 
   purgeFinished(table: ClaimTable, state: 'done' | 'dead', olderThanMs: number, limit: number): SqlStatement<string[]> {
@@ -235,6 +272,52 @@ export class MssqlDialect implements SqlDialect {
 
   replayDead(table: ClaimTable, ids: readonly string[]): SqlStatement<string[]> {
     return { sql: this.text[`replayDead:${table}`], params: [jsonParam(ids)], decode: decodeIds };
+  }
+
+  replayDeadMatching(table: ClaimTable, page: DeadRowPage): SqlStatement<string[]> {
+    return { sql: this.text[`replayDeadMatching:${table}`], params: pageParams(page), decode: decodeIds };
+  }
+
+  discardDead(table: ClaimTable, ids: readonly string[]): SqlStatement<string[]> {
+    return { sql: this.text[`discardDead:${table}`], params: [jsonParam(ids)], decode: decodeIds };
+  }
+
+  discardDeadMatching(table: ClaimTable, page: DeadRowPage): SqlStatement<string[]> {
+    return { sql: this.text[`discardDeadMatching:${table}`], params: pageParams(page), decode: decodeIds };
+  }
+
+  rowStates(table: ClaimTable, ids: readonly string[]): SqlStatement<RowStateRow[]> {
+    return { sql: this.text[`rowStates:${table}`], params: [jsonParam(ids)], decode: decodeRowStates };
+  }
+
+  blockedKeys(table: ClaimTable, limit: number): SqlStatement<BlockedKey[]> {
+    return { sql: this.text[`blockedKeys:${table}`], params: [intParam(limit)], decode: blockedKeysDecoder(table) };
+  }
+
+  claimsAtRisk(table: ClaimTable, withinMs: number, limit: number): SqlStatement<ClaimAtRisk[]> {
+    return { sql: this.text[`claimsAtRisk:${table}`], params: [intParam(withinMs), intParam(limit)], decode: claimsAtRiskDecoder(table) };
+  }
+
+  databaseNow(): SqlStatement<Date> {
+    return { sql: this.text.databaseNow, params: [], decode: decodeNow };
+  }
+
+  pendingWork(): SqlStatement<PendingWorkRow[]> {
+    return { sql: this.text.pendingWork, params: [], decode: decodePendingWork };
+  }
+
+  schemaExists(schema: string): SqlStatement<boolean> {
+    return { sql: this.text.schemaExists, params: [identifierParam(schema)], decode: decodePresent };
+  }
+
+  dropSchema(): SqlStatement<void> {
+    const { schema } = this.tables;
+    if (!schema) throw new InvalidArgumentError('schema', noOwnSchema());
+    return { sql: schemaLifecycle.dropSchema({ ...this.tables, schema }), params: [], decode: decodeNothing };
+  }
+
+  deadCounts(table: ClaimTable): SqlStatement<DeadCountRow[]> {
+    return { sql: this.text[`deadCounts:${table}`], params: [], decode: decodeDeadCounts };
   }
 
   /**
@@ -259,4 +342,13 @@ export class MssqlDialect implements SqlDialect {
 /** @0 … @5 of every claim (claim.sql.ts). */
 function claimParams(request: ClaimRequest): unknown[] {
   return [intParam(request.batchSize), intParam(request.leaseMs), intParam(request.walkKeys), intParam(request.windowRows), keyParam(request.cursor.stream), keyParam(request.cursor.key)];
+}
+
+/** @0 … @5 of the dead-row statements of a filter (dead-letters.sql.ts), typed. */
+function pageParams({ afterId, limit, filter }: DeadRowPage): unknown[] {
+  return [idParam(afterId), intParam(limit), ...filterParams(filter)];
+}
+
+function filterParams(filter: DeadRowFilter): unknown[] {
+  return [keyParam(filter.stream), textParam(filter.errorContains), instantParam(filter.deadSince), instantParam(filter.deadBefore)];
 }

@@ -1,20 +1,32 @@
 import { createHash } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
+import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../../interfaces/dead-letter.interface.js';
 import type { WakeUpTransport } from '../../interfaces/wake-up-transport.interface.js';
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import { InvalidArgumentError } from '../../errors/invalid-argument.error.js';
+import { noOwnSchema } from '../../queuebox.messages.js';
+import { deadCounts as deadCountsSql } from './dead-counts.sql.js';
 import {
   claimDecoder,
   completionDecoder,
+  blockedKeysDecoder,
+  claimsAtRiskDecoder,
+  deadDetailDecoder,
   decodeBacklog,
+  decodeDeadCounts,
   decodeDeadInbox,
   decodeDeadOutbox,
   decodeIds,
   decodeInboxRow,
   decodeInsertedOutbox,
   decodeNothing,
+  decodeNow,
+  decodePendingWork,
+  decodePresent,
   decodeOptionalId,
   decodeOutboxRow,
+  decodeRowStates,
   decodeRenewals,
 } from '../decode-rows.js';
 import type {
@@ -24,6 +36,8 @@ import type {
   ClaimPlan,
   ClaimRequest,
   ClaimTable,
+  DeadRowFilter,
+  DeadRowPage,
   FencedRow,
   InboxInsertRow,
   OutboxInsertRow,
@@ -32,15 +46,22 @@ import type {
 } from '../sql-dialect.interface.js';
 import type {
   BacklogRow,
+  DeadCountRow,
   ClaimedInboxRow,
   ClaimedOutboxRow,
   CompletionRow,
   DatabaseErrorKind,
   DriverRow,
   InsertedOutboxRow,
+  PendingWorkRow,
   RenewalRow,
 } from '../statement-results.js';
+import * as blocked from './blocked-keys.sql.js';
 import * as claimLockSql from './claim-lock.sql.js';
+import * as atRisk from './claims-at-risk.sql.js';
+import * as clock from './clock.sql.js';
+import * as pendingWorkSql from './pending-work.sql.js';
+import * as schemaLifecycle from './schema-lifecycle.sql.js';
 import * as deadLetters from './dead-letters.sql.js';
 import * as fenced from './fenced-writes.sql.js';
 import * as inbox from './inbox.sql.js';
@@ -50,6 +71,7 @@ import { classifyPostgresError } from './postgres-errors.js';
 import { executeOnPostgres } from './postgres-executor.js';
 import * as pull from './pull.sql.js';
 import * as retention from './retention.sql.js';
+import * as rows from './row-states.sql.js';
 
 const decodeClaimedOutbox = claimDecoder(decodeOutboxRow);
 const decodeClaimedInbox = claimDecoder(decodeInboxRow);
@@ -79,6 +101,9 @@ export class PostgresDialect implements SqlDialect {
   ) {
     // Statement text depends only on the table names: build it once.
     this.text = {
+      databaseNow: clock.databaseNow(),
+      pendingWork: pendingWorkSql.pendingWork(tables),
+      schemaExists: schemaLifecycle.schemaExists(),
       insertOutbox: outbox.insertOutbox(tables),
       insertOutboxOne: outbox.insertOutboxOne(tables),
       claimOutbox: outbox.claimOutbox(tables),
@@ -100,6 +125,14 @@ export class PostgresDialect implements SqlDialect {
           [`reclaimExpired:${table}`, fenced.reclaimExpired(tables, table)],
           [`listDead:${table}`, deadLetters.listDead(tables, table)],
           [`replayDead:${table}`, deadLetters.replayDead(tables, table)],
+          [`inspectDead:${table}`, deadLetters.inspectDead(tables, table)],
+          [`replayDeadMatching:${table}`, deadLetters.replayDeadMatching(tables, table)],
+          [`discardDead:${table}`, deadLetters.discardDead(tables, table)],
+          [`discardDeadMatching:${table}`, deadLetters.discardDeadMatching(tables, table)],
+          [`blockedKeys:${table}`, blocked.blockedKeys(tables, table)],
+          [`rowStates:${table}`, rows.rowStates(tables, table)],
+          [`claimsAtRisk:${table}`, atRisk.claimsAtRisk(tables, table)],
+          [`deadCounts:${table}`, deadCountsSql(tables, table)],
           [`purge:${table}:done`, retention.purgeFinished(tables, table, 'done')],
           [`purge:${table}:dead`, retention.purgeFinished(tables, table, 'dead')],
         ]),
@@ -165,6 +198,24 @@ export class PostgresDialect implements SqlDialect {
     return { lock, isolation: 'READ COMMITTED', claim: this.hot('claimPull', params, decodeClaimedInbox) };
   }
 
+  databaseNow(): SqlStatement<Date> {
+    return { sql: this.text.databaseNow, params: [], decode: decodeNow };
+  }
+
+  pendingWork(): SqlStatement<PendingWorkRow[]> {
+    return { sql: this.text.pendingWork, params: [], decode: decodePendingWork };
+  }
+
+  schemaExists(schema: string): SqlStatement<boolean> {
+    return { sql: this.text.schemaExists, params: [schema], decode: decodePresent };
+  }
+
+  dropSchema(): SqlStatement<void> {
+    const { schema } = this.tables;
+    if (!schema) throw new InvalidArgumentError('schema', noOwnSchema());
+    return { sql: schemaLifecycle.dropSchema({ ...this.tables, schema }), params: [], decode: decodeNothing };
+  }
+
   outboxBacklog(): SqlStatement<BacklogRow[]> {
     return { sql: this.text.outboxBacklog, params: [], decode: decodeBacklog };
   }
@@ -208,12 +259,16 @@ export class PostgresDialect implements SqlDialect {
     return { sql: this.text[`reclaimExpired:${table}`], params: table === 'inbox' ? [limit, [...sources]] : [limit], decode: decodeIds };
   }
 
-  listDeadOutbox(afterId: string, limit: number): SqlStatement<DeadOutboxMessage[]> {
-    return { sql: this.text['listDead:outbox'], params: [afterId, limit], decode: decodeDeadOutbox };
+  listDeadOutbox(page: DeadRowPage): SqlStatement<DeadOutboxMessage[]> {
+    return { sql: this.text['listDead:outbox'], params: pageParams(page), decode: decodeDeadOutbox };
   }
 
-  listDeadInbox(afterId: string, limit: number): SqlStatement<DeadInboxMessage[]> {
-    return { sql: this.text['listDead:inbox'], params: [afterId, limit], decode: decodeDeadInbox };
+  listDeadInbox(page: DeadRowPage): SqlStatement<DeadInboxMessage[]> {
+    return { sql: this.text['listDead:inbox'], params: pageParams(page), decode: decodeDeadInbox };
+  }
+
+  inspectDead(table: ClaimTable, id: string, withPayload: boolean): SqlStatement<DeadLetterDetail | undefined> {
+    return { sql: this.text[`inspectDead:${table}`], params: [id, withPayload], decode: deadDetailDecoder(table) };
   }
 
   purgeFinished(table: ClaimTable, state: 'done' | 'dead', olderThanMs: number, limit: number): SqlStatement<string[]> {
@@ -222,6 +277,34 @@ export class PostgresDialect implements SqlDialect {
 
   replayDead(table: ClaimTable, ids: readonly string[]): SqlStatement<string[]> {
     return { sql: this.text[`replayDead:${table}`], params: [[...ids]], decode: decodeIds };
+  }
+
+  replayDeadMatching(table: ClaimTable, page: DeadRowPage): SqlStatement<string[]> {
+    return { sql: this.text[`replayDeadMatching:${table}`], params: pageParams(page), decode: decodeIds };
+  }
+
+  discardDead(table: ClaimTable, ids: readonly string[]): SqlStatement<string[]> {
+    return { sql: this.text[`discardDead:${table}`], params: [[...ids]], decode: decodeIds };
+  }
+
+  discardDeadMatching(table: ClaimTable, page: DeadRowPage): SqlStatement<string[]> {
+    return { sql: this.text[`discardDeadMatching:${table}`], params: pageParams(page), decode: decodeIds };
+  }
+
+  rowStates(table: ClaimTable, ids: readonly string[]): SqlStatement<RowStateRow[]> {
+    return { sql: this.text[`rowStates:${table}`], params: [[...ids]], decode: decodeRowStates };
+  }
+
+  blockedKeys(table: ClaimTable, limit: number): SqlStatement<BlockedKey[]> {
+    return { sql: this.text[`blockedKeys:${table}`], params: [limit], decode: blockedKeysDecoder(table) };
+  }
+
+  claimsAtRisk(table: ClaimTable, withinMs: number, limit: number): SqlStatement<ClaimAtRisk[]> {
+    return { sql: this.text[`claimsAtRisk:${table}`], params: [withinMs, limit], decode: claimsAtRiskDecoder(table) };
+  }
+
+  deadCounts(table: ClaimTable): SqlStatement<DeadCountRow[]> {
+    return { sql: this.text[`deadCounts:${table}`], params: [], decode: decodeDeadCounts };
   }
 
   /** A hot statement: named after its text, so that every connection prepares it once. */
@@ -249,3 +332,12 @@ function claimParams(request: ClaimRequest): unknown[] {
   return [request.batchSize, request.leaseMs, request.walkKeys, request.windowRows, request.cursor.stream, request.cursor.key];
 }
 
+
+/** $1 … $6 of the dead-row statements of a filter (dead-letters.sql.ts). */
+function pageParams({ afterId, limit, filter }: DeadRowPage): unknown[] {
+  return [afterId, limit, ...filterParams(filter)];
+}
+
+function filterParams(filter: DeadRowFilter): unknown[] {
+  return [filter.stream, filter.errorContains, filter.deadSince, filter.deadBefore];
+}

@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { ClaimRepository } from '../../../lib/claims/claim.repository.js';
 import type { StatementRunner } from '../../../lib/claims/statement-runner.js';
 import { WalkCursor } from '../../../lib/claims/walk-cursor.js';
-import type { SqlDialect } from '../../../lib/dialects/sql-dialect.interface.js';
+import type { DeadRowPage, SqlDialect } from '../../../lib/dialects/sql-dialect.interface.js';
 import type { ClaimedInboxRow, ClaimedOutboxRow } from '../../../lib/dialects/statement-results.js';
 import { OutboxService } from '../../../lib/index.js';
 import type { Claim } from '../../../lib/interfaces/claim.interface.js';
@@ -147,7 +147,7 @@ describeWithDatabase('SQL Server: every statement returns the decoded shapes', (
     expect(await repository.complete(claimOf('pull', pull))).toBe('ok');
     expect(await repository.complete(stale(claimOf('inbox', relay)))).toBe('lost');
     expect(await repository.deadLetter(claimOf('inbox', relay), 'poison')).toBe('ok');
-    const [dead] = await runner.run(dialect.listDeadInbox('0', 10));
+    const [dead] = await runner.run(dialect.listDeadInbox(firstPage(10)));
     expect(dead).toMatchObject({ id: relayed, source: 'relayed', idempotencyKey: 'r-1', key: null, attempts: 1, lastError: 'poison' });
     expect(dead.finishedAt).toBeInstanceOf(Date);
     expect(await runner.run(dialect.replayDead('inbox', [relayed, '999999']))).toEqual([relayed]);
@@ -158,7 +158,7 @@ describeWithDatabase('SQL Server: every statement returns the decoded shapes', (
     const rows = (await repository.claimOutbox(new WalkCursor().request(10, 200), { lock: true })).rows;
     expect(await repository.deadLetter(claimOf('outbox', rows.find((row) => row.id === deadId)!), 'poison')).toBe('ok');
 
-    const [dead] = await runner.run(dialect.listDeadOutbox('0', 10));
+    const [dead] = await runner.run(dialect.listDeadOutbox(firstPage(10)));
     expect(dead).toMatchObject({ id: deadId, destination: 'd', key: null, attempts: 1, lastError: 'poison' });
     expect(dead.messageId).toMatch(GUID);
     expect(dead.finishedAt).toBeInstanceOf(Date);
@@ -192,3 +192,8 @@ describeWithDatabase('SQL Server: every statement returns the decoded shapes', (
     }
   });
 });
+
+/** The first page of every dead row (no filter). */
+function firstPage(limit: number): DeadRowPage {
+  return { afterId: '0', limit, filter: { stream: null, errorContains: null, deadSince: null, deadBefore: null } };
+}

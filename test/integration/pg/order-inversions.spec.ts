@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DataSource, QueryRunner } from 'typeorm';
-import { DeadLetterRepository } from '../../../lib/claims/dead-letter.repository.js';
 import type { ClaimRepository } from '../../../lib/claims/claim.repository.js';
 import { OUTBOX_ORDER_INVERSIONS_TOTAL, OutboxService } from '../../../lib/index.js';
 import type { Claim } from '../../../lib/interfaces/claim.interface.js';
@@ -66,7 +65,8 @@ describe('claim repository: order inversions', () => {
     const [second] = await claimOutbox(repoA, 10, 60_000);
     expect(String(second.id)).toBe(younger);
     expect(await repoA.complete(claimOf(second, 60_000))).toBe('ok');
-    expect(await new DeadLetterRepository(repositoryFor(a, schema).runner, repositoryFor(a, schema).dialect).replay('outbox', [older])).toEqual([older]);
+    const { runner, dialect } = repositoryFor(a, schema);
+    expect(await runner.run(dialect.replayDead('outbox', [older]))).toEqual([older]);
     const [replayed] = await claimOutbox(repoA, 10, 60_000);
     expect([String(replayed.id), replayed.inverted]).toEqual([older, false]);
   });

@@ -4,7 +4,7 @@ import { describeWithDatabase, createTestSchema, testDatabase } from '../../fixt
 import { inboxRows } from '../../fixtures/inbox-rows.js';
 import { counterValue } from '../../fixtures/metrics.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
-import { DeadLetterRepository } from '../../../lib/claims/dead-letter.repository.js';
+import { QueueBoxAdmin } from '../../../lib/admin/queuebox-admin.service.js';
 import { StatementRunner } from '../../../lib/claims/statement-runner.js';
 import type { SqlDialect, SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
 import { SourceLabels } from '../../../lib/inbox/source-labels.js';
@@ -109,7 +109,7 @@ describeWithDatabase('inbox: receive once per (source, idempotency key)', () => 
       app.get(WakeUpHub, { strict: false }),
       app.get(QueueBoxMetrics, { strict: false }),
       app.get(SourceLabels, { strict: false }),
-      app.get(DeadLetterRepository, { strict: false }),
+      app.get(QueueBoxAdmin, { strict: false }),
     );
     await inbox.receive({ source: 'billing', idempotencyKey: 'swept', payload: 1 });
     const counts = async () => ({

@@ -1,0 +1,115 @@
+/**
+ * Before/after of two QueueBox builds on the PostgreSQL path, in one run on one server: drain
+ * (10 loops-equivalent: QueueBox's defaults, concurrency 100), ordered drain over 10 keys, and
+ * enqueue-to-publish latency with the producer in another process at 200 msg/s. The builds run
+ * alternately, each scenario in a fresh process, and the medians of the reps are compared.
+ *
+ *   npm run build && tsc -p bench/tsconfig.json
+ *   node bench/dist/bench/compare-builds.js --before /work/wt-at-b40e704 --after . [--reps=3] [--quick]
+ *
+ * Each build is a checkout with its own `npm ci` and `npm run build` (its dist and node_modules
+ * are used). Asserts nothing.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startBenchPostgres } from './bench-postgres.js';
+import { f0, f2, median } from './bench-stats.js';
+
+interface Build {
+  label: 'before' | 'after';
+  root: string;
+  driver: string;
+  commit: string;
+}
+
+interface Scenario {
+  name: string;
+  args: (url: string, build: Build) => string[];
+  /** The figure compared, and whether more is better. */
+  figures: { key: string; higherIsBetter: boolean; unit: string }[];
+}
+
+function readArgs(argv: readonly string[]): { before: string; after: string; reps: number; quick: boolean } {
+  const value = (name: string): string | undefined => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : undefined);
+  const before = value('before');
+  const after = value('after') ?? '.';
+  if (!before) throw new Error('usage: compare-builds --before <checkout> [--after <checkout>] [--reps=N] [--quick]');
+  const quick = argv.includes('--quick');
+  const reps = Number(value('reps') ?? (quick ? 1 : 3));
+  if (!Number.isInteger(reps) || reps < 1) throw new Error('--reps must be a positive integer');
+  return { before: resolve(before), after: resolve(after), reps, quick };
+}
+
+/** Copies the compiled driver into the build's node_modules, so that its packages resolve from there. */
+function prepareBuild(label: Build['label'], root: string): Build {
+  const dir = join(root, 'node_modules', '.queuebox-compare');
+  mkdirSync(dir, { recursive: true });
+  const driver = join(dir, 'compare-driver.mjs');
+  copyFileSync(fileURLToPath(new URL('./compare-driver.js', import.meta.url)), driver);
+  const commit = execFileSync('git', ['-C', root, 'log', '-1', '--format=%h %s'], { encoding: 'utf8' }).trim().slice(0, 100);
+  return { label, root, driver, commit };
+}
+
+function runDriver(build: Build, args: readonly string[]): Promise<Record<string, number>> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [build.driver, ...args], { cwd: build.root, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith('RESULT '));
+      if (code !== 0 || !line) reject(new Error(`${build.label} driver ${args[0]} exited ${String(code)}: ${out.slice(-500)}`));
+      else resolvePromise(JSON.parse(line.slice('RESULT '.length)) as Record<string, number>);
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const opts = readArgs(process.argv.slice(2));
+  const builds = [prepareBuild('before', opts.before), prepareBuild('after', opts.after)];
+  const rows = opts.quick ? 2_000 : 20_000;
+  const orderedRows = opts.quick ? 1_000 : 10_000;
+  const seconds = opts.quick ? 3 : 10;
+  const scenarios: Scenario[] = [
+    { name: `drain, ${f0(rows)} rows, no keys, defaults (concurrency 100 = 10 loops-equivalent)`, args: (url, b) => ['drain', url, b.root, String(rows), '0'], figures: [{ key: 'msgsPerSecond', higherIsBetter: true, unit: 'msg/s' }, { key: 'nodeUsPerMsg', higherIsBetter: false, unit: 'µs node CPU/msg' }] },
+    { name: `ordered drain, ${f0(orderedRows)} rows over 10 keys`, args: (url, b) => ['drain', url, b.root, String(orderedRows), '10'], figures: [{ key: 'msgsPerSecond', higherIsBetter: true, unit: 'msg/s' }, { key: 'nodeUsPerMsg', higherIsBetter: false, unit: 'µs node CPU/msg' }] },
+    { name: `producer in another process, 200 msg/s for ${seconds} s, 100 keys`, args: (url, b) => ['latency', url, b.root, '200', String(seconds), '100'], figures: [{ key: 'p50', higherIsBetter: false, unit: 'ms p50' }, { key: 'p99', higherIsBetter: false, unit: 'ms p99' }, { key: 'max', higherIsBetter: false, unit: 'ms max' }] },
+  ];
+  const server = await startBenchPostgres();
+  try {
+    console.log('QueueBox build comparison (PostgreSQL path)');
+    for (const b of builds) console.log(`  ${b.label}: ${b.root} @ ${b.commit}`);
+    console.log(`  server: ${server.description}; reps ${opts.reps}; load average at start ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
+    for (const scenario of scenarios) {
+      console.log(`\n=== ${scenario.name}`);
+      const results = new Map<string, Record<string, number>[]>(builds.map((b) => [b.label, []]));
+      for (let rep = 0; rep < opts.reps; rep++) {
+        // Alternate which build goes first.
+        const order = rep % 2 === 0 ? builds : [...builds].reverse();
+        for (const b of order) {
+          const result = await runDriver(b, scenario.args(server.url, b));
+          results.get(b.label)!.push(result);
+          console.log(`  rep ${rep + 1} ${b.label.padEnd(6)} ${scenario.figures.map((f) => `${f2(result[f.key])} ${f.unit}`).join(', ')}${result.total !== undefined ? `, published ${result.published}/${result.total}` : ''}`);
+        }
+      }
+      for (const figure of scenario.figures) {
+        const before = median(results.get('before')!.map((r) => r[figure.key]));
+        const after = median(results.get('after')!.map((r) => r[figure.key]));
+        const ratio = after / before;
+        const verdict = Math.abs(ratio - 1) <= 0.05 ? 'same within 5 %' : (figure.higherIsBetter ? ratio > 1 : ratio < 1) ? 'after better' : 'after worse';
+        console.log(`  median ${figure.unit}: before ${f2(before)}, after ${f2(after)}, after/before ${f2(ratio)} (${verdict})`);
+      }
+    }
+    console.log(`\nload average at end ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
+  } finally {
+    await server.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

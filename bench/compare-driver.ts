@@ -1,0 +1,227 @@
+/**
+ * One scenario against one QueueBox build, for compare-builds.ts. compare-builds copies this file
+ * (compiled) into `<build>/node_modules/.queuebox-compare/`, so that NestJS, TypeORM and pg
+ * resolve from that build's own node_modules; QueueBox itself is imported from `<build>/dist`.
+ * It therefore imports no other bench module. Modes (argv[2]):
+ *
+ *   drain   <url> <build> <rows> <keys>   drain of a pre-inserted backlog, QueueBox defaults
+ *   latency <url> <build> <rate> <seconds> <keys>   consumer; forks itself as the producer
+ *   producer <json>                        (internal) enqueues at a steady rate, reports over IPC
+ *
+ * Prints one line `RESULT <json>`.
+ */
+import 'reflect-metadata';
+import { Injectable, Module, type DynamicModule, type INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
+import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+
+/** The part of QueueBox's public API the driver uses, the same in both builds. */
+interface QueueBoxApi {
+  QueueBoxModule: { forRoot(options: Record<string, unknown>): DynamicModule };
+  OutboxService: abstract new (...args: never[]) => { enqueue(message: Record<string, unknown>, options: { manager: unknown }): Promise<unknown> };
+}
+interface MigrationsApi {
+  createQueueBoxMigrations(options: { type: 'postgres'; schema: string }): NonNullable<DataSourceOptions['migrations']>;
+}
+
+const TABLE = 'queuebox_outbox_messages';
+const PAD = 'x'.repeat(180);
+const nowEpochMs = (): number => performance.timeOrigin + performance.now();
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function loadBuild(build: string): Promise<{ qb: QueueBoxApi; migrations: MigrationsApi }> {
+  const qb = (await import(pathToFileURL(join(build, 'dist/index.js')).href)) as QueueBoxApi;
+  const migrations = (await import(pathToFileURL(join(build, 'dist/migrations/index.js')).href)) as MigrationsApi;
+  return { qb, migrations };
+}
+
+async function createSchema(url: string, migrations: MigrationsApi): Promise<string> {
+  const schema = `qbc_${randomBytes(4).toString('hex')}`;
+  const dataSource = new DataSource({ type: 'postgres', url, schema, migrations: migrations.createQueueBoxMigrations({ type: 'postgres', schema }), migrationsTableName: 'queuebox_compare_migrations' });
+  await dataSource.initialize();
+  try {
+    await dataSource.query(`CREATE SCHEMA "${schema}"`);
+    await dataSource.runMigrations();
+  } finally {
+    await dataSource.destroy();
+  }
+  return schema;
+}
+
+@Injectable()
+class CountingPublisher {
+  published = 0;
+  onPublish?: (payload: string) => void;
+
+  publish(message: { payload: string }): Promise<void> {
+    this.published += 1;
+    this.onPublish?.(message.payload);
+    return Promise.resolve();
+  }
+}
+
+async function startApp(qb: QueueBoxApi, url: string, schema: string, publisher: CountingPublisher, workers: boolean): Promise<INestApplicationContext> {
+  @Module({})
+  class CompareRootModule {}
+  const root: DynamicModule = {
+    module: CompareRootModule,
+    imports: [
+      TypeOrmModule.forRoot({ type: 'postgres', url, schema, extra: { max: 20 } }),
+      qb.QueueBoxModule.forRoot({ schema, workers: { enabled: workers }, destinations: { noop: { type: 'custom', publisher: CountingPublisher } } }),
+    ],
+    providers: [{ provide: CountingPublisher, useValue: publisher }],
+  };
+  return NestFactory.createApplicationContext(root, { logger: ['error', 'warn'] });
+}
+
+async function closeApp(app: INestApplicationContext): Promise<void> {
+  // Lets a coalesced wake-up still due go out before the pool closes.
+  await sleep(100);
+  await app.close();
+}
+
+async function drain(url: string, build: string, rows: number, keys: number): Promise<Record<string, number>> {
+  const { qb, migrations } = await loadBuild(build);
+  const schema = await createSchema(url, migrations);
+  const admin = new pg.Pool({ connectionString: url, max: 2 });
+  try {
+    await admin.query(
+      `INSERT INTO "${schema}".${TABLE} (message_id, destination, ordering_key, headers, payload)
+       SELECT gen_random_uuid(), 'noop', CASE WHEN $1::integer = 0 THEN NULL ELSE 'key-' || (g % GREATEST($1::integer, 1)) END, '{}'::jsonb,
+              json_build_object('seq', g, 'pad', $3::text)::text
+       FROM generate_series(0, $2::integer - 1) AS g`,
+      [keys, rows, PAD],
+    );
+    await admin.query(`VACUUM ANALYZE "${schema}".${TABLE}`);
+    const publisher = new CountingPublisher();
+    let startedAt: number | undefined;
+    let cpu0: NodeJS.CpuUsage | undefined;
+    publisher.onPublish = () => {
+      if (startedAt === undefined) {
+        startedAt = performance.now();
+        cpu0 = process.cpuUsage();
+      }
+    };
+    const app = await startApp(qb, url, schema, publisher, true);
+    try {
+      const deadline = performance.now() + 180_000;
+      while (publisher.published < rows && performance.now() < deadline) await sleep(2);
+      const sent = async (): Promise<number> => (await admin.query<{ n: number }>(`SELECT count(*)::integer AS n FROM "${schema}".${TABLE} WHERE state = 'sent'`)).rows[0].n;
+      let done = await sent();
+      while (done < rows && performance.now() < deadline) {
+        await sleep(2);
+        done = await sent();
+      }
+      const ms = performance.now() - (startedAt ?? performance.now());
+      const cpu = process.cpuUsage(cpu0);
+      return { msgsPerSecond: (done / ms) * 1000, done, nodeUsPerMsg: (cpu.user + cpu.system) / Math.max(done, 1) };
+    } finally {
+      await closeApp(app);
+    }
+  } finally {
+    await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await admin.end();
+  }
+}
+
+interface ProducerJob {
+  url: string;
+  build: string;
+  schema: string;
+  rate: number;
+  seconds: number;
+  keys: number;
+}
+
+async function producer(job: ProducerJob): Promise<void> {
+  const { qb } = await loadBuild(job.build);
+  const app = await startApp(qb, job.url, job.schema, new CountingPublisher(), false);
+  const outbox = app.get(qb.OutboxService);
+  const dataSource = app.get<DataSource>(getDataSourceToken());
+  const total = job.rate * job.seconds;
+  const commitAt = Array.from({ length: total }, () => Number.NaN);
+  const inFlight = new Set<Promise<void>>();
+  const started = performance.now();
+  let next = 0;
+  try {
+    while (next < total) {
+      const due = Math.min(total, Math.floor(((performance.now() - started) * job.rate) / 1000) + 1);
+      while (next < due) {
+        const seq = next++;
+        const task: Promise<void> = dataSource
+          .transaction((manager) => outbox.enqueue({ destination: 'noop', payload: { seq, pad: PAD }, key: `key-${seq % Math.max(job.keys, 1)}` }, { manager }))
+          .then(() => {
+            commitAt[seq] = nowEpochMs();
+          });
+        inFlight.add(task);
+        void task.finally(() => inFlight.delete(task));
+      }
+      await sleep(1);
+    }
+    await Promise.all(inFlight);
+  } finally {
+    await closeApp(app);
+  }
+  await new Promise<void>((resolve, reject) => process.send!(commitAt, (error: Error | null) => (error ? reject(error) : resolve())));
+}
+
+async function latency(url: string, build: string, rate: number, seconds: number, keys: number): Promise<Record<string, number>> {
+  const { qb, migrations } = await loadBuild(build);
+  const schema = await createSchema(url, migrations);
+  const total = rate * seconds;
+  const publishedAt = new Float64Array(total).fill(Number.NaN);
+  const publisher = new CountingPublisher();
+  publisher.onPublish = (payload) => {
+    const { seq } = JSON.parse(payload) as { seq: number };
+    if (Number.isNaN(publishedAt[seq])) publishedAt[seq] = nowEpochMs();
+  };
+  const app = await startApp(qb, url, schema, publisher, true);
+  const admin = new pg.Pool({ connectionString: url, max: 1 });
+  try {
+    const job: ProducerJob = { url, build, schema, rate, seconds, keys };
+    const child = fork(fileURLToPath(import.meta.url), ['producer', JSON.stringify(job)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const [commitAt] = (await once(child, 'message')) as [number[]];
+    await once(child, 'exit');
+    const deadline = performance.now() + 15_000;
+    while (publishedAt.some(Number.isNaN) && performance.now() < deadline) await sleep(5);
+    // The first 10 % are the warm-up.
+    const latencies: number[] = [];
+    for (let seq = Math.floor(total * 0.1); seq < total; seq++) {
+      const l = publishedAt[seq] - commitAt[seq];
+      if (!Number.isNaN(l)) latencies.push(l);
+    }
+    latencies.sort((a, b) => a - b);
+    const at = (p: number): number => latencies[Math.min(latencies.length - 1, Math.max(0, Math.ceil((p / 100) * latencies.length) - 1))];
+    return { p50: at(50), p99: at(99), max: latencies.at(-1) ?? Number.NaN, published: publishedAt.filter((v) => !Number.isNaN(v)).length, total };
+  } finally {
+    await closeApp(app);
+    await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await admin.end();
+  }
+}
+
+async function main(): Promise<void> {
+  const [mode, ...args] = process.argv.slice(2);
+  if (mode === 'producer') return producer(JSON.parse(args[0]) as ProducerJob);
+  const result =
+    mode === 'drain'
+      ? await drain(args[0], args[1], Number(args[2]), Number(args[3]))
+      : mode === 'latency'
+        ? await latency(args[0], args[1], Number(args[2]), Number(args[3]), Number(args[4]))
+        : undefined;
+  if (!result) throw new Error(`unknown mode "${mode}"`);
+  console.log(`RESULT ${JSON.stringify(result)}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

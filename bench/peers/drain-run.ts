@@ -1,0 +1,85 @@
+import { performance } from 'node:perf_hooks';
+import type { BenchContext } from '../bench-context.js';
+import { cpuNow, cpuPerMessage, sleep, type CpuReading } from '../bench-stats.js';
+
+/**
+ * One drain of a pre-inserted backlog of no-op messages. `loops` loops-equivalent: the raw loop
+ * runs `loops` loops claiming `slotsPerLoop` rows each; the others run with concurrency
+ * `loops × slotsPerLoop`; every system gets a pool of `loops + 2` connections.
+ */
+export interface DrainSpec {
+  rows: number;
+  /** 0: no keys (unordered); else the rows go round-robin over this many keys. */
+  keys: number;
+  loops: number;
+  slotsPerLoop: number;
+  /** Longest the run may take; past it the run reports the rate of what it finished. */
+  capMs: number;
+}
+
+export const concurrencyOf = (spec: DrainSpec): number => spec.loops * spec.slotsPerLoop;
+export const poolSizeOf = (spec: DrainSpec): number => spec.loops + 2;
+
+/** What one system did in one drain. */
+export interface DrainOutcome {
+  msgsPerSecond: number;
+  ms: number;
+  done: number;
+  /** False when the run was cut at `capMs`. */
+  finished: boolean;
+  nodeUsPerMsg: number;
+  postgresUsPerMsg: number | undefined;
+  /** One line of system-specific detail (statement timers, configuration). */
+  detail: string;
+}
+
+/** A system under test: runs one drain in its own schema and cleans up after itself. */
+export interface DrainRunner {
+  name: string;
+  /** Why the system does not run this spec (e.g. it has no per-key order), or undefined. */
+  skip?(spec: DrainSpec): string | undefined;
+  run(ctx: BenchContext, spec: DrainSpec): Promise<DrainOutcome>;
+}
+
+/**
+ * The clocks of a run: wall time and CPU from `start()` to `stop()`. Start is synchronous so that
+ * a runner can start it inside a callback at the moment its first claim begins.
+ */
+export class RunClock {
+  private startedAt?: number;
+  private cpu0?: CpuReading;
+
+  constructor(private readonly postmasterPid: number | undefined) {}
+
+  start(): void {
+    if (this.startedAt !== undefined) return;
+    this.cpu0 = cpuNow(this.postmasterPid);
+    this.startedAt = performance.now();
+  }
+
+  get started(): boolean {
+    return this.startedAt !== undefined;
+  }
+
+  /** Stops the clocks; `done` messages were finished between start and now. */
+  stop(done: number, rows: number, detail: string): DrainOutcome {
+    const ms = performance.now() - (this.startedAt ?? performance.now());
+    const cpu = cpuPerMessage(this.cpu0 ?? cpuNow(this.postmasterPid), cpuNow(this.postmasterPid), done);
+    return { msgsPerSecond: ms > 0 ? (done / ms) * 1000 : 0, ms, done, finished: done >= rows, nodeUsPerMsg: cpu.nodeUs, postgresUsPerMsg: cpu.postgresUs, detail };
+  }
+}
+
+/** Polls `count` every `everyMs` until it reaches `target` or `deadline` (performance.now()) passes; returns the last count. */
+export async function waitForCount(count: () => Promise<number>, target: number, deadline: number, everyMs = 5): Promise<number> {
+  let last = await count();
+  while (last < target && performance.now() < deadline) {
+    await sleep(everyMs);
+    last = await count();
+  }
+  return last;
+}
+
+/** Resolves when `isDone()` holds (checked every `everyMs`) or at `deadline`. */
+export async function waitFor(isDone: () => boolean, deadline: number, everyMs = 2): Promise<void> {
+  while (!isDone() && performance.now() < deadline) await sleep(everyMs);
+}

@@ -1,0 +1,71 @@
+import type { DeadRowFilter } from '../dialects/sql-dialect.interface.js';
+import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
+import type { DeadLetterFilter, QueueBoxTable } from '../interfaces/admin.interface.js';
+import {
+  emptyTimeRange,
+  filterNotForTable,
+  invalidFilterText,
+  invalidInstant,
+  invalidInteger,
+  invalidRowId,
+  invalidTable,
+} from '../queuebox.messages.js';
+
+/*
+ * Validation of what an operator passes to the admin service (or its HTTP API, which passes it
+ * on): every bad value is an InvalidArgumentError naming its field, before any statement runs.
+ */
+
+const BIGINT = /^[0-9]{1,19}$/;
+/** Key columns are 200 characters; an error-text fragment gets the same bound. */
+const MAX_TEXT = 200;
+/** An ISO 8601 date-time with a zone: a time without one would be read in the server's zone. */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+export function checkTable(value: unknown, field = 'table'): QueueBoxTable {
+  if (value !== 'outbox' && value !== 'inbox') throw new InvalidArgumentError(field, invalidTable(field));
+  return value;
+}
+
+export function checkRowId(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !BIGINT.test(value)) throw new InvalidArgumentError(field, invalidRowId(field));
+  return value;
+}
+
+export function checkRowIds(value: unknown, field = 'ids'): string[] {
+  if (!Array.isArray(value) || value.some((id) => typeof id !== 'string' || !BIGINT.test(id))) {
+    throw new InvalidArgumentError(field, invalidRowId(field, true));
+  }
+  return value as string[];
+}
+
+export function checkInteger(value: unknown, field: string, min: number, max: number, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) throw new InvalidArgumentError(field, invalidInteger(field, min, max));
+  return value;
+}
+
+function checkText(value: unknown, field: string): string | null {
+  if (value === undefined) return null;
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_TEXT) throw new InvalidArgumentError(field, invalidFilterText(field, MAX_TEXT));
+  return value;
+}
+
+function checkInstant(value: unknown, field: string): Date | null {
+  if (value === undefined) return null;
+  const instant = value instanceof Date ? value : typeof value === 'string' && ISO_INSTANT.test(value) ? new Date(value) : undefined;
+  if (!instant || Number.isNaN(instant.getTime())) throw new InvalidArgumentError(field, invalidInstant(field));
+  return instant;
+}
+
+/** A dead-letter filter of `table`, validated: destination on the outbox, source on the inbox. */
+export function checkFilter(table: QueueBoxTable, filter: DeadLetterFilter | undefined): DeadRowFilter {
+  const given = filter ?? {};
+  if (typeof given !== 'object') throw new InvalidArgumentError('filter', invalidFilterText('filter', MAX_TEXT));
+  const [own, other] = table === 'outbox' ? (['destination', 'source'] as const) : (['source', 'destination'] as const);
+  if (given[other] !== undefined) throw new InvalidArgumentError(other, filterNotForTable(other, table, own));
+  const deadSince = checkInstant(given.deadSince, 'deadSince');
+  const deadBefore = checkInstant(given.deadBefore, 'deadBefore');
+  if (deadSince && deadBefore && deadBefore.getTime() <= deadSince.getTime()) throw new InvalidArgumentError('deadBefore', emptyTimeRange());
+  return { stream: checkText(given[own], own), errorContains: checkText(given.errorContains, 'errorContains'), deadSince, deadBefore };
+}

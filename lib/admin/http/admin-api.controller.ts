@@ -1,0 +1,99 @@
+import { Body, Controller, Get, Header, HttpCode, Inject, Param, Post, Query, Req, UseFilters, UseGuards } from '@nestjs/common';
+import type {
+  Backlog,
+  BlockedKey,
+  ClaimsAtRisk,
+  DeadLetterBatchResult,
+  DeadLetterDetail,
+  DeadLetterPage,
+  LoopSnapshot,
+  RowStateRow,
+} from '../../interfaces/admin.interface.js';
+import type { DeadInboxMessage, DeadOutboxMessage } from '../../interfaces/dead-letter.interface.js';
+import { checkTable } from '../admin-input.js';
+import { QueueBoxAdmin } from '../queuebox-admin.service.js';
+import { actorOf } from './admin-actor.js';
+import { AdminAuthGuard } from './admin-auth.guard.js';
+import { AdminExceptionFilter } from './admin-exception.filter.js';
+import type { AdminRequest } from './admin-http-options.interface.js';
+import { QUEUEBOX_ADMIN_SETTINGS } from './admin-http.constants.js';
+import { batchBody, flag, idList, listQuery, onlyKnown, type QueryStrings, reportQuery } from './admin-request.js';
+import type { AdminSettings } from './admin-settings.js';
+
+/**
+ * The admin JSON API, under the module's path: reports of this replica and the database, and the
+ * dead letters of both tables. Every route needs the bearer token or the application's guard.
+ * Answers are never cached.
+ */
+@Controller()
+@UseGuards(AdminAuthGuard)
+@UseFilters(AdminExceptionFilter)
+export class AdminApiController {
+  constructor(
+    private readonly admin: QueueBoxAdmin,
+    @Inject(QUEUEBOX_ADMIN_SETTINGS) private readonly settings: AdminSettings,
+  ) {}
+
+  @Get('api/loops')
+  @Header('Cache-Control', 'no-store')
+  loops(@Query() query: QueryStrings): { workersEnabled: boolean; loops: LoopSnapshot[] } {
+    reportQuery(query, []);
+    return { workersEnabled: this.admin.workersEnabled, loops: this.admin.loops() };
+  }
+
+  @Get('api/backlog')
+  @Header('Cache-Control', 'no-store')
+  backlog(@Query() query: QueryStrings): Promise<Backlog> {
+    reportQuery(query, []);
+    return this.admin.backlog();
+  }
+
+  @Get('api/blocked-keys')
+  @Header('Cache-Control', 'no-store')
+  async blockedKeys(@Query() query: QueryStrings): Promise<{ items: BlockedKey[] }> {
+    return { items: await this.admin.blockedKeys(reportQuery(query, ['limit'])) };
+  }
+
+  @Get('api/claims-at-risk')
+  @Header('Cache-Control', 'no-store')
+  claimsAtRisk(@Query() query: QueryStrings): Promise<ClaimsAtRisk> {
+    return this.admin.claimsAtRisk(reportQuery(query, ['limit', 'withinMs']));
+  }
+
+  @Get('api/dead/:table')
+  @Header('Cache-Control', 'no-store')
+  listDead(@Param('table') table: string, @Query() query: QueryStrings): Promise<DeadLetterPage<DeadOutboxMessage | DeadInboxMessage>> {
+    return this.admin.listDead(checkTable(table), listQuery(query));
+  }
+
+  @Get('api/dead/:table/:id')
+  @Header('Cache-Control', 'no-store')
+  inspectDead(@Param('table') table: string, @Param('id') id: string, @Query() query: QueryStrings): Promise<DeadLetterDetail> {
+    onlyKnown(query, ['payload']);
+    const payload = flag(query, 'payload');
+    return this.admin.inspectDead(checkTable(table), id, { payload });
+  }
+
+  @Get('api/rows/:table')
+  @Header('Cache-Control', 'no-store')
+  async rowStates(@Param('table') table: string, @Query() query: QueryStrings): Promise<{ items: RowStateRow[] }> {
+    onlyKnown(query, ['ids']);
+    return { items: await this.admin.rowStates(checkTable(table), idList(query, 'ids')) };
+  }
+
+  @Post('api/dead/:table/replay')
+  @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
+  replayDead(@Param('table') table: string, @Body() body: unknown, @Req() request: AdminRequest): Promise<DeadLetterBatchResult> {
+    const { selection, chunkSize } = batchBody(body);
+    return this.admin.replayDead(checkTable(table), selection, { chunkSize, actor: actorOf(request, this.settings) });
+  }
+
+  @Post('api/dead/:table/discard')
+  @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
+  discardDead(@Param('table') table: string, @Body() body: unknown, @Req() request: AdminRequest): Promise<DeadLetterBatchResult> {
+    const { selection, chunkSize } = batchBody(body);
+    return this.admin.discardDead(checkTable(table), selection, { chunkSize, actor: actorOf(request, this.settings) });
+  }
+}

@@ -1,0 +1,74 @@
+import { CliUsageError } from '../errors/cli-usage.error.js';
+import { QueueBoxError } from '../errors/queuebox.error.js';
+import { errorText } from '../runtime/error-text.js';
+import type { CliCommand, CliContext } from './cli-command.interface.js';
+import { CLI_COMMANDS } from './cli-commands.js';
+import { missingCommand, unknownCommand } from './cli.messages.js';
+import { DATABASE_URL_VARIABLE, secretsOf } from './connection-url.js';
+
+/**
+ * Exit codes of `queuebox`: 0 done; 1 an operational failure (the database unreachable, a
+ * statement failed, tables missing); 2 a usage error (unknown command or flag, bad value).
+ */
+export const EXIT_CODES = { ok: 0, failure: 1, usage: 2 } as const;
+
+/** Where the CLI writes; a parameter so that tests read what it printed. */
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/**
+ * Runs one invocation (`argv` without `node` and the script) and returns its exit code. Output
+ * goes to `io.stdout`; errors to `io.stderr`, as `{"error": {code, flag?, message}}` with
+ * `--json`. Every password of a URL given in the arguments or the environment is replaced by
+ * `***` in anything printed, a driver's error message included.
+ */
+export async function runCli(argv: readonly string[], io: CliIo, env: CliContext['env'] = {}, commands: readonly CliCommand[] = CLI_COMMANDS): Promise<number> {
+  const json = argv.includes('--json');
+  const secrets = secretsOf([...argv, env[DATABASE_URL_VARIABLE]]);
+  const scrub = (text: string): string => secrets.reduce((masked, secret) => masked.split(secret).join('***'), text);
+  const [name, ...args] = argv;
+  try {
+    if (name === '--help' || name === '-h' || name === 'help') {
+      io.stdout(generalUsage(commands));
+      return EXIT_CODES.ok;
+    }
+    const names = commands.map((command) => command.name);
+    if (name === undefined || name.startsWith('-')) throw new CliUsageError('<command>', missingCommand(names));
+    const command = commands.find((candidate) => candidate.name === name);
+    if (!command) throw new CliUsageError('<command>', unknownCommand(name, names));
+    if (args.includes('--help') || args.includes('-h')) {
+      io.stdout(command.usage);
+      return EXIT_CODES.ok;
+    }
+    const result = await command.run(args, { env });
+    io.stdout(scrub(json ? JSON.stringify(result.data, null, 2) : result.text));
+    return result.failed ? EXIT_CODES.failure : EXIT_CODES.ok;
+  } catch (error) {
+    const usage = error instanceof CliUsageError;
+    // A QueueBox error's message is written for users; anything else (a driver's) gets its class and code.
+    const message = scrub(error instanceof QueueBoxError ? error.message : errorText(error));
+    if (json) {
+      const code = error instanceof QueueBoxError ? error.code : 'FAILED';
+      io.stderr(JSON.stringify({ error: { code, ...(usage ? { flag: error.flag } : {}), message } }));
+    } else {
+      const help = commands.some((command) => command.name === name) ? `queuebox ${name} --help` : 'queuebox --help';
+      io.stderr(`queuebox: ${message}${usage ? `\nRun "${help}" for the usage.` : ''}`);
+    }
+    return usage ? EXIT_CODES.usage : EXIT_CODES.failure;
+  }
+}
+
+function generalUsage(commands: readonly CliCommand[]): string {
+  const width = Math.max(...commands.map((command) => command.name.length));
+  return [
+    'Usage: queuebox <command> [flags]',
+    '',
+    'Commands:',
+    ...commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`),
+    '',
+    `Connection: --url postgres://… or mssql://… (or ${DATABASE_URL_VARIABLE}); the scheme picks the database.`,
+    'Every command takes --json and --help. Exit codes: 0 done, 1 operational failure, 2 usage error.',
+  ].join('\n');
+}

@@ -1,0 +1,23 @@
+/*
+ * Messages of the conformance check (queuebox/conformance): reasons say what was expected and
+ * what the database did instead.
+ */
+
+export const clockNotReached = (what: string, instant: Date, now: Date, timeoutMs: number): string =>
+  `waited ${timeoutMs} ms for the database clock to pass ${instant.toISOString()} (${what}); it still read ${now.toISOString()}`;
+
+export const schemaTaken = (schema: string): string =>
+  `schema "${schema}" exists already: the check runs only in a schema of its own, which it drops afterwards (pass another --schema, or none for a random name)`;
+
+export const schemaNotDropped = (schema: string): string => `schema ${schema} is still there after its drop: drop it by hand`;
+
+export const notRunAfterSetup = (): string => 'not run: the schema of the run could not be made (see the schema check)';
+
+export const noNotifyOnSqlServer = (): string => 'SQL Server has no LISTEN/NOTIFY: replicas find new rows by polling, which the claim checks cover';
+
+export const conformanceNeedsConnection = (): string => 'runConformance() needs a DataSource (initialized) or a url (postgres://… or mssql://…)';
+
+export const badConformanceUrl = (url: string): string =>
+  `"${url.replace(/\/\/[^@/]*@/, '//***@')}" is not a database URL QueueBox knows: use postgres://user:password@host:port/database or mssql://user:password@host:port/database?trustServerCertificate=true`;
+
+export const badConnections = (value: number): string => `connections must be an integer from 2 to 32 (several connections claim at once), not ${String(value)}`;

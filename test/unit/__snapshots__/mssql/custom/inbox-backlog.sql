@@ -1,0 +1,6 @@
+SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+SELECT x.source AS label, COUNT(*) AS pending,
+       CAST(DATEDIFF_BIG(millisecond, MIN(x.received_at), SYSUTCDATETIME()) AS float) / 1000 AS oldest_age_seconds
+FROM [messaging].[shop_inbox] AS x WITH (READPAST, READCOMMITTEDLOCK)
+WHERE x.state = 'pending'
+GROUP BY x.source;

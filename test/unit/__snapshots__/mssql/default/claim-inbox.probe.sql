@@ -1,0 +1,6 @@
+SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+SELECT CAST(1 AS bit) AS due
+WHERE EXISTS (SELECT 1 FROM [queuebox_inbox_messages] AS x WITH (READPAST, READCOMMITTEDLOCK)
+              WHERE x.state = 'pending' AND x.ordering_key IS NULL AND x.next_attempt_at <= SYSUTCDATETIME() AND x.source IN (SELECT CAST(j.value AS nvarchar(200)) COLLATE Latin1_General_100_BIN2 FROM OPENJSON(@0) AS j))
+   OR EXISTS (SELECT 1 FROM [queuebox_inbox_messages] AS x WITH (READPAST, READCOMMITTEDLOCK)
+              WHERE x.state = 'pending' AND x.ordering_key IS NOT NULL AND x.next_attempt_at <= SYSUTCDATETIME() AND x.source IN (SELECT CAST(j.value AS nvarchar(200)) COLLATE Latin1_General_100_BIN2 FROM OPENJSON(@0) AS j));

@@ -1,0 +1,8 @@
+SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+DELETE m
+OUTPUT deleted.id
+FROM [queuebox_inbox_messages] AS m
+WHERE m.state = 'dead' AND m.finished_at < DATEADD(millisecond, -CAST(@0 % 60000 AS int), DATEADD(minute, -CAST(@0 / 60000 AS int), SYSUTCDATETIME()))
+  AND m.id IN (SELECT TOP (@1) f.id FROM [queuebox_inbox_messages] AS f WITH (READPAST, READCOMMITTEDLOCK)
+               WHERE f.state = 'dead' AND f.finished_at < DATEADD(millisecond, -CAST(@0 % 60000 AS int), DATEADD(minute, -CAST(@0 / 60000 AS int), SYSUTCDATETIME()))
+               ORDER BY f.id);

@@ -1,0 +1,5 @@
+SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+SELECT x.id, x.state, x.attempts
+FROM [queuebox_outbox_messages] AS x WITH (READPAST, READCOMMITTEDLOCK)
+WHERE x.id IN (SELECT CAST(j.value AS bigint) FROM OPENJSON(@0) AS j)
+ORDER BY x.id;

@@ -1,0 +1,1 @@
+DROP TABLE [queuebox_inbox_messages]

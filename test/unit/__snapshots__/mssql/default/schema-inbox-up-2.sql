@@ -1,0 +1,1 @@
+CREATE INDEX [queuebox_inbox_messages_keyed_pending_ix] ON [queuebox_inbox_messages] (source, id) INCLUDE (state, next_attempt_at) WHERE state = 'pending' AND ordering_key IS NOT NULL

@@ -1,0 +1,1 @@
+DROP TABLE [queuebox_outbox_messages]

@@ -1,0 +1,1 @@
+CREATE INDEX [queuebox_outbox_messages_key_pending_ix] ON [queuebox_outbox_messages] (destination, ordering_key, id) INCLUDE (state, next_attempt_at) WHERE state = 'pending' AND ordering_key IS NOT NULL

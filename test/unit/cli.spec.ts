@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { CliUsageError } from '../../lib/errors/cli-usage.error.js';
+import type { CliCommand } from '../../lib/cli/cli-command.interface.js';
+import { CLI_COMMANDS } from '../../lib/cli/cli-commands.js';
+import { OUTPUT_FLAGS, parseFlags, readIdsFlag, readInstantFlag, readIntFlag } from '../../lib/cli/cli-flags.js';
+import { maskUrl, parseConnectionUrl, secretsOf } from '../../lib/cli/connection-url.js';
+import { EXIT_CODES, runCli } from '../../lib/cli/run-cli.js';
+
+/** Runs the CLI in process, as `queuebox <argv>`, and keeps what it printed. */
+async function cli(argv: string[], commands?: readonly CliCommand[], env: Record<string, string> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(argv, { stdout: (text) => out.push(text), stderr: (text) => err.push(text) }, env, commands);
+  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+}
+
+function usageError(work: () => unknown): CliUsageError {
+  try {
+    work();
+  } catch (error) {
+    if (error instanceof CliUsageError) return error;
+    throw error;
+  }
+  throw new Error('expected a CliUsageError');
+}
+
+describe('queuebox CLI: commands, flags and exit codes', () => {
+  it('prints the usage with exit code 0 for --help, and each command its own', async () => {
+    const general = await cli(['--help']);
+    expect(general.code).toBe(EXIT_CODES.ok);
+    for (const command of CLI_COMMANDS) expect(general.stdout).toContain(command.name);
+    expect(general.stdout).toContain('0 done, 1 operational failure, 2 usage error');
+    const schema = await cli(['schema', '--help']);
+    expect(schema).toMatchObject({ code: 0, stdout: expect.stringContaining('--dialect') });
+  });
+
+  it.each([
+    [[], '<command>', 'a command is required'],
+    [['--json'], '<command>', 'a command is required'],
+    [['migrate'], '<command>', 'unknown command "migrate"'],
+    [['schema', '--bogus'], '--bogus', 'unknown flag --bogus'],
+    [['schema', '--dialect'], '--dialect', 'flag --dialect needs a value'],
+    [['schema', '--dialect', '-1'], '--dialect', 'is written --dialect=<value>'],
+    [['schema', '--json=yes'], '--json', 'flag --json takes no value'],
+    [['schema', '--dialect', 'oracle'], '--dialect', 'one of postgres, mssql'],
+    [['schema', '--schema', 'bad-name'], '--schema', 'flag --schema is "bad-name"'],
+    [['schema', '--outbox-table', 'a', '--inbox-table', 'a'], '--inbox-table', 'different from tables.outbox'],
+    [['schema', 'extra'], 'extra', 'unexpected argument "extra"'],
+  ])('exits 2 for %j, naming %s', async (argv, flag, text) => {
+    const run = await cli(argv);
+    expect(run.code).toBe(EXIT_CODES.usage);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(text);
+    const json = await cli([...argv, '--json']);
+    expect(json.code).toBe(EXIT_CODES.usage);
+    expect(JSON.parse(json.stderr)).toEqual({ error: { code: 'CLI_USAGE', flag, message: expect.stringContaining(text) } });
+  });
+
+  it('exits 1 for an operational failure, with the error on stderr and every password masked', async () => {
+    const failing: CliCommand = {
+      name: 'fail',
+      summary: 'fails',
+      usage: 'fail',
+      run: async () => {
+        throw Object.assign(new Error('could not connect to postgres://app:s3cr%40t@db/app (password s3cr@t refused)'), { code: 'ECONNREFUSED' });
+      },
+    };
+    const run = await cli(['fail', '--url', 'postgres://app:s3cr%40t@db/app'], [failing]);
+    expect(run.code).toBe(EXIT_CODES.failure);
+    expect(run.stderr).toContain('ECONNREFUSED');
+    expect(run.stderr).not.toContain('s3cr');
+    const fromEnv = await cli(['fail', '--json'], [failing], { QUEUEBOX_DATABASE_URL: 'postgres://app:s3cr%40t@db/app' });
+    expect(JSON.parse(fromEnv.stderr)).toEqual({ error: { code: 'FAILED', message: expect.stringContaining('postgres://app:***@db/app') } });
+    expect(fromEnv.stderr).not.toContain('s3cr');
+  });
+
+  it('prints the DDL of both dialects, with the schema and table names asked for', async () => {
+    const postgres = await cli(['schema', '--schema', 'ops', '--outbox-table', 'out_msgs', '--inbox-table', 'in_msgs']);
+    expect(postgres.code).toBe(0);
+    expect(postgres.stdout).toMatch(/^-- QueueBox tables on PostgreSQL/);
+    expect(postgres.stdout).toContain('BEGIN;');
+    expect(postgres.stdout).toContain('CREATE SCHEMA IF NOT EXISTS "ops";');
+    expect(postgres.stdout).toContain('CREATE TABLE "ops"."out_msgs" (');
+    expect(postgres.stdout).toContain('CREATE TABLE "ops"."in_msgs" (');
+    expect(postgres.stdout.trimEnd()).toMatch(/COMMIT;$/);
+    const mssql = await cli(['schema', '--dialect', 'mssql']);
+    expect(mssql.stdout).toContain('CREATE TABLE [queuebox_outbox_messages] (');
+    expect(mssql.stdout).toMatch(/\nGO\n/);
+    expect(mssql.stdout).not.toContain('BEGIN;');
+  });
+
+  it('gives the migrations as JSON with --json', async () => {
+    const run = await cli(['schema', '--json']);
+    const data = JSON.parse(run.stdout) as { dialect: string; tables: unknown; migrations: { name: string; version: number; statements: string[] }[] };
+    expect(data.dialect).toBe('postgres');
+    expect(data.tables).toEqual({ outbox: 'queuebox_outbox_messages', inbox: 'queuebox_inbox_messages' });
+    expect(data.migrations.map((migration) => migration.name)).toEqual(['QueueBoxOutbox1764460800000', 'QueueBoxInbox1764547200000', 'QueueBoxSchemaV21764979200000']);
+    expect(data.migrations[0].statements[0]).toMatch(/^CREATE TABLE "queuebox_outbox_messages"/);
+  });
+});
+
+describe('queuebox CLI: connection URLs', () => {
+  it('picks the dialect from the scheme', () => {
+    expect(parseConnectionUrl('postgres://u:p@h:5432/d?sslmode=require')).toMatchObject({ dialect: 'postgres', masked: 'postgres://u:***@h:5432/d?sslmode=require', options: { type: 'postgres' } });
+    expect(parseConnectionUrl('postgresql://h/d').dialect).toBe('postgres');
+    expect(parseConnectionUrl('mssql://sa:p%40ss@sql:1444/app?trustServerCertificate=true')).toMatchObject({
+      dialect: 'mssql',
+      masked: 'mssql://sa:***@sql:1444/app?trustServerCertificate=true',
+      options: { type: 'mssql', host: 'sql', port: 1444, username: 'sa', password: 'p@ss', database: 'app', options: { encrypt: true, trustServerCertificate: true } },
+    });
+  });
+
+  it.each([
+    [undefined, 'is required'],
+    ['not a url', 'is not a URL'],
+    ['mysql://u:secret@h/d', 'the scheme "mysql"'],
+    ['mssql://u:secret@h', 'names no database'],
+  ])('refuses %s naming --url, never echoing it', (url, text) => {
+    const error = usageError(() => parseConnectionUrl(url));
+    expect(error.flag).toBe('--url');
+    expect(error.message).toContain(text);
+    expect(error.message).not.toContain('secret');
+  });
+
+  it('masks passwords, and finds them in arguments for scrubbing', () => {
+    expect(maskUrl('postgres://u:pw@h/d')).toBe('postgres://u:***@h/d');
+    expect(maskUrl('postgres://h/d')).toBe('postgres://h/d');
+    expect(maskUrl('garbage')).toBe('***');
+    expect(secretsOf(['--url=postgres://u:p%2Fw@h/d', 'mssql://sa:x@h/d', undefined])).toEqual(['p%2Fw', 'p/w', 'x']);
+  });
+});
+
+describe('queuebox CLI: flag readers', () => {
+  it('parses flags with node:util, refusing unknown ones and extra positionals', () => {
+    expect(parseFlags('x', ['a', '--json'], OUTPUT_FLAGS, 1)).toEqual({ values: { json: true }, positionals: ['a'] });
+    expect(usageError(() => parseFlags('x', ['a', 'b'], OUTPUT_FLAGS, 1)).flag).toBe('b');
+    expect(usageError(() => parseFlags('x', ['-q'], OUTPUT_FLAGS)).flag).toBe('-q');
+  });
+
+  it('reads numbers, ids and instants, naming the flag when they are bad', () => {
+    expect(readIntFlag('25', '--limit', 100, 1, 1000)).toBe(25);
+    expect(readIntFlag(undefined, '--limit', 100, 1, 1000)).toBe(100);
+    for (const bad of ['0', '1001', '1.5', '-3', 'ten', '']) expect(usageError(() => readIntFlag(bad, '--limit', 100, 1, 1000)).flag).toBe('--limit');
+    expect(readIdsFlag('1, 2,30', '--ids', 10)).toEqual(['1', '2', '30']);
+    for (const bad of ['', '1,x', '0', '1;drop', '1,2,3']) expect(usageError(() => readIdsFlag(bad, '--ids', 2)).flag).toBe('--ids');
+    expect(readInstantFlag('2026-01-31T12:00:00Z', '--since')).toEqual(new Date('2026-01-31T12:00:00Z'));
+    expect(readInstantFlag('2026-01-31T12:00:00.5+02:00', '--since')).toEqual(new Date('2026-01-31T10:00:00.500Z'));
+    for (const bad of ['2026-01-31', '2026-01-31T12:00:00', 'yesterday', '2026-13-40T00:00:00Z']) expect(usageError(() => readInstantFlag(bad, '--since')).flag).toBe('--since');
+  });
+});
