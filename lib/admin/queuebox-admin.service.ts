@@ -29,6 +29,7 @@ import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { checkFilter, checkInteger, checkRowId, checkRowIds, checkTable } from './admin-input.js';
 import { type DeadLetterAction, deadLettersByFilter, deadLettersByIds } from './dead-letter-batches.js';
 import { loopSnapshot } from './loop-snapshot.js';
+import { settleAll } from '../runtime/settle-all.js';
 
 const MAX_PAGE = 1_000;
 const DEFAULT_PAGE = 100;
@@ -85,7 +86,7 @@ export class QueueBoxAdmin {
 
   /** Pending rows and the oldest pending age per destination and per inbox source (database clock). */
   async backlog(): Promise<Backlog> {
-    const [outbox, inbox] = await Promise.all([this.runner.run(this.dialect.outboxBacklog()), this.runner.run(this.dialect.inboxBacklog())]);
+    const [outbox, inbox] = await settleAll([this.runner.run(this.dialect.outboxBacklog()), this.runner.run(this.dialect.inboxBacklog())]);
     const entries = (rows: typeof outbox) => rows.map((row) => ({ name: row.label, pending: row.pending, oldestAgeSeconds: row.oldestAgeSeconds }));
     return { outbox: entries(outbox), inbox: entries(inbox) };
   }
@@ -93,7 +94,7 @@ export class QueueBoxAdmin {
   /** Keys whose head row is retrying or dead, oldest first, at most `limit` (1–1000, default 100) per table. */
   async blockedKeys({ limit }: { limit?: number } = {}): Promise<BlockedKey[]> {
     const max = checkInteger(limit, 'limit', 1, MAX_PAGE, DEFAULT_PAGE);
-    const [outbox, inbox] = await Promise.all([this.runner.run(this.dialect.blockedKeys('outbox', max)), this.runner.run(this.dialect.blockedKeys('inbox', max))]);
+    const [outbox, inbox] = await settleAll([this.runner.run(this.dialect.blockedKeys('outbox', max)), this.runner.run(this.dialect.blockedKeys('inbox', max))]);
     return [...outbox, ...inbox];
   }
 
@@ -104,7 +105,7 @@ export class QueueBoxAdmin {
   async claimsAtRisk({ withinMs, limit }: { withinMs?: number; limit?: number } = {}): Promise<ClaimsAtRisk> {
     const window = checkInteger(withinMs, 'withinMs', 0, MAX_AT_RISK_MS, DEFAULT_AT_RISK_MS);
     const max = checkInteger(limit, 'limit', 1, MAX_PAGE, DEFAULT_PAGE);
-    const [outbox, inbox] = await Promise.all([
+    const [outbox, inbox] = await settleAll([
       this.runner.run(this.dialect.claimsAtRisk('outbox', window, max)),
       this.runner.run(this.dialect.claimsAtRisk('inbox', window, max)),
     ]);

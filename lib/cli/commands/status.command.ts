@@ -5,6 +5,7 @@ import type { CliCommand } from '../cli-command.interface.js';
 import { CONNECTION_FLAGS, OUTPUT_FLAGS, parseFlags, readIntFlag, readTableFlags } from '../cli-flags.js';
 import { DATABASE_URL_VARIABLE, parseConnectionUrl } from '../connection-url.js';
 import { textTable } from '../text-table.js';
+import { settleAll } from '../../runtime/settle-all.js';
 
 const FLAGS = { ...CONNECTION_FLAGS, within: { type: 'string' }, limit: { type: 'string' }, ...OUTPUT_FLAGS } as const;
 
@@ -55,7 +56,7 @@ Reads the tables (nothing is changed; no loop is started):
     const report = await withQueueBox(connection, tables, async ({ admin, runner, dialect }): Promise<StatusReport> => {
       const deadOf = async (table: 'outbox' | 'inbox') => (await runner.run(dialect.deadCounts(table))).map((row) => ({ name: row.label, dead: row.dead }));
       const [backlog, outboxDead, inboxDead, blockedKeys, atRisk] = await asFlagErrors(() =>
-        Promise.all([admin.backlog(), deadOf('outbox'), deadOf('inbox'), admin.blockedKeys({ limit }), admin.claimsAtRisk({ withinMs, limit })]),
+        settleAll([admin.backlog(), deadOf('outbox'), deadOf('inbox'), admin.blockedKeys({ limit }), admin.claimsAtRisk({ withinMs, limit })]),
       );
       return { database: connection.masked, dialect: connection.dialect, tables, backlog, dead: { outbox: outboxDead, inbox: inboxDead }, blockedKeys, claimsAtRisk: atRisk.expiring };
     });

@@ -4,6 +4,7 @@ import type { Claim } from '../../interfaces/claim.interface.js';
 import type { ConformanceCheckDefinition } from '../conformance-check.js';
 import type { ConformanceContext } from '../conformance-context.js';
 import { ConformanceFailure, expectThat } from '../conformance-failure.js';
+import { settleAll } from '../../runtime/settle-all.js';
 
 const LEASE_MS = 60_000;
 const BATCH = 4;
@@ -41,7 +42,7 @@ async function runClaimers(context: ConformanceContext, destination: string, key
   let held: ClaimedOutboxRow | undefined;
   while (run.claimed < ids.length) {
     if (++run.rounds > MAX_ROUNDS) throw new ConformanceFailure(`after ${MAX_ROUNDS} rounds only ${run.claimed} of ${ids.length} rows were claimed`);
-    const results = await Promise.all(
+    const results = await settleAll(
       cursors.map(async (cursor) => {
         const request = cursor.request(BATCH, LEASE_MS);
         const result = await context.repository.claimOutbox(request, { lock: false });

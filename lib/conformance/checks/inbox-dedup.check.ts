@@ -1,5 +1,6 @@
 import type { ConformanceCheckDefinition } from '../conformance-check.js';
 import { expectThat } from '../conformance-failure.js';
+import { settleAll } from '../../runtime/settle-all.js';
 
 /**
  * Concurrent inserts of one (source, idempotency key) on several connections store one row; the
@@ -10,7 +11,7 @@ export const inboxDedupCheck: ConformanceCheckDefinition = {
   title: 'the inbox stores one row per (source, idempotency key), under concurrent inserts',
   async run(context) {
     const row = (source: string, idempotencyKey: string) => context.dialect.insertInbox({ source, idempotencyKey, key: null, headers: '{}', payload: '{}' });
-    const results = await Promise.all(Array.from({ length: context.connections }, () => context.runner.run(row('conformance-dedup', 'evt-1'))));
+    const results = await settleAll(Array.from({ length: context.connections }, () => context.runner.run(row('conformance-dedup', 'evt-1'))));
     const stored = results.filter((id): id is string => id !== undefined);
     expectThat(stored.length === 1, `${context.connections} concurrent inserts of (conformance-dedup, evt-1) stored ${stored.length} rows (ids ${stored.join(', ') || 'none'})`);
     const found = await context.runner.run(context.dialect.findInbox('conformance-dedup', 'evt-1'));
