@@ -109,7 +109,7 @@ async function queueBoxLatency(ctx: BenchContext, rate: number, cfg: BenchConfig
     },
   });
   try {
-    return await measure(ctx, { system: 'queuebox', url: ctx.url, schema, rate, seconds: cfg.seconds, keys: cfg.keys }, publishedAt, listener.count, `defaults (concurrency ${CONSUMER_CONCURRENCY}, batch 50, notify coalesce 20 ms), ${cfg.keys} keys`);
+    return await measure(ctx, { system: 'queuebox', url: ctx.url, schema, rate, seconds: cfg.seconds, keys: cfg.keys }, publishedAt, listener.count, `defaults (concurrency ${CONSUMER_CONCURRENCY}, batch 50, notify coalesce ${process.env.QUEUEBOX_BENCH_COALESCE_MS ?? 'default'} ms), ${cfg.keys} keys`);
   } finally {
     await app.close();
     await listener.stop();

@@ -22,7 +22,7 @@ describe('resolveOptions', () => {
     expect(resolved.outbox).toMatchObject({ claimTimeoutMs: 300_000, shutdownTimeoutMs: 10_000, claimLock: false, maxAttempts: 10 });
     expect(resolved.tables).toEqual({ schema: undefined, outbox: 'queuebox_outbox_messages', inbox: 'queuebox_inbox_messages' });
     expect(resolved.workersEnabled).toBe(true);
-    expect(resolved.outbox.notify).toEqual({ enabled: true, coalesceMs: 20 });
+    expect(resolved.outbox.notify).toEqual({ enabled: true, coalesceMs: 2 });
   });
 
   it.each([
