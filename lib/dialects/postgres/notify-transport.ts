@@ -68,6 +68,7 @@ export class PostgresNotifyTransport implements WakeUpTransport {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     await Promise.allSettled(this.sending);
     await this.dropConnection(true);
   }
@@ -104,9 +105,15 @@ export class PostgresNotifyTransport implements WakeUpTransport {
     for (const table of this.channels.values()) this.onWake(table);
   }
 
+  /**
+   * One reconnect at a time: a connection that fails while it is being set up both emits 'error'
+   * (the `lost` handler) and fails its pending LISTEN, and each asks for a reconnect; two would
+   * open two LISTEN connections and orphan one.
+   */
   private scheduleReconnect(): void {
-    if (this.closed) return;
+    if (this.closed || this.retryTimer) return;
     this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
       this.connect().catch((error) => {
         this.logger.warn({ message: 'LISTEN reconnect failed', error: errorText(error) });
         void this.dropConnection(false).then(() => this.scheduleReconnect());

@@ -1,0 +1,64 @@
+import { EventEmitter } from 'node:events';
+import type { DataSource } from 'typeorm';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PostgresNotifyTransport } from '../../lib/dialects/postgres/notify-transport.js';
+import { resolveOptions } from '../../lib/options/resolve-options.js';
+
+/**
+ * The LISTEN connection's recovery, with a stand-in for TypeORM's query runner: how many
+ * connections the transport opens, not what PostgreSQL does (the integration suite terminates
+ * real LISTEN backends).
+ */
+class FakeRunner {
+  readonly client = new EventEmitter();
+  isReleased = false;
+  constructor(private readonly onQuery: (runner: FakeRunner, sql: string) => Promise<unknown>) {}
+  async connect(): Promise<EventEmitter> {
+    return this.client;
+  }
+  query(sql: string): Promise<unknown> {
+    return this.onQuery(this, sql);
+  }
+  async release(): Promise<void> {
+    this.isReleased = true;
+  }
+  get databaseConnection(): EventEmitter {
+    return this.client;
+  }
+}
+
+describe('PostgresNotifyTransport', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('reconnects once when the LISTEN connection fails while it is being set up', async () => {
+    vi.useFakeTimers();
+    const runners: FakeRunner[] = [];
+    let failFirst = true;
+    const dataSource = {
+      createQueryRunner: () => {
+        const runner = new FakeRunner(async (self, sql) => {
+          if (sql.startsWith('LISTEN') && failFirst && self === runners[0]) {
+            // The server ends the session during LISTEN: the client emits 'error' (TypeORM
+            // releases the runner as broken), and the pending query fails too.
+            failFirst = false;
+            self.client.emit('error', new Error('terminating connection due to administrator command'));
+            self.isReleased = true;
+            throw new Error('Connection terminated unexpectedly');
+          }
+          return [];
+        });
+        runners.push(runner);
+        return runner;
+      },
+    } as unknown as DataSource;
+    const transport = new PostgresNotifyTransport(dataSource, resolveOptions({}).tables, 'replica-1');
+
+    await transport.listen(() => undefined);
+    // Both the lost connection and the failed set-up ask for a reconnect: one must be made.
+    await vi.advanceTimersByTimeAsync(10_000);
+    const listening = runners.filter((runner) => !runner.isReleased);
+    expect(runners.length).toBe(2);
+    expect(listening.length).toBe(1);
+    await transport.close();
+  });
+});
