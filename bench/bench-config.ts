@@ -1,7 +1,7 @@
 /** Sizes of the bench, each overridable by an environment variable (defaults keep the whole run near 2–3 minutes). */
 export interface BenchConfig {
   scenarios: Set<string>;
-  drain: { rows: number; keys: number; batch: number; concurrencies: number[]; pollIntervalMs: number; nullKeys: boolean; libSqlBaseline: boolean; repeats: number };
+  drain: { rows: number; keys: number; batch: number; concurrencies: number[]; pollIntervalMs: number; nullKeys: boolean; repeats: number };
   latency: { rate: number; seconds: number; keys: number };
   enqueue: { rows: number; producers: number; repeats: number; workersOn: boolean; notifyOff: boolean; warmupRows: number; statementCost: number };
   peers: PeersConfig;
@@ -118,7 +118,6 @@ export function readBenchConfig(argv: readonly string[] = process.argv.slice(2))
       concurrencies: intList('QUEUEBOX_BENCH_DRAIN_CONCURRENCY', [100, 200]),
       pollIntervalMs: int('QUEUEBOX_BENCH_DRAIN_POLL_MS', 10),
       nullKeys: bool('QUEUEBOX_BENCH_DRAIN_NULL_KEYS', true),
-      libSqlBaseline: bool('QUEUEBOX_BENCH_DRAIN_LIB_SQL', true),
       repeats: Math.max(1, int('QUEUEBOX_BENCH_DRAIN_REPEATS', 3)),
     },
     latency: {

@@ -1,23 +1,10 @@
 import { performance } from 'node:perf_hooks';
-import { WalkCursor } from '../lib/claims/walk-cursor.js';
-import { PostgresDialect } from '../lib/dialects/postgres/postgres.dialect.js';
-import { resolveOptions } from '../lib/options/resolve-options.js';
 import { startBenchApp } from './bench-app.js';
 import type { BenchConfig } from './bench-config.js';
 import { countByState, createBenchSchema, dropBenchSchema, rawPool, seedOutbox } from './bench-schema.js';
 import { cpuSummary, f0, f2, median, readCpu } from './bench-stats.js';
 import type { BenchContext } from './bench-context.js';
 import { type RawStatements, rawDrain, referenceStatements } from './raw-outbox.js';
-
-/** The claim and batched complete exactly as QueueBox's PostgreSQL dialect writes them, run by the raw loop. */
-function libStatements(schema: string): RawStatements {
-  const dialect = new PostgresDialect(resolveOptions({ schema }).tables);
-  return {
-    name: "QueueBox's own SQL text",
-    claim: dialect.claimOutbox(new WalkCursor().request(0, 0), { lock: false }).claim.sql,
-    completeMany: dialect.completeMany('outbox', [], 0).sql,
-  };
-}
 
 interface DrainResult {
   label: string;
@@ -117,28 +104,20 @@ export async function drainScenario(ctx: BenchContext, config: BenchConfig): Pro
     };
     for (let repeat = 0; repeat < cfg.repeats; repeat++) {
       ctx.print(`  round ${repeat + 1}:`);
-      const runRaw = async (): Promise<DrainResult[]> => {
-        const loops = repeat % 2 === 0 ? [1, 2] : [2, 1];
-        const out: DrainResult[] = [];
-        for (const n of loops) out.push(record(await rawRun(ctx, cfg, drainCase.keys, n, referenceStatements)));
-        return out;
+      const runRaw = async (): Promise<void> => {
+        for (const n of repeat % 2 === 0 ? [1, 2] : [2, 1]) record(await rawRun(ctx, cfg, drainCase.keys, n, referenceStatements));
       };
       const runQueueBox = async (): Promise<void> => {
         const order = repeat % 2 === 0 ? cfg.concurrencies : [...cfg.concurrencies].reverse();
         for (const concurrency of order) record(await queueBoxRun(ctx, cfg, drainCase.keys, concurrency));
       };
       // Alternate raw-first and QueueBox-first so drift hits both alike.
-      let raw: DrainResult[];
       if (repeat % 2 === 0) {
-        raw = await runRaw();
+        await runRaw();
         await runQueueBox();
       } else {
         await runQueueBox();
-        raw = await runRaw();
-      }
-      if (cfg.libSqlBaseline) {
-        const best = raw.reduce((a, b) => (b.msgsPerSecond > a.msgsPerSecond ? b : a));
-        record(await rawRun(ctx, cfg, drainCase.keys, best.label.includes('2 loops') ? 2 : 1, libStatements));
+        await runRaw();
       }
     }
     const med = (label: string): number => median(results.get(label) ?? []);

@@ -26,19 +26,15 @@ export interface RawStatements {
 }
 
 /**
- * The reference statements of sql.md §2.2 (claim with FOR UPDATE SKIP LOCKED and the two
- * anti-joins) and §2.5 (one fenced UPDATE over unnest of ids and tokens), written out by hand.
+ * A raw SKIP LOCKED claim ($1 batch, $2 lease ms) of the oldest due pending rows that pass
+ * `filter` (on alias `o`), written the way a hand-rolled loop would.
  */
-export function referenceStatements(schema: string): RawStatements {
-  const t = outboxTable(schema);
-  return {
-    name: 'sql.md 2.2 + 2.5',
-    claim: `
+function skipLockedClaim(t: string, filter: string): string {
+  return `
 WITH cand AS (
   SELECT o.id FROM ${t} o
   WHERE o.state = 'pending' AND o.next_attempt_at <= statement_timestamp()
-    AND NOT EXISTS (SELECT 1 FROM ${t} b WHERE b.ordering_key = o.ordering_key AND b.id < o.id AND b.state IN ('pending','processing'))
-    AND NOT EXISTS (SELECT 1 FROM ${t} p WHERE p.ordering_key = o.ordering_key AND p.state = 'processing')
+    AND ${filter}
   ORDER BY o.id
   LIMIT $1
   FOR UPDATE OF o SKIP LOCKED
@@ -47,7 +43,22 @@ UPDATE ${t} m
 SET state = 'processing', claim_token = gen_random_uuid(), claimed_at = statement_timestamp(),
     lease_expires_at = statement_timestamp() + $2::integer * interval '1 millisecond', attempts = m.attempts + 1
 FROM cand WHERE m.id = cand.id
-RETURNING m.id, m.message_id, m.destination, m.ordering_key, m.headers, m.payload, m.claim_token, m.attempts`,
+RETURNING m.id, m.message_id, m.destination, m.ordering_key, m.headers, m.payload, m.claim_token, m.attempts`;
+}
+
+/**
+ * The reference statements of sql.md §2.2 (claim with FOR UPDATE SKIP LOCKED and the two
+ * anti-joins) and §2.5 (one fenced UPDATE over unnest of ids and tokens), written out by hand.
+ */
+export function referenceStatements(schema: string): RawStatements {
+  const t = outboxTable(schema);
+  return {
+    name: 'sql.md 2.2 + 2.5',
+    claim: skipLockedClaim(
+      t,
+      `NOT EXISTS (SELECT 1 FROM ${t} b WHERE b.ordering_key = o.ordering_key AND b.id < o.id AND b.state IN ('pending','processing'))
+    AND NOT EXISTS (SELECT 1 FROM ${t} p WHERE p.ordering_key = o.ordering_key AND p.state = 'processing')`,
+    ),
     completeMany: `
 UPDATE ${t} m SET state = 'sent', finished_at = statement_timestamp(), lease_expires_at = NULL
 FROM unnest($1::bigint[], $2::uuid[]) AS c(id, tok)
@@ -76,20 +87,7 @@ export function handWrittenStatements(schema: string, keyed: boolean): RawStatem
     : `o.ordering_key IS NULL`;
   return {
     name: keyed ? 'head-of-key SKIP LOCKED' : 'SKIP LOCKED',
-    claim: `
-WITH cand AS (
-  SELECT o.id FROM ${t} o
-  WHERE o.state = 'pending' AND o.next_attempt_at <= statement_timestamp()
-    AND ${filter}
-  ORDER BY o.id
-  LIMIT $1
-  FOR UPDATE OF o SKIP LOCKED
-)
-UPDATE ${t} m
-SET state = 'processing', claim_token = gen_random_uuid(), claimed_at = statement_timestamp(),
-    lease_expires_at = statement_timestamp() + $2::integer * interval '1 millisecond', attempts = m.attempts + 1
-FROM cand WHERE m.id = cand.id
-RETURNING m.id, m.message_id, m.destination, m.ordering_key, m.headers, m.payload, m.claim_token, m.attempts`,
+    claim: skipLockedClaim(t, filter),
     completeMany: referenceStatements(schema).completeMany,
   };
 }
