@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
+import { DataSource } from 'typeorm';
 import { DEFAULT_INBOX_TABLE } from '../lib/queuebox.constants.js';
 import { PullWorker, PullWorkerHost, type InboxMessage, type PullContext } from '../lib/index.js';
 import { startBenchApp } from './bench-app.js';
@@ -72,19 +73,11 @@ const queueBoxPullRunner: DrainRunner = {
   },
 };
 
-/**
- * The raw pull loop: one claim of `concurrency` rows (SKIP LOCKED, its own statement), then each
- * row in its own transaction — the business INSERT and the fenced completion (state, token, live
- * lease) — all rows at once on a pool of concurrency + 2, then the next claim.
- */
-const rawPullRunner: DrainRunner = {
-  name: 'raw loop',
-  async run(ctx, spec) {
-    const schema = await seedPull(ctx, spec.rows);
-    const concurrency = spec.loops * spec.slotsPerLoop;
-    const pool = rawPool(ctx.url, concurrency + 2);
-    const t = inboxTable(schema);
-    const claim = `
+/** The raw pull loop's statements on `schema`'s inbox (claims of source `bench`). */
+function rawPullStatements(schema: string): { claim: string; complete: string; effect: string } {
+  const t = inboxTable(schema);
+  return {
+    claim: `
 WITH cand AS (
   SELECT id FROM ${t} WHERE source = $3 AND state = 'pending' AND ordering_key IS NULL AND next_attempt_at <= statement_timestamp()
   ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED
@@ -92,55 +85,119 @@ WITH cand AS (
 UPDATE ${t} m SET state = 'processing', claim_token = gen_random_uuid(), claimed_at = statement_timestamp(),
   lease_expires_at = statement_timestamp() + $2::integer * interval '1 millisecond', attempts = m.attempts + 1
 FROM cand WHERE m.id = cand.id
-RETURNING m.id, m.claim_token, m.payload`;
-    const complete = `UPDATE ${t} SET state = 'processed', finished_at = statement_timestamp(), lease_expires_at = NULL
-WHERE id = $1 AND state = 'processing' AND claim_token = $2 AND lease_expires_at > statement_timestamp() RETURNING id`;
-    try {
-      await Promise.all(Array.from({ length: concurrency }, () => pool.query('SELECT 1')));
-      const clock = new RunClock(ctx.postmasterPid);
-      const deadline = performance.now() + spec.capMs;
-      let done = 0;
-      let claims = 0;
-      clock.start();
-      while (done < spec.rows && performance.now() < deadline) {
-        const { rows } = await pool.query<{ id: string; claim_token: string; payload: string }>(claim, [concurrency, RAW_LEASE_MS, SOURCE]);
-        claims += 1;
-        if (rows.length === 0) {
-          await sleep(1);
-          continue;
+RETURNING m.id, m.claim_token, m.payload`,
+    complete: `UPDATE ${t} SET state = 'processed', finished_at = statement_timestamp(), lease_expires_at = NULL
+WHERE id = $1 AND state = 'processing' AND claim_token = $2 AND lease_expires_at > statement_timestamp() RETURNING id`,
+    effect: `INSERT INTO ${effectsTable(schema)} (seq, message_id) VALUES ($1, $2)`,
+  };
+}
+
+/** One message of the raw pull loop: the business INSERT and the fenced completion, in one transaction. */
+type RawTransaction = (work: (query: (sql: string, params: unknown[]) => Promise<{ rowCount: number }>) => Promise<void>) => Promise<void>;
+
+/**
+ * The raw pull loop: one claim of `concurrency` rows (SKIP LOCKED, its own statement), then each
+ * row in its own transaction — the business INSERT and the fenced completion (state, token, live
+ * lease) — all rows at once on a pool of concurrency + 2, then the next claim. `transaction` says
+ * how a transaction runs: on node-postgres directly, or through TypeORM's `DataSource.transaction`
+ * (what a user's business code runs on, and what QueueBox gives a handler).
+ */
+function rawPullRunner(name: string, open: (url: string, poolSize: number) => Promise<{ transaction: RawTransaction; claim: (sql: string, params: unknown[]) => Promise<{ id: string; claim_token: string; payload: string }[]>; close(): Promise<void> }>, how: string): DrainRunner {
+  return {
+    name,
+    async run(ctx, spec) {
+      const schema = await seedPull(ctx, spec.rows);
+      const concurrency = spec.loops * spec.slotsPerLoop;
+      const db = await open(ctx.url, concurrency + 2);
+      const sql = rawPullStatements(schema);
+      try {
+        const clock = new RunClock(ctx.postmasterPid);
+        const deadline = performance.now() + spec.capMs;
+        let done = 0;
+        let claims = 0;
+        clock.start();
+        while (done < spec.rows && performance.now() < deadline) {
+          const rows = await db.claim(sql.claim, [concurrency, RAW_LEASE_MS, SOURCE]);
+          claims += 1;
+          if (rows.length === 0) {
+            await sleep(1);
+            continue;
+          }
+          await Promise.all(
+            rows.map((row) =>
+              db.transaction(async (query) => {
+                const { seq } = JSON.parse(row.payload) as { seq: number };
+                await query(sql.effect, [seq, row.id]);
+                const fenced = await query(sql.complete, [row.id, row.claim_token]);
+                if (fenced.rowCount !== 1) throw new Error(`raw pull: claim of row ${row.id} lost`);
+                done += 1;
+              }),
+            ),
+          );
         }
-        await Promise.all(
-          rows.map(async (row) => {
-            const client = await pool.connect();
-            try {
-              await client.query('BEGIN');
-              const { seq } = JSON.parse(row.payload) as { seq: number };
-              await client.query(`INSERT INTO ${effectsTable(schema)} (seq, message_id) VALUES ($1, $2)`, [seq, row.id]);
-              const fenced = await client.query(complete, [row.id, row.claim_token]);
-              if (fenced.rowCount !== 1) throw new Error(`raw pull: claim of row ${row.id} lost`);
-              await client.query('COMMIT');
-              done += 1;
-            } catch (error) {
-              await client.query('ROLLBACK');
-              throw error;
-            } finally {
-              client.release();
-            }
-          }),
-        );
+        return clock.stop(done, spec.rows, `claims of ${concurrency} + one ${how} transaction per message (INSERT + fenced UPDATE), pool ${concurrency + 2}; ${claims} claims`);
+      } finally {
+        await db.close();
+        await dropBenchSchema(ctx.admin, schema);
       }
-      return clock.stop(done, spec.rows, `claims of ${concurrency} + one transaction per message (INSERT + fenced UPDATE), pool ${concurrency + 2}; ${claims} claims`);
-    } finally {
-      await pool.end();
-      await dropBenchSchema(ctx.admin, schema);
-    }
+    },
+  };
+}
+
+/** The raw loop on node-postgres: BEGIN, INSERT, fenced UPDATE, COMMIT on one pooled client. */
+const rawPgPullRunner = rawPullRunner(
+  'raw loop',
+  async (url, poolSize) => {
+    const pool = rawPool(url, poolSize);
+    await Promise.all(Array.from({ length: poolSize - 2 }, () => pool.query('SELECT 1')));
+    return {
+      claim: async (sql, params) => (await pool.query<{ id: string; claim_token: string; payload: string }>(sql, params)).rows,
+      async transaction(work) {
+        const client = await pool.connect();
+        try {
+          await client.query('BEGIN');
+          await work(async (sql, params) => ({ rowCount: (await client.query(sql, params)).rowCount ?? 0 }));
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK');
+          throw error;
+        } finally {
+          client.release();
+        }
+      },
+      close: () => pool.end(),
+    };
   },
-};
+  'node-postgres',
+);
+
+/** The same raw loop with each transaction run by TypeORM's `DataSource.transaction` (and `manager.query`). */
+const rawTypeOrmPullRunner = rawPullRunner(
+  'raw, TypeORM',
+  async (url, poolSize) => {
+    const dataSource = await new DataSource({ type: 'postgres', url, poolSize }).initialize();
+    await Promise.all(Array.from({ length: poolSize - 2 }, () => dataSource.query('SELECT 1')));
+    return {
+      // An UPDATE answers [rows, count].
+      claim: async (sql, params) => ((await dataSource.query(sql, params)) as [{ id: string; claim_token: string; payload: string }[], number])[0],
+      transaction: (work) =>
+        dataSource.transaction(async (manager) => {
+          // A plain `manager.query` (no structured result): rows of INSERT, [rows, count] of UPDATE.
+          await work(async (sql, params) => {
+            const result = (await manager.query(sql, params)) as unknown[];
+            return { rowCount: Array.isArray(result[0]) ? (result[1] as number) : result.length };
+          });
+        }),
+      close: () => dataSource.destroy(),
+    };
+  },
+  'TypeORM',
+);
 
 /** Pull workers completing in the business transaction against a raw loop with one fenced commit per message. */
 export async function pullScenario(ctx: BenchContext, config: BenchConfig): Promise<CaseResult[]> {
   const cfg = config.peers;
   ctx.heading(`Pull workers: ${cfg.pull.rows} unordered inbox rows, each handled by one business INSERT committed with its completion; concurrency ${cfg.pull.concurrency}; ${cfg.reps} paired rep(s)`);
   const spec: DrainSpec = { rows: cfg.pull.rows, keys: 0, loops: 1, slotsPerLoop: cfg.pull.concurrency, capMs: cfg.runCapMs };
-  return [await compareDrain(ctx, `pull, concurrency ${cfg.pull.concurrency}`, spec, [rawPullRunner, queueBoxPullRunner], cfg.reps)];
+  return [await compareDrain(ctx, `pull, concurrency ${cfg.pull.concurrency}`, spec, [rawPgPullRunner, rawTypeOrmPullRunner, queueBoxPullRunner], cfg.reps)];
 }

@@ -46,6 +46,13 @@ export interface PullWorkerOptions {
   leaseMs?: number;
   /** Messages handled at once per instance. Default 1. */
   concurrency?: number;
+  /**
+   * Messages claimed ahead of the free slots, waiting for one: the next batch is claimed while the
+   * current one runs, so slots do not stay empty for the length of a claim. Their leases are kept
+   * while they wait; shutdown gives them back unhandled. 0 claims only into free slots (a message
+   * then never waits in this instance while another instance is idle). Default: `concurrency`.
+   */
+  claimAhead?: number;
   /** Attempts before a message is marked `dead`. Default 10. */
   maxAttempts?: number;
   /** Delay before a retry of a failed handler. */

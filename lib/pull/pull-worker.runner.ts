@@ -58,6 +58,7 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
         pollIntervalMs: worker.pollIntervalMs,
         batchSize: worker.concurrency,
         concurrency: worker.concurrency,
+        claimAhead: worker.claimAhead,
         shutdownTimeoutMs: worker.shutdownTimeoutMs,
         sampleEveryMs: deps.sampleBacklog?.every,
         onLoopError: () => deps.metrics.loopError(`pull:${deps.label}`),
@@ -71,7 +72,7 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
 
   protected describe(): string {
     const lock = this.worker.claimLock || this.deps.claimLockAlways ? ', claim lock' : '';
-    return `source ${this.worker.source}, lease ${this.worker.leaseMs} ms${lock}`;
+    return `source ${this.worker.source}, lease ${this.worker.leaseMs} ms, claim ahead ${this.worker.claimAhead}${lock}`;
   }
 
   protected override async sample(): Promise<void> {

@@ -8,12 +8,16 @@ import { invalidPullOption } from '../queuebox.messages.js';
 import { keyProblem } from '../validation/keys.js';
 import type { PullWorkerMetadata } from './pull-worker.decorator.js';
 
+/** Most messages a pull worker handles at once, and claims ahead. */
+const MAX_PULL_CONCURRENCY = 1_000;
+
 /** A pull worker's options with every default applied. */
 export interface ResolvedPullWorker {
   name: string;
   source: string;
   leaseMs: number;
   concurrency: number;
+  claimAhead: number;
   maxAttempts: number;
   backoff: ResolvedBackoff;
   pollIntervalMs: number;
@@ -35,11 +39,13 @@ export function resolvePullWorkerOptions(name: string, metadata: PullWorkerMetad
     if (declared && !declared.has(source)) {
       throw new InvalidPullWorkerError(name, invalidPullOption(name, 'source', source, `a source declared in inbox.sources (${[...declared.keys()].join(', ')})`), 'source');
     }
+    const concurrency = readInt(metadata.concurrency, 'concurrency', 1, 1, MAX_PULL_CONCURRENCY);
     return {
       name,
       source,
       leaseMs: readInt(metadata.leaseMs, 'leaseMs', 30_000, 100, MAX_INTERVAL_MS),
-      concurrency: readInt(metadata.concurrency, 'concurrency', 1, 1, 1_000),
+      concurrency,
+      claimAhead: readInt(metadata.claimAhead, 'claimAhead', concurrency, 0, MAX_PULL_CONCURRENCY),
       maxAttempts: readInt(metadata.maxAttempts, 'maxAttempts', 10, 1, 1_000_000),
       backoff: resolveBackoff(readObject(metadata.backoff, 'backoff'), 'backoff'),
       pollIntervalMs: readInt(metadata.pollIntervalMs, 'pollIntervalMs', 1_000, 10, DAY_MS),

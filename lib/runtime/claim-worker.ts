@@ -32,6 +32,12 @@ export interface ClaimWorkerSettings {
   pollIntervalMs: number;
   batchSize: number;
   concurrency: number;
+  /**
+   * Rows a worker may hold claimed beyond `concurrency`, waiting for a slot: the next batch is
+   * claimed while the current one runs, so a claim's own duration never leaves slots empty.
+   * 0 (the default): a worker claims only into free slots.
+   */
+  claimAhead?: number;
   /** The lease of every claim; renewed every third of it while the row's work runs. */
   leaseMs: number;
   shutdownTimeoutMs: number;
@@ -117,6 +123,10 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
   private readonly inFlight = new Set<Promise<void>>();
   /** Slots the claims in flight may fill: they count as taken until those claims return. */
   private reserved = 0;
+  /** Rows whose work runs now (at most `concurrency`); the rest of `inFlight` waits in `waiting`. */
+  private running = 0;
+  /** Claimed rows waiting for a slot, first claimed first (`claimAhead`). */
+  private readonly waiting: (() => void)[] = [];
   private readonly slotWaiters = new Set<() => void>();
   private lastReclaimAt = -Infinity;
   private lastSampleAt = -Infinity;
@@ -302,6 +312,7 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
     if (!this.claiming) return;
     this.stopping = true;
     await Promise.all(this.lanes.map((lane) => lane.stop()));
+    if (this.settings.releaseOnShutdown) this.startWaiting();
     const waited = new AbortController();
     const drained = Promise.allSettled(this.inFlight).then(() => true);
     const timedOut = abortableDelay(this.settings.shutdownTimeoutMs, waited.signal).then(() => false);
@@ -330,11 +341,15 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
       await this.sample().catch((error) => this.logger.warn({ message: 'gauge sample failed', error: errorText(error) }));
     }
     const { batchSize, concurrency, leaseMs } = this.settings;
+    const ahead = this.settings.claimAhead ?? 0;
     const taken = this.inFlight.size + this.reserved;
-    const free = concurrency - taken;
+    const free = concurrency + ahead - taken;
     // While busy, claim in worthwhile batches: a claim per freed slot would cost a statement per
-    // row. Idle workers (nothing in flight) claim at once, so latency does not suffer.
-    if (free <= 0 || (taken > 0 && free < Math.ceil(Math.min(batchSize, concurrency) / 2))) {
+    // row. Room for a whole batch ahead makes every busy claim a whole batch. Idle workers
+    // (nothing in flight) claim at once, so latency does not suffer.
+    const batch = Math.min(batchSize, concurrency);
+    const worthwhile = ahead >= batch ? batch : Math.ceil(batch / 2);
+    if (free <= 0 || (taken > 0 && free < worthwhile)) {
       await this.nextFreeSlot(signal);
       return 'more';
     }
@@ -368,19 +383,62 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
   private track(row: Row): void {
     const lease = this.leases.add(this.claimOf(row));
     lease.detail = row;
-    const started = performance.now();
-    const task = this.run(row, lease).finally(() => {
+    let started = performance.now();
+    const slot = this.takeSlot();
+    const work = slot
+      ? slot.then(() => {
+          started = performance.now();
+          return this.run(row, lease, true);
+        })
+      : this.run(row, lease, false);
+    const task = work.finally(() => {
       lease.release();
       this.settings.leaseAdvisor?.finished(this.settings.component, this.streamOf(row), this.settings.leaseMs, performance.now() - started, lease.lost);
       this.inFlight.delete(task);
+      this.giveSlot();
       this.notifySlotWaiters();
     });
     this.inFlight.add(task);
   }
 
-  /** A row's work, after the max-attempts guard; never throws. */
-  private async run(row: Row, lease: Lease): Promise<void> {
+  /** Takes a slot now (undefined), or returns the promise of the slot this row waits for. */
+  private takeSlot(): Promise<void> | undefined {
+    if (this.running < this.settings.concurrency) {
+      this.running++;
+      return undefined;
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** A row's work ended: its slot goes to the row that waited longest. */
+  private giveSlot(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.running--;
+  }
+
+  /** Shutdown: every waiting row starts now, to give its claim back (or, where rows are not released, to run). */
+  private startWaiting(): void {
+    for (const start of this.waiting.splice(0)) {
+      this.running++;
+      start();
+    }
+  }
+
+  /**
+   * A row's work, after the max-attempts guard; never throws. A row that waited for its slot
+   * (`waited`) and finds shutdown begun is given back unworked where the worker releases rows on
+   * shutdown.
+   */
+  private async run(row: Row, lease: Lease, waited: boolean): Promise<void> {
     try {
+      // Lost while it waited: the renewal reported it; nothing may be written.
+      if (waited && lease.lost) return;
+      if (waited && this.stopping && this.settings.releaseOnShutdown) {
+        lease.release();
+        await this.fail(row, lease, { error: new Error(shutdownReason()), retryable: true });
+        return;
+      }
       if (row.attempts > this.settings.maxAttempts) {
         // Claimed more often than allowed without an outcome (its workers crashed or lost it).
         lease.release();

@@ -11,6 +11,10 @@ class TestWorker extends ClaimWorker<ClaimedRow> {
   readonly claims: number[] = [];
   readonly finish = new Map<number, () => void>();
   readonly abandoned: number[] = [];
+  /** Rows whose work began, in order. */
+  readonly started: number[] = [];
+  /** Rows given back by a retry write: [id, delay ms]. */
+  readonly retried: [number, number][] = [];
   private next = 0;
   private reclaims = 0;
   /** The reclaim step of tick number `blockAt` waits for `gate`. */
@@ -21,11 +25,19 @@ class TestWorker extends ClaimWorker<ClaimedRow> {
     private remaining: number,
   ) {
     const backoff = { initialDelayMs: 1_000, multiplier: 2, maxDelayMs: 60_000, jitter: 'none' } as const;
-    const repository = { renewMany: async () => [] } as unknown as ClaimRepository;
+    const retried: [number, number][] = [];
+    const repository = {
+      renewMany: async () => [],
+      retry: async (claim: { id: string }, delayMs: number) => {
+        retried.push([Number(claim.id), delayMs]);
+        return 'ok';
+      },
+    } as unknown as ClaimRepository;
     super(
       { name: 'test', component: 'outbox', noun: 'test row', maxAttempts: 10, backoff, leaseMs: 60_000, pollIntervalMs: 60_000, batchSize: 4, concurrency: 10, shutdownTimeoutMs: 1_000, ...settings },
       repository,
     );
+    this.retried = retried;
   }
 
   start(): void {
@@ -59,6 +71,7 @@ class TestWorker extends ClaimWorker<ClaimedRow> {
 
   protected process(row: ClaimedRow, _lease: Lease): Promise<void> {
     const id = Number(row.id);
+    this.started.push(id);
     return new Promise((resolve) => {
       this.finish.set(id, resolve);
       this.abandon.signal.addEventListener('abort', () => {
@@ -191,6 +204,55 @@ describe('ClaimWorker', () => {
     await vi.advanceTimersByTimeAsync(1_000);
     expect(drained).toBe(true);
     expect(worker.abandoned).toEqual([0, 1]);
+    await stopping;
+  });
+
+  it('claims a batch ahead: at most concurrency rows run, the rest wait for a slot in claim order, and busy claims are whole batches', async () => {
+    const worker = new TestWorker({ batchSize: 4, concurrency: 4, claimAhead: 4 }, 100);
+    worker.start();
+    await vi.advanceTimersByTimeAsync(0);
+    // The first batch runs; the second is claimed while it runs, and waits.
+    expect(worker.claims).toEqual([4, 4]);
+    expect(worker.started).toEqual([0, 1, 2, 3]);
+    expect(worker.status.inFlight).toBe(8);
+    worker.done(0);
+    await vi.advanceTimersByTimeAsync(0);
+    // A freed slot goes to the row that waited longest; one free place is not worth a claim.
+    expect(worker.started).toEqual([0, 1, 2, 3, 4]);
+    expect(worker.claims).toEqual([4, 4]);
+    worker.done(1, 2, 3);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(worker.started).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(worker.claims).toEqual([4, 4, 4]);
+    const stopping = worker.stop();
+    for (let row = 4; row < 12; row++) {
+      worker.done(row);
+      await vi.advanceTimersByTimeAsync(0);
+    }
+    await stopping;
+    // Where rows are not released on shutdown, every claimed row is worked before the drain ends.
+    expect(worker.started).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+  });
+
+  it('on shutdown, a worker that releases rows gives the rows still waiting for a slot back at once, unworked', async () => {
+    const worker = new TestWorker({ batchSize: 2, concurrency: 2, claimAhead: 2, releaseOnShutdown: true }, 100);
+    worker.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(worker.started).toEqual([0, 1]);
+    expect(worker.status.inFlight).toBe(4);
+    let drained = false;
+    const stopping = worker.stop().then(() => (drained = true));
+    await vi.advanceTimersByTimeAsync(0);
+    // Rows 2 and 3 never ran: they went back to pending, due now.
+    expect(worker.retried).toEqual([
+      [2, 0],
+      [3, 0],
+    ]);
+    expect(worker.started).toEqual([0, 1]);
+    expect(drained).toBe(false);
+    worker.done(0, 1);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(drained).toBe(true);
     await stopping;
   });
 });
