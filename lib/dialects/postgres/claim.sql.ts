@@ -7,7 +7,8 @@ import { DB_NOW, qualified } from './postgres-names.js';
  * "The claim"). Its cost is bounded by its parameters, never by the backlog:
  *
  *   candidates = heads of up to $3 keys walked from a cursor     (walk: one index probe per key)
- *              ∪ the $4 oldest keyed pending rows                 (window: heads near the front)
+ *              ∪ the oldest row of each key among the $4 oldest keyed pending rows
+ *                                                                 (window: heads near the front)
  *              ∪ the $1 oldest unordered pending rows, when due
  *              ∪ the $1 retried or reclaimed rows first due
  *              ∪ (pull) the $1 rows of the source whose lease ended
@@ -22,9 +23,29 @@ import { DB_NOW, qualified } from './postgres-names.js';
  * The walk of the inbox stays within source $5 (the caller turns the sources in order); the outbox
  * walks (destination, key) pairs. The first result row carries the progress (window size, where
  * the walk stopped) even when nothing was claimed; claimed rows are joined to it.
+ *
+ * Planned once per connection (docs/internals/claim-sql.md, "Planned once"): every parameter that
+ * could shape the plan reaches it through `unplanned()`, and candidates are joined by
+ * `id = ANY (ARRAY(…))`, so a plan for given values is the plan for any values. PostgreSQL then
+ * keeps its generic plan after five executions of the prepared statement, instead of planning
+ * every claim anew (about 1 ms: more than a small claim's execution).
  */
 
 const tableOf = (kind: ClaimKind): ClaimTable => (kind === 'outbox' ? 'outbox' : 'inbox');
+
+/**
+ * Parameter `$n` as a value the planner cannot see: a one-row subquery, computed once when the
+ * statement runs (an InitPlan). A custom plan then estimates exactly as the generic plan does,
+ * so PostgreSQL's plan cache prefers the generic one (it charges custom plans their planning).
+ */
+const unplanned = (n: number, type: 'integer' | 'text' | 'text[]'): string => `(SELECT $${n}::${type})`;
+const BATCH = unplanned(1, 'integer');
+const WALK_KEYS = unplanned(3, 'integer');
+const WINDOW_ROWS = unplanned(4, 'integer');
+const CURSOR_STREAM = unplanned(5, 'text');
+const CURSOR_KEY = unplanned(6, 'text');
+/** The sources, as an array expression (`ANY`, `unnest`). */
+const SOURCES = `${unplanned(7, 'text[]')}::text[]`;
 const streamOf = (kind: ClaimKind): 'destination' | 'source' => (kind === 'outbox' ? 'destination' : 'source');
 
 /** The claim columns the UPDATE writes: a new token per row, times from the database clock. */
@@ -51,7 +72,7 @@ export const invertedColumn = (t: ResolvedTableNames, kind: ClaimKind, m: string
 /** Per-source scans of the inbox run for each source in $7; the outbox scans the whole table. */
 function perStream(kind: ClaimKind, select: (filter: string) => string): string {
   if (kind === 'outbox') return `(${select('')})`;
-  return `(SELECT s_rows.* FROM unnest($7::text[]) AS s(source) CROSS JOIN LATERAL (${select(' AND x.source = s.source')}) AS s_rows)`;
+  return `(SELECT s_rows.* FROM unnest(${SOURCES}) AS s(source) CROSS JOIN LATERAL (${select(' AND x.source = s.source')}) AS s_rows)`;
 }
 
 /**
@@ -68,13 +89,13 @@ function walk(t: ResolvedTableNames, kind: ClaimKind): string {
     WHERE ${pending} AND (k.destination, k.ordering_key) > (${stream}, ${key})
     ORDER BY k.destination, k.ordering_key LIMIT 1`
       : (_stream: string, key: string, step: string) => `SELECT k.source, k.ordering_key, ${step} FROM ${table} AS k
-    WHERE ${pending} AND k.source = $5::text AND k.ordering_key > ${key}
+    WHERE ${pending} AND k.source = ${CURSOR_STREAM} AND k.ordering_key > ${key}
     ORDER BY k.ordering_key LIMIT 1`;
   return `walk (stream, ordering_key, step) AS (
-  (${after('$5::text', '$6::text', '1')})
+  (${after(CURSOR_STREAM, CURSOR_KEY, '1')})
   UNION ALL
   SELECT n.* FROM walk CROSS JOIN LATERAL (${after('walk.stream', 'walk.ordering_key', 'walk.step + 1')}) AS n
-  WHERE walk.step < $3
+  WHERE walk.step < ${WALK_KEYS}
 )`;
 }
 
@@ -91,12 +112,12 @@ function claimable(t: ResolvedTableNames, kind: ClaimKind): string {
   const olderPending = `NOT EXISTS (SELECT 1 FROM ${table} AS b
                       WHERE b.state = 'pending' AND b.ordering_key IS NOT NULL AND ${sameKey('b')} AND b.id < o.id)`;
   if (kind !== 'pull') {
-    const state = `o.state = 'pending' AND o.next_attempt_at <= ${DB_NOW}${kind === 'relay' ? ' AND o.source = ANY($7::text[])' : ''}`;
+    const state = `o.state = 'pending' AND o.next_attempt_at <= ${DB_NOW}${kind === 'relay' ? ` AND o.source = ANY(${SOURCES})` : ''}`;
     return `${state}
     AND (o.ordering_key IS NULL OR (${olderPending}
       AND NOT EXISTS (SELECT 1 FROM ${table} AS p WHERE p.state = 'processing' AND ${sameKey('p')})))`;
   }
-  return `o.source = ANY($7::text[])
+  return `o.source = ANY(${SOURCES})
     AND (   (o.state = 'pending' AND o.next_attempt_at <= ${DB_NOW})
          OR (o.state = 'processing' AND o.lease_expires_at <= ${DB_NOW}))
     AND (o.ordering_key IS NULL OR (${olderPending}
@@ -111,23 +132,23 @@ export function claimStatement(t: ResolvedTableNames, kind: ClaimKind, returning
   const stream = streamOf(kind);
   const keyedWindow = perStream(
     kind,
-    (filter) => `SELECT x.id${kind === 'outbox' ? '' : ', x.source'} FROM ${table} AS x
-    WHERE x.state = 'pending' AND x.ordering_key IS NOT NULL${filter} ORDER BY x.id LIMIT $4`,
+    (filter) => `SELECT x.id, x.${stream}, x.ordering_key FROM ${table} AS x
+    WHERE x.state = 'pending' AND x.ordering_key IS NOT NULL${filter} ORDER BY x.id LIMIT ${WINDOW_ROWS}`,
   );
   const unkeyed = perStream(
     kind,
     (filter) => `SELECT x.id FROM ${table} AS x
-    WHERE x.state = 'pending' AND x.ordering_key IS NULL${filter} AND x.next_attempt_at <= ${DB_NOW} ORDER BY x.id LIMIT $1`,
+    WHERE x.state = 'pending' AND x.ordering_key IS NULL${filter} AND x.next_attempt_at <= ${DB_NOW} ORDER BY x.id LIMIT ${BATCH}`,
   );
   const retried = perStream(
     kind,
     (filter) => `SELECT x.id FROM ${table} AS x
-    WHERE x.state = 'pending' AND x.attempts > 0${filter} AND x.next_attempt_at <= ${DB_NOW} ORDER BY x.next_attempt_at LIMIT $1`,
+    WHERE x.state = 'pending' AND x.attempts > 0${filter} AND x.next_attempt_at <= ${DB_NOW} ORDER BY x.next_attempt_at LIMIT ${BATCH}`,
   );
   const expired =
     kind === 'pull'
       ? `
-  UNION ${perStream(kind, (filter) => `SELECT x.id FROM ${table} AS x WHERE x.state = 'processing'${filter} AND x.lease_expires_at <= ${DB_NOW} LIMIT $1`)}`
+  UNION ${perStream(kind, (filter) => `SELECT x.id FROM ${table} AS x WHERE x.state = 'processing'${filter} AND x.lease_expires_at <= ${DB_NOW} LIMIT ${BATCH}`)}`
       : '';
   const windowSize = kind === 'outbox' ? `(SELECT count(*) FROM keyed_window)` : `(SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM keyed_window GROUP BY source) AS per_source)`;
   return /* sql */ `
@@ -138,23 +159,22 @@ candidates AS (
     SELECT x.id FROM ${table} AS x
     WHERE x.state = 'pending' AND x.ordering_key IS NOT NULL AND x.${stream} = walk.stream AND x.ordering_key = walk.ordering_key
     ORDER BY x.id LIMIT 1) AS h
-  UNION SELECT id FROM keyed_window
+  UNION (SELECT DISTINCT ON (w.${stream}, w.ordering_key) w.id FROM keyed_window AS w ORDER BY w.${stream}, w.ordering_key, w.id)
   UNION ${unkeyed}
   UNION ${retried}${expired}
 ),
 cand AS (
   SELECT o.id FROM ${table} AS o
-  WHERE o.id IN (SELECT c.id FROM candidates AS c)
+  WHERE o.id = ANY (ARRAY(SELECT c.id FROM candidates AS c))
     AND ${claimable(t, kind)}
   ORDER BY o.id
-  LIMIT $1
+  LIMIT ${BATCH}
   FOR UPDATE OF o SKIP LOCKED
 ),
 claimed AS (
   UPDATE ${table} AS m
   SET ${MARK_CLAIMED}
-  FROM cand
-  WHERE m.id = cand.id
+  WHERE m.id = ANY (ARRAY(SELECT cand.id FROM cand))
   RETURNING ${returning}
 ),
 progress AS (
