@@ -3,7 +3,7 @@ import type { ClaimTable } from '../interfaces/claim.interface.js';
 import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
-import type { WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
+import type { CommitWakeUp, WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
 import type {
   BacklogRow,
   ClaimCursor,
@@ -153,7 +153,11 @@ export interface SqlDialect {
   /** A start-up check of the database (version, settings QueueBox depends on); undefined when none is needed. */
   startupProbe(): SqlStatement<DatabaseFacts> | undefined;
 
-  insertOutbox(rows: readonly OutboxInsertRow[]): SqlStatement<InsertedOutboxRow[]>;
+  /**
+   * Inserts outbox rows. `wakeUp`: the statement also sends it, to be delivered with its
+   * transaction's commit (only where the dialect's wake-up transport offers `withCommit`).
+   */
+  insertOutbox(rows: readonly OutboxInsertRow[], wakeUp?: CommitWakeUp): SqlStatement<InsertedOutboxRow[]>;
   claimOutbox(request: ClaimRequest, options: ClaimOptions): ClaimPlan<ClaimedOutboxRow>;
   outboxBacklog(): SqlStatement<BacklogRow[]>;
 

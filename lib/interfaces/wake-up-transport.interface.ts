@@ -17,4 +17,17 @@ export interface WakeUpTransport {
   send(table: ClaimTable): Promise<void>;
   /** Stops listening and waits for the sends in progress. */
   close(): Promise<void>;
+  /**
+   * Where the database can deliver a wake-up with the commit of the transaction that writes the
+   * rows (PostgreSQL: NOTIFY inside that transaction): what the write statement sends. Absent:
+   * wake-ups are sent after the commit only.
+   */
+  withCommit?(table: ClaimTable): CommitWakeUp;
+}
+
+/** A wake-up that a write statement carries to its transaction's commit. */
+export interface CommitWakeUp {
+  channel: string;
+  /** The sending instance (its own listener ignores it). */
+  sender: string;
 }

@@ -16,8 +16,10 @@ export async function insertOutboxRows(
   manager?: EntityManager,
 ): Promise<EnqueuedMessage[]> {
   if (rows.length === 0) return [];
-  const inserted = await runner.run(dialect.insertOutbox(rows), manager);
-  wakeUps.rowsWritten('outbox', manager);
+  // The write that opens a wake-up window carries the NOTIFY to its own commit.
+  const wakeUp = wakeUps.commitWakeUp('outbox');
+  const inserted = await runner.run(dialect.insertOutbox(rows, wakeUp), manager);
+  wakeUps.rowsWritten('outbox', manager, wakeUp !== undefined);
   const idByMessageId = new Map(inserted.map((row) => [row.messageId, row.id]));
   return rows.map((row) => ({ id: idByMessageId.get(row.messageId)!, messageId: row.messageId }));
 }

@@ -23,6 +23,17 @@ export class CoalescedNotifier {
   }
 
   /**
+   * Takes the leading edge for a wake-up the caller delivers itself (with its transaction's commit):
+   * true when no window is open, and one opens now, as if a notification had been sent; false
+   * while one is open (the caller then signals after its commit, as usual).
+   */
+  lead(): boolean {
+    if (this.closed || this.timer) return false;
+    this.openWindow();
+    return true;
+  }
+
+  /**
    * Sends the signal still waiting in the window at once (rows committed in the last moments
    * must not wait a poll interval on the other replicas), then sends nothing more, and waits
    * for every send in progress: the pool it uses closes after this.
@@ -38,6 +49,10 @@ export class CoalescedNotifier {
 
   private fire(): void {
     this.sendNow();
+    this.openWindow();
+  }
+
+  private openWindow(): void {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (this.pending && !this.closed) this.fire();

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner } from 'typeorm';
 import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
 import type { ClaimTable } from '../interfaces/claim.interface.js';
-import type { WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
+import type { CommitWakeUp, WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { CoalescedNotifier } from './coalesced-notifier.js';
@@ -21,8 +21,11 @@ export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutd
   private readonly instanceId = randomUUID();
   private readonly listeners = new Map<ClaimTable, Set<WakeListener>>();
   private readonly notifiers = new Map<ClaimTable, CoalescedNotifier>();
-  /** Tables written inside a transaction that has not committed yet, per query runner. */
-  private readonly awaitingCommit = new WeakMap<QueryRunner, Set<ClaimTable>>();
+  /**
+   * Tables written inside a transaction that has not committed yet, per query runner, and whether
+   * the transaction carries its own wake-up to the other replicas (a NOTIFY sent with its commit).
+   */
+  private readonly awaitingCommit = new WeakMap<QueryRunner, Map<ClaimTable, boolean>>();
   private readonly subscriber: EntitySubscriberInterface;
   private transport?: WakeUpTransport;
 
@@ -37,10 +40,13 @@ export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutd
         if (queryRunner.isTransactionActive) return;
         const tables = this.awaitingCommit.get(queryRunner);
         this.awaitingCommit.delete(queryRunner);
-        tables?.forEach((table) => this.signal(table));
+        tables?.forEach((carried, table) => this.signal(table, carried));
       },
       afterTransactionRollback: ({ queryRunner }) => {
+        const tables = this.awaitingCommit.get(queryRunner);
         if (!queryRunner.isTransactionActive) this.awaitingCommit.delete(queryRunner);
+        // A savepoint rolled back may have taken the carried NOTIFY with it: signal after the commit.
+        else tables?.forEach((_carried, table) => tables.set(table, false));
       },
     };
   }
@@ -54,18 +60,31 @@ export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   /**
-   * Rows of `table` were written with `manager`: wake the loops once they are visible, i.e.
-   * after the manager's transaction commits, or now when there is no transaction.
+   * Before rows of `table` are written: the wake-up the write statement should carry to its
+   * commit, when this write opens a coalescing window (its leading edge), or undefined (then the
+   * other replicas are woken after the commit, by `rowsWritten`). Pass what the statement
+   * carried to `rowsWritten`.
    */
-  rowsWritten(table: ClaimTable, manager?: EntityManager): void {
+  commitWakeUp(table: ClaimTable): CommitWakeUp | undefined {
+    const transport = this.transport;
+    if (!transport?.withCommit || !this.notifiers.get(table)?.lead()) return undefined;
+    return transport.withCommit(table);
+  }
+
+  /**
+   * Rows of `table` were written with `manager`: wake the loops once they are visible, i.e.
+   * after the manager's transaction commits, or now when there is no transaction. `carried`: the
+   * write statement carried a wake-up of `commitWakeUp`, so the commit itself wakes the others.
+   */
+  rowsWritten(table: ClaimTable, manager?: EntityManager, carried = false): void {
     const runner = manager?.queryRunner;
     if (runner?.isTransactionActive) {
-      const tables = this.awaitingCommit.get(runner) ?? new Set();
-      tables.add(table);
+      const tables = this.awaitingCommit.get(runner) ?? new Map<ClaimTable, boolean>();
+      tables.set(table, carried || tables.get(table) === true);
       this.awaitingCommit.set(runner, tables);
       return;
     }
-    this.signal(table);
+    this.signal(table, carried);
   }
 
   /** Wakes this process's loops of `table` now, without a notification. */
@@ -98,8 +117,8 @@ export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutd
     await this.transport?.close();
   }
 
-  private signal(table: ClaimTable): void {
+  private signal(table: ClaimTable, carried = false): void {
     this.wakeLocal(table);
-    this.notifiers.get(table)?.signal();
+    if (!carried) this.notifiers.get(table)?.signal();
   }
 }

@@ -107,6 +107,8 @@ describe('PostgreSQL dialect', () => {
     const statements = {
       insertOutbox: dialect.insertOutbox([]).sql,
       insertOutboxOne: dialect.insertOutbox([{ messageId: 'm', destination: 'd', key: null, headers: '{}', payload: '1', delayMs: 0 }]).sql,
+      insertOutboxNotifying: dialect.insertOutbox([], { channel: 'c', sender: 's' }).sql,
+      insertOutboxOneNotifying: dialect.insertOutbox([{ messageId: 'm', destination: 'd', key: null, headers: '{}', payload: '1', delayMs: 0 }], { channel: 'c', sender: 's' }).sql,
       claimOutbox: claims.outbox.claim.sql,
       ...Object.fromEntries(Object.entries(fencedStatements('outbox')).map(([name, statement]) => [`outbox.${name}`, statement.sql])),
       ...Object.fromEntries(Object.entries(fencedStatements('inbox')).map(([name, statement]) => [`inbox.${name}`, statement.sql])),

@@ -45,6 +45,28 @@ describe('CoalescedNotifier', () => {
     expect(send).toHaveBeenCalledTimes(2);
   });
 
+  it('lead() takes the leading edge of an idle window: the caller notifies, and signals within the window fold into one more', async () => {
+    vi.useFakeTimers();
+    const send = vi.fn(async () => undefined);
+    const notifier = new CoalescedNotifier(20, send);
+    expect(notifier.lead()).toBe(true);
+    // A window is open: nobody else leads it, and the caller's notification counts as its first.
+    expect(notifier.lead()).toBe(false);
+    expect(send).toHaveBeenCalledTimes(0);
+    notifier.signal();
+    notifier.signal();
+    expect(send).toHaveBeenCalledTimes(0);
+    await vi.advanceTimersByTimeAsync(20);
+    expect(send).toHaveBeenCalledTimes(1);
+    // The trailing notification opened a window of its own.
+    expect(notifier.lead()).toBe(false);
+    await vi.advanceTimersByTimeAsync(20);
+    expect(notifier.lead()).toBe(true);
+    await notifier.close();
+    expect(notifier.lead()).toBe(false);
+    expect(send).toHaveBeenCalledTimes(1);
+  });
+
   it('close() sends a signal still waiting in the window, once, and nothing after', async () => {
     vi.useFakeTimers();
     const send = vi.fn(async () => undefined);

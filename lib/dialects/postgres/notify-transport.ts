@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { ClaimTable } from '../../interfaces/claim.interface.js';
-import type { WakeUpTransport } from '../../interfaces/wake-up-transport.interface.js';
+import type { CommitWakeUp, WakeUpTransport } from '../../interfaces/wake-up-transport.interface.js';
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
 import { errorText } from '../../runtime/error-text.js';
 import * as notifySql from './notify.sql.js';
@@ -57,6 +57,11 @@ export class PostgresNotifyTransport implements WakeUpTransport {
       this.logger.warn({ message: 'LISTEN failed; relying on the poll interval until it reconnects', error: errorText(error) });
       this.scheduleReconnect();
     }
+  }
+
+  /** The NOTIFY a write statement sends inside its transaction: delivered at its commit, or never. */
+  withCommit(table: ClaimTable): CommitWakeUp {
+    return { channel: wakeChannel(this.tables, table), sender: this.instanceId };
   }
 
   send(table: ClaimTable): Promise<void> {

@@ -1,7 +1,10 @@
 /*
- * Cross-replica wake-up. A notification carries no message data: it only says "look".
- * NOTIFY is sent after the producer's commit, from a QueueBox connection, at most once per
- * coalescing window, because every committing transaction that notified takes one global lock.
+ * Cross-replica wake-up. A notification carries no message data: it only says "look". At most
+ * one is sent per coalescing window, because every committing transaction that notified takes one
+ * database-wide lock. The write that opens a window sends it inside its own transaction (outbox.sql.ts,
+ * `withCommitNotify`): delivered with its commit, at no extra transaction. Writes inside an open
+ * window send nothing; one NOTIFY, from a QueueBox connection after their commits, follows at the
+ * window's end.
  */
 
 /** $1 channel, $2 the sending instance's id (so that it can ignore its own notification). */

@@ -15,7 +15,7 @@ RETURNING id, message_id`;
 /**
  * $1 uuid[] message ids, $2 text[] destinations, $3 text[] keys, $4 text[] headers (JSON),
  * $5 text[] payloads, $6 int[] delays (ms). Runs in the caller's transaction; no lock beyond
- * the inserted rows. No NOTIFY here: a NOTIFY would serialize every producer's commit.
+ * the inserted rows.
  */
 export const insertOutbox = (t: ResolvedTableNames): string => /* sql */ `
 INSERT INTO ${qualified(t, 'outbox')} (message_id, destination, ordering_key, headers, payload, next_attempt_at)
@@ -24,6 +24,17 @@ SELECT u.message_id, u.destination, u.ordering_key, u.headers::jsonb, u.payload,
 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[])
   AS u(message_id, destination, ordering_key, headers, payload, delay_ms)
 RETURNING id, message_id`;
+
+/**
+ * `insert` (one of the two above, whose parameters end at `$last`) that also sends the wake-up
+ * NOTIFY, delivered with the caller's commit (and never on a rollback): `$last + 1` channel,
+ * `$last + 2` sender. Only the write that opens a coalescing window sends it (notify.sql.ts): a
+ * transaction that notified takes a database-wide lock at commit, so most producers must not.
+ */
+export const withCommitNotify = (insert: string, last: number): string => /* sql */ `
+WITH inserted AS (${insert.trim()}),
+woken AS (SELECT pg_notify($${last + 1}, $${last + 2}))
+SELECT inserted.id, inserted.message_id FROM inserted CROSS JOIN woken`;
 
 /** What the outbox claim and the hand-off return of each claimed row. */
 export const OUTBOX_CLAIM_COLUMNS = ['id', 'message_id', 'destination', 'ordering_key', 'headers', 'payload', 'claim_token', 'attempts'] as const;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../../interfaces/dead-letter.interface.js';
-import type { WakeUpTransport } from '../../interfaces/wake-up-transport.interface.js';
+import type { CommitWakeUp, WakeUpTransport } from '../../interfaces/wake-up-transport.interface.js';
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
 import { InvalidArgumentError } from '../../errors/invalid-argument.error.js';
 import { noOwnSchema } from '../../queuebox.messages.js';
@@ -106,6 +106,8 @@ export class PostgresDialect implements SqlDialect {
       schemaExists: schemaLifecycle.schemaExists(),
       insertOutbox: outbox.insertOutbox(tables),
       insertOutboxOne: outbox.insertOutboxOne(tables),
+      insertOutboxNotifying: outbox.withCommitNotify(outbox.insertOutbox(tables), 6),
+      insertOutboxOneNotifying: outbox.withCommitNotify(outbox.insertOutboxOne(tables), 5),
       claimOutbox: outbox.claimOutbox(tables),
       outboxBacklog: outbox.outboxBacklog(tables),
       insertInbox: inbox.insertInbox(tables),
@@ -156,13 +158,15 @@ export class PostgresDialect implements SqlDialect {
     return undefined;
   }
 
-  insertOutbox(rows: readonly OutboxInsertRow[]): SqlStatement<InsertedOutboxRow[]> {
+  insertOutbox(rows: readonly OutboxInsertRow[], wakeUp?: CommitWakeUp): SqlStatement<InsertedOutboxRow[]> {
+    const notifying = wakeUp ? [wakeUp.channel, wakeUp.sender] : [];
     if (rows.length === 1 && rows[0].delayMs === 0) {
       const [row] = rows;
-      return { sql: this.text.insertOutboxOne, params: [row.messageId, row.destination, row.key, row.headers, row.payload], decode: decodeInsertedOutbox };
+      const params = [row.messageId, row.destination, row.key, row.headers, row.payload, ...notifying];
+      return { sql: wakeUp ? this.text.insertOutboxOneNotifying : this.text.insertOutboxOne, params, decode: decodeInsertedOutbox };
     }
     return {
-      sql: this.text.insertOutbox,
+      sql: wakeUp ? this.text.insertOutboxNotifying : this.text.insertOutbox,
       params: [
         rows.map((r) => r.messageId),
         rows.map((r) => r.destination),
@@ -170,6 +174,7 @@ export class PostgresDialect implements SqlDialect {
         rows.map((r) => r.headers),
         rows.map((r) => r.payload),
         rows.map((r) => r.delayMs),
+        ...notifying,
       ],
       decode: decodeInsertedOutbox,
     };

@@ -1,7 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DataSource } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PostgresNotifyTransport, wakeChannel } from '../../../lib/dialects/postgres/notify-transport.js';
 import { OutboxService } from '../../../lib/index.js';
+import { resolveOptions } from '../../../lib/options/resolve-options.js';
 import { OutboxPoller } from '../../../lib/outbox/outbox-poller.js';
-import { createTestSchema } from '../../fixtures/database.js';
+import { createTestSchema, openDataSource } from '../../fixtures/database.js';
 import { HttpReceiver, waitFor } from '../../fixtures/http-receiver.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
 
@@ -60,5 +63,74 @@ describe('outbox: wake-ups of other replicas', () => {
     apps.splice(apps.indexOf(api), 1);
     await receiver.waitFor(() => delivered('last'), 5_000);
     expect(receiver.requests.length).toBe(before + 2);
+  });
+
+  /** Listens on the outbox's wake-up channel from a connection of its own; returns what arrives. */
+  async function listen(): Promise<{ notifications: string[]; roundTrip(): Promise<void>; close(): Promise<void> }> {
+    const dataSource: DataSource = await openDataSource(schema, 1);
+    const runner = dataSource.createQueryRunner();
+    const client = (await runner.connect()) as { on(event: 'notification', listener: (message: { payload?: string }) => void): void };
+    const notifications: string[] = [];
+    client.on('notification', (message) => notifications.push(message.payload ?? ''));
+    await runner.query(`LISTEN "${wakeChannel(resolveOptions({ schema }).tables, 'outbox')}"`);
+    return {
+      notifications,
+      // Notifications committed before it arrive before its answer.
+      roundTrip: async () => void (await runner.query('SELECT 1')),
+      close: async () => {
+        await runner.release();
+        await dataSource.destroy();
+      },
+    };
+  }
+
+  it('the enqueue that opens a window carries the NOTIFY to its own commit: none before the commit, one with it, no NOTIFY transaction of its own', async () => {
+    const api = await start(false, 60_000);
+    const listener = await listen();
+    const sends = vi.spyOn(PostgresNotifyTransport.prototype, 'send');
+    try {
+      const before = receiver.requests.length;
+      const runner = api.dataSource.createQueryRunner();
+      await runner.startTransaction();
+      try {
+        await api.app.get(OutboxService).enqueue({ destination: 'sink', payload: { n: 'carried' } }, { manager: runner.manager });
+        await listener.roundTrip();
+        expect(listener.notifications).toEqual([]);
+        await runner.commitTransaction();
+      } finally {
+        await runner.release();
+      }
+      await receiver.waitFor(() => delivered('carried'), 5_000);
+      await listener.roundTrip();
+      expect(listener.notifications).toHaveLength(1);
+      expect(sends).not.toHaveBeenCalled();
+      expect(receiver.requests.length).toBe(before + 1);
+    } finally {
+      sends.mockRestore();
+      await listener.close();
+    }
+  });
+
+  it('a leading enqueue that rolls back wakes nobody, and the next commit in its window is still woken, at the window’s end', async () => {
+    const api = await start(false, 300);
+    const listener = await listen();
+    try {
+      const before = receiver.requests.length;
+      const outbox = api.app.get(OutboxService);
+      await api.dataSource
+        .transaction(async (manager) => {
+          await outbox.enqueue({ destination: 'sink', payload: { n: 'rolled back' } }, { manager });
+          throw new Error('the business change failed');
+        })
+        .catch(() => undefined);
+      await outbox.enqueue({ destination: 'sink', payload: { n: 'after the rollback' } });
+      await receiver.waitFor(() => delivered('after the rollback'), 5_000);
+      await listener.roundTrip();
+      expect(listener.notifications).toHaveLength(1);
+      expect(delivered('rolled back')).toBe(false);
+      expect(receiver.requests.length).toBe(before + 1);
+    } finally {
+      await listener.close();
+    }
   });
 });
