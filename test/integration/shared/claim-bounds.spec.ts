@@ -3,8 +3,9 @@ import type { DataSource } from 'typeorm';
 import type { ClaimRepository } from '../../../lib/claims/claim.repository.js';
 import { WalkCursor } from '../../../lib/claims/walk-cursor.js';
 import { describeWithDatabase, createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';
+import { untilLeaseEnded } from '../../fixtures/db-clock.js';
 import { outboxRows } from '../../fixtures/inbox-rows.js';
-import { claimOutbox, claimPull, repositoryFor } from '../../fixtures/outbox-rows.js';
+import { claimOutbox, claimPull, insertRows, repositoryFor } from '../../fixtures/outbox-rows.js';
 
 /**
  * The bounded claim (docs/internals/claim-sql.md, "The claim"): every key gets its turn, however
@@ -69,5 +70,23 @@ describeWithDatabase('bounded claims', () => {
       ['deep', 'deep1'],
       ['shallow', 'shallow1'],
     ]);
+  });
+
+  it('the window takes one row per key, the oldest: a key stays one in flight, and after its lease ended and the reclaim, its oldest row comes first again', async () => {
+    // Both keys' rows interleaved near the front of the queue: all of them are in the window.
+    const ids = await insertRows(db, schema, ['k', 'j', 'k', 'j', 'k', 'j']);
+    const first = await claimOutbox(repository, 10, 300);
+    expect(first.map((row) => String(row.id)).sort()).toEqual([ids[0], ids[1]].sort());
+    // With both heads in flight, nothing of either key is claimable, however many rows the window holds.
+    expect(await claimOutbox(repository, 10, 60_000)).toEqual([]);
+    const k1 = first.find((row) => row.key === 'k')!;
+    const j1 = first.find((row) => row.key === 'j')!;
+    await untilLeaseEnded(db, schema, String(k1.id));
+    expect(await repository.reclaimExpired('outbox')).toBeGreaterThanOrEqual(1);
+    expect(await repository.complete({ component: 'outbox', id: String(j1.id), token: j1.token, leaseMs: 300 })).toBe('lost');
+    // k's oldest row again (not its second), and j's head, whose expired claim went back too.
+    const second = await claimOutbox(repository, 10, 60_000);
+    expect(second.map((row) => String(row.id)).sort()).toEqual([ids[0], ids[1]].sort());
+    expect(second.every((row) => row.attempts === 2)).toBe(true);
   });
 });
