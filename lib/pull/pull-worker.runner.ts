@@ -7,6 +7,7 @@ import type { ClaimedInboxRow, ClaimResult } from '../dialects/statement-results
 import { ClaimLostError } from '../errors/claim-lost.error.js';
 import { toInboxMessage } from '../inbox/inbox-message.mapper.js';
 import type { InboxMessage } from '../interfaces/inbox-message.interface.js';
+import type { PullContext } from '../interfaces/pull.interface.js';
 import type { QueueBoxEvents } from '../events/queuebox-events.service.js';
 import type { LeaseAdvisor } from '../leases/lease-advisor.js';
 import type { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
@@ -137,7 +138,16 @@ export class PullWorkerRunner extends ClaimWorker<ClaimedInboxRow> {
    */
   private async handleInTransaction(message: InboxMessage, lease: Lease): Promise<ClaimedInboxRow[]> {
     return this.deps.runner.withManager(async (manager) => {
-      await this.host.handle(message, { manager, signal: lease.signal, source: message.source, idempotencyKey: message.idempotencyKey });
+      // The signal is made on first read: most handlers never read it, and each costs an AbortController.
+      const context: PullContext = {
+        manager,
+        get signal() {
+          return lease.signal;
+        },
+        source: message.source,
+        idempotencyKey: message.idempotencyKey,
+      };
+      await this.host.handle(message, context);
       lease.release();
       if (lease.lost) throw lease.signal.reason;
       const { lost, claimed } = await this.repository.completeMany<ClaimedInboxRow>([lease.claim], this.handOffLeaseMs, { manager });
