@@ -111,7 +111,7 @@ describe('outbox: wake-ups of other replicas', () => {
     }
   });
 
-  it('a leading enqueue that rolls back wakes nobody, and the next commit in its window is still woken, at the window’s end', async () => {
+  it('a leading enqueue that rolls back sends nothing, and the next commit still wakes the other replica, with one notification', async () => {
     const api = await start(false, 300);
     const listener = await listen();
     try {

@@ -35,10 +35,11 @@ const states = async (app: TestApp): Promise<Record<string, string>> =>
 const countIn = (rows: Record<string, string>, state: string): number => Object.values(rows).filter((value) => value === state).length;
 
 describeWithDatabase('pull workers claim ahead', () => {
-  let app: TestApp;
+  /** The worker app; undefined once a test closed it itself. */
+  let app: TestApp | undefined;
 
   /** `count` messages received before the worker starts: its first claims find them all. */
-  const startWith = async (count: number): Promise<void> => {
+  const startWith = async (count: number): Promise<TestApp> => {
     const receiver = await startQueueBoxApp(schema, { workers: { enabled: false } });
     try {
       const inbox = receiver.app.get(InboxService);
@@ -47,6 +48,7 @@ describeWithDatabase('pull workers claim ahead', () => {
       await receiver.close();
     }
     app = await startQueueBoxApp(schema, {}, [GatedWorker]);
+    return app;
   };
 
   beforeEach(async () => {
@@ -58,16 +60,16 @@ describeWithDatabase('pull workers claim ahead', () => {
   });
   afterEach(async () => {
     for (const open of gates.values()) open();
-    await app.close();
+    await app?.close();
   });
 
   it('holds claimAhead rows claimed beyond the running handlers, never runs more than concurrency, and hands each freed slot to the oldest waiting row', async () => {
-    await startWith(6);
+    const worker = await startWith(6);
     // Two handlers run and two more rows are claimed (leased) while they wait for a slot.
-    await waitFor(async () => handled.length === 2 && countIn(await states(app), 'processing') === 4, 10_000, '2 running + 2 claimed ahead');
+    await waitFor(async () => handled.length === 2 && countIn(await states(worker), 'processing') === 4, 10_000, '2 running + 2 claimed ahead');
     // The two run at once: either may reach its handler first.
     expect([...handled].sort()).toEqual(['m0', 'm1']);
-    expect(countIn(await states(app), 'pending')).toBe(2);
+    expect(countIn(await states(worker), 'pending')).toBe(2);
 
     gates.get('m0')!();
     await waitFor(() => handled.length === 3, 10_000, 'the first waiting row starts');
@@ -78,7 +80,7 @@ describeWithDatabase('pull workers claim ahead', () => {
       for (const open of gates.values()) open();
     }, 5);
     try {
-      await waitFor(async () => countIn(await states(app), 'processed') === 6, 10_000, 'all processed');
+      await waitFor(async () => countIn(await states(worker), 'processed') === 6, 10_000, 'all processed');
     } finally {
       clearInterval(drain);
     }
@@ -87,11 +89,12 @@ describeWithDatabase('pull workers claim ahead', () => {
   });
 
   it('shutdown gives the rows claimed ahead back to pending unhandled, and lets the running handlers finish', async () => {
-    await startWith(4);
-    await waitFor(async () => handled.length === 2 && countIn(await states(app), 'processing') === 4, 10_000, '2 running + 2 claimed ahead');
-    const closing = app.close();
+    const worker = await startWith(4);
+    await waitFor(async () => handled.length === 2 && countIn(await states(worker), 'processing') === 4, 10_000, '2 running + 2 claimed ahead');
+    const closing = worker.close();
+    app = undefined;
     // The running handlers finish once shutdown began; the rows claimed ahead never reach a handler.
-    await waitFor(async () => (await states(app)).m2 === 'pending' && (await states(app)).m3 === 'pending', 10_000, 'rows claimed ahead given back while the handlers still run');
+    await waitFor(async () => (await states(worker)).m2 === 'pending' && (await states(worker)).m3 === 'pending', 10_000, 'rows claimed ahead given back while the handlers still run');
     for (const open of gates.values()) open();
     await closing;
     const check = await startQueueBoxApp(schema, { workers: { enabled: false } });
@@ -107,6 +110,5 @@ describeWithDatabase('pull workers claim ahead', () => {
     } finally {
       await check.close();
     }
-    app = await startQueueBoxApp(schema, { workers: { enabled: false } });
   });
 });
