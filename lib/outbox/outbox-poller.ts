@@ -198,7 +198,7 @@ export class OutboxPoller extends ClaimWorker<ClaimedOutboxRow> implements OnApp
     }
     // Published, but another owner has the row now and will publish it again (a duplicate with
     // the same message id; docs/concepts/claims-and-leases.md, "Lost claims").
-    this.logger.error({ message: outboxMarkLost(row.id, row.messageId), messageId: row.messageId, rowId: row.id });
+    this.logger.error(outboxMarkLost(row.id, row.messageId), { messageId: row.messageId, rowId: row.id });
     this.countLost(row, 'finish', seconds);
     return 'lost';
   }

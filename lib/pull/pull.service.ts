@@ -111,7 +111,7 @@ export class PullService {
       return;
     }
     const claim: Claim = message.claim;
-    this.logger.warn({ message: claimLost('pull', claim.id), rowId: claim.id, source: message.source });
+    this.logger.warn(claimLost('pull', claim.id), { rowId: claim.id, source: message.source });
     this.metrics.claimLost('pull');
     this.metrics.pullHandled(label, 'lost');
     throw new ClaimLostError('pull', claim.id, claimLost('pull', claim.id));

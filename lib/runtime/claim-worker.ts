@@ -244,9 +244,9 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
     this.countOutcome(row, dead ? 'dead' : 'retried', seconds);
     // A dead row is finished: the next row of its key may be claimable now.
     if (dead && row.key !== null) this.wake();
-    const log = { message: dead ? `${this.settings.noun} dead-lettered` : `${this.settings.noun} failed; retrying`, ...this.logFields(row), attempt: row.attempts, error };
-    if (dead) this.logger.error(log);
-    else this.logger.warn(log);
+    const fields = { ...this.logFields(row), attempt: row.attempts, error };
+    if (dead) this.logger.error(`${this.settings.noun} dead-lettered`, fields);
+    else this.logger.warn(`${this.settings.noun} failed; retrying`, fields);
     if (dead) this.settings.events?.emit('message.dead-lettered', { component: this.settings.component, id: row.id, stream: this.streamOf(row), attempt: row.attempts, error });
     return dead ? 'dead' : 'retried';
   }
@@ -257,7 +257,7 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
    */
   protected reportLost(row: Row, during: 'work' | 'retry' | 'dead-letter' | 'finish', cause?: unknown, seconds?: number): void {
     const message = during === 'work' ? rowClaimLost(this.settings.noun, row.id) : rowWriteLost(this.settings.noun, during, row.id);
-    this.logger.warn({ message, ...this.logFields(row), ...(cause === undefined ? {} : { error: errorText(cause) }) });
+    this.logger.warn(message, { ...this.logFields(row), ...(cause === undefined ? {} : { error: errorText(cause) }) });
     this.countLost(row, during, seconds);
   }
 
@@ -338,7 +338,7 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
     }
     if (this.sample && this.settings.sampleEveryMs !== undefined && now - this.lastSampleAt >= this.settings.sampleEveryMs) {
       this.lastSampleAt = now;
-      await this.sample().catch((error) => this.logger.warn({ message: 'gauge sample failed', error: errorText(error) }));
+      await this.sample().catch((error) => this.logger.warn('gauge sample failed', { error: errorText(error) }));
     }
     const { batchSize, concurrency, leaseMs } = this.settings;
     const ahead = this.settings.claimAhead ?? 0;
@@ -448,7 +448,7 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
       await this.process(row, lease);
     } catch (error) {
       // A database failure of the finishing write: the row stays processing and is reclaimed.
-      this.logger.error({ message: rowFinishingWriteFailed(this.settings.noun), ...this.logFields(row), error: errorText(error) });
+      this.logger.error(rowFinishingWriteFailed(this.settings.noun), { ...this.logFields(row), error: errorText(error) });
     }
   }
 
