@@ -42,14 +42,18 @@ describe('the README', () => {
 
 describe('documentation links', () => {
   const pages = [join(root, 'README.md'), ...files(join(root, 'docs')).filter((file) => file.endsWith('.md'))];
+  const { files: shipped } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { files: string[] };
+  /** Whether npm packs the file: the pages are read from the registry and node_modules too, where nothing else is. */
+  const inPackage = (file: string): boolean => shipped.some((entry) => relative(root, file) === entry || relative(root, file).startsWith(`${entry}/`));
 
-  it.each(pages.map((page) => [relative(root, page), page]))('%s links only to files (and headings) that exist', (_, page) => {
+  it.each(pages.map((page) => [relative(root, page), page]))('%s links only to files (and headings) that exist in the package', (_, page) => {
     const text = readFileSync(page, 'utf8');
     for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
       if (/^[a-z]+:/i.test(target)) continue;
       const [path, anchor] = target.split('#');
       const file = path === '' ? page : join(dirname(page), path);
       expect(existsSync(file), `${target} in ${relative(root, page)}`).toBe(true);
+      expect(inPackage(file), `${target} in ${relative(root, page)} is not in the package (package.json "files")`).toBe(true);
       if (anchor && file.endsWith('.md')) expect(anchors(readFileSync(file, 'utf8')), `${target} in ${relative(root, page)}`).toContain(anchor);
     }
   });
