@@ -298,8 +298,9 @@ describe('QueueBoxModule on a SQL Server DataSource (fake mssql driver)', () => 
       const names = fake.queries().map(nameOf);
       expect(names[0]).toBe('startupProbe');
       expect(names.filter((name) => name.startsWith('unknown'))).toEqual([]);
-      // Every claim ran after its lock, in a READ COMMITTED transaction of its own.
-      const claims = fake.transactions().filter((transaction) => transaction.queries.some((query) => nameOf(query) === 'claimOutbox'));
+      // Every claim ran after its lock, in a READ COMMITTED transaction of its own. The poller keeps
+      // polling: the claim of its latest tick may not have ended yet on a loaded machine.
+      const claims = fake.transactions().filter((transaction) => transaction.end !== 'open' && transaction.queries.some((query) => nameOf(query) === 'claimOutbox'));
       expect(claims.length).toBeGreaterThan(0);
       for (const transaction of claims) {
         expect(transaction.queries.map(nameOf)).toEqual(['lock', 'claimOutbox']);
