@@ -283,6 +283,11 @@ export const adminUnauthorized = (): string => 'Send the admin bearer token: Aut
 
 export const adminForbidden = (): string => 'This request is not allowed to use the QueueBox admin.';
 
+export const adminJsonOnly = (): string => 'A replay or discard must be sent as JSON: Content-Type: application/json.';
+
+export const adminHeaderRequired = (header: string, value: string): string =>
+  `A replay or discard must carry the header ${header}: ${value} (an HTML form cannot send it, so a forged form post is refused).`;
+
 export const unknownAdminField = (field: string): string => `${field} is not a field of this request.`;
 
 export const invalidAdminBody = (): string => 'The body must be a JSON object: { "ids": [...] } or { "filter": {...} }, with an optional "chunkSize".';
