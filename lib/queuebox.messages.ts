@@ -153,7 +153,9 @@ export const transformNotRegistered = (path: string): string =>
 export const transformInvalid = (path: string): string => `QueueBox option "${path}" must name a provider with a transform(message) method.`;
 
 export const invalidRowId = (field: string, list = false): string =>
-  list ? `${field} must be an array of row ids (digits, as strings).` : `${field} must be a row id (digits).`;
+  list
+    ? `${field} must be an array of row ids (digits, as strings, at most 9223372036854775807).`
+    : `${field} must be a row id (digits, at most 9223372036854775807).`;
 
 export const invalidInteger = (field: string, min: number, max: number): string => `${field} must be an integer from ${min} to ${max}.`;
 
@@ -255,6 +257,8 @@ export const duplicateRetentionJob = (name: string): string =>
 export const invalidTable = (field: string): string => `${field} must be 'outbox' or 'inbox'.`;
 
 export const invalidFilterText = (field: string, max: number): string => `${field} must be a non-empty string of at most ${max} characters.`;
+
+export const filterTextHasNul = (field: string): string => `${field} must not contain NUL characters (no stored text holds one).`;
 
 export const filterNotForTable = (field: string, table: string, instead: string): string =>
   `${field} does not filter the ${table}; use ${instead} for the ${table}.`;

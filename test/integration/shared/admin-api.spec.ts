@@ -143,6 +143,25 @@ describeWithDatabase('QueueBoxAdminModule: the admin API', () => {
       expect(await json('dead/outbox/999999')).toMatchObject({ status: 404, body: { error: 'DEAD_LETTER_NOT_FOUND', field: 'id' } });
     });
 
+    it('answers 400 naming the field for text with NUL and ids beyond bigint, which the database would refuse', async () => {
+      const id = await deadRow('HTTP 503');
+      const maxId = '9223372036854775807';
+      const beyond = '9223372036854775808';
+      expect(await json('dead/outbox?errorContains=HTTP%00503')).toMatchObject({ status: 400, body: { error: 'INVALID_ARGUMENT', field: 'errorContains' } });
+      expect(await json('dead/outbox?destination=sink%00')).toMatchObject({ status: 400, body: { field: 'destination' } });
+      expect(await json('dead/inbox?source=%00')).toMatchObject({ status: 400, body: { field: 'source' } });
+      expect(await json(`dead/outbox?after=${beyond}`)).toMatchObject({ status: 400, body: { field: 'after' } });
+      expect(await json('dead/outbox/9999999999999999999')).toMatchObject({ status: 400, body: { field: 'id' } });
+      expect(await json(`rows/outbox?ids=${id},${beyond}`)).toMatchObject({ status: 400, body: { field: 'ids' } });
+      const post = (action: string, body: unknown) => json(`dead/outbox/${action}`, { method: 'POST', body: JSON.stringify(body) });
+      expect(await post('replay', { ids: [id, beyond] })).toMatchObject({ status: 400, body: { field: 'ids' } });
+      expect(await post('discard', { filter: { errorContains: 'HTTP\u0000' } })).toMatchObject({ status: 400, body: { field: 'errorContains' } });
+      expect(await stateOf(id)).toBe('dead');
+      // The largest bigint is an id like any other.
+      expect(await json(`dead/outbox/${maxId}`)).toMatchObject({ status: 404, body: { field: 'id' } });
+      expect((await json(`dead/outbox?after=${maxId}`)).body).toEqual({ items: [] });
+    });
+
     it('replays by ids and discards by filter, logging who, what and how many, never the payload', async () => {
       const log = vi.spyOn(Logger.prototype, 'log');
       const replayed = await deadRow('HTTP 503');
