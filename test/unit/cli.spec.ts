@@ -128,6 +128,35 @@ describe('queuebox CLI: connection URLs', () => {
     expect(maskUrl('garbage')).toBe('***');
     expect(secretsOf(['--url=postgres://u:p%2Fw@h/d', 'mssql://sa:x@h/d', undefined])).toEqual(['p%2Fw', 'p/w', 'x']);
   });
+
+  it('masks the values of secret query parameters, keeping the others as written', () => {
+    const url = 'postgres://u@h:5432/d?sslmode=verify-full&password=Pw%21d&sslpassword=kp&sslkey=%2Fkeys%2Fc.key&application_name=a%20b&PGPASSFILE=f&apiToken=t';
+    const masked = 'postgres://u@h:5432/d?sslmode=verify-full&password=***&sslpassword=***&sslkey=***&application_name=a%20b&PGPASSFILE=***&apiToken=***';
+    expect(maskUrl(url)).toBe(masked);
+    expect(parseConnectionUrl(url).masked).toBe(masked);
+    expect(maskUrl('postgres://u:pw@h/d?password')).toBe('postgres://u:***@h/d?password');
+    expect(secretsOf([`--url=${url}`])).toEqual(['%2Fkeys%2Fc.key', '/keys/c.key', 'Pw%21d', 'Pw!d', 'kp', 'f', 't']);
+    expect(secretsOf(['--url', 'postgres://h/d?password=a=b'])).toEqual(['a=b']);
+  });
+
+  it('prints no secret query value of the URL, in output or in an error', async () => {
+    const url = 'postgres://app@db/app?password=S3cretPw&sslpassword=K3yPass';
+    const echoing: CliCommand = {
+      name: 'echo',
+      summary: 'prints the URL',
+      usage: 'echo',
+      run: async (args) => ({ data: { database: maskUrl(args[1]) }, text: `on ${maskUrl(args[1])}` }),
+    };
+    const failing: CliCommand = { ...echoing, name: 'fail', run: async (args) => Promise.reject(new Error(`could not connect to ${args[1]}`)) };
+    for (const run of [await cli(['echo', '--url', url], [echoing]), await cli(['echo', '--url', url, '--json'], [echoing]), await cli(['fail', '--url', url], [failing])]) {
+      expect(run.stdout + run.stderr).toContain('postgres://app@db/app?password=***&sslpassword=***');
+      expect(run.stdout + run.stderr).not.toMatch(/S3cretPw|K3yPass/);
+    }
+    const fromEnv = await cli(['fail', '--url', url], [failing], { QUEUEBOX_DATABASE_URL: 'postgres://db/app?sslpassword=EnvSecret' });
+    expect(fromEnv.stderr).not.toContain('S3cretPw');
+    const envEcho: CliCommand = { ...failing, run: async () => Promise.reject(new Error('refused: postgres://db/app?sslpassword=EnvSecret')) };
+    expect((await cli(['fail'], [envEcho], { QUEUEBOX_DATABASE_URL: 'postgres://db/app?sslpassword=EnvSecret' })).stderr).not.toContain('EnvSecret');
+  });
 });
 
 describe('queuebox CLI: flag readers', () => {

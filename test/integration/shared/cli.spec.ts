@@ -141,6 +141,25 @@ describeWithDatabase('queuebox CLI against a database with rows', () => {
     expect(text).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Replayed 1 dead inbox row in \d+ chunks?\.\n$/) });
   }, CLI_TEST_TIMEOUT_MS);
 
+  it('shows the URL with the values of ?password= and other secret parameters masked, in text and in --json', async () => {
+    // The password as a query parameter, where pg takes it too (trust authentication ignores it).
+    const withQuery = new URL(url);
+    const password = decodeURIComponent(withQuery.password) || `pw${randomBytes(6).toString('hex')}`;
+    const sslPassword = `ssl${randomBytes(6).toString('hex')}`;
+    withQuery.password = '';
+    const base = withQuery.toString();
+    withQuery.searchParams.set('password', password);
+    withQuery.searchParams.set('sslpassword', sslPassword);
+    const shown = `${base}?password=***&sslpassword=***`;
+
+    const text = await queuebox(['status', '--url', withQuery.toString(), '--schema', schema]);
+    expect(text, text.stderr).toMatchObject({ code: 0 });
+    expect(text.stdout.split('\n')[0]).toBe(`QueueBox on ${shown} (${schema}.queuebox_outbox_messages, queuebox_inbox_messages)`);
+    const report = json<{ database: string }>(await queuebox(['status', '--url', withQuery.toString(), '--schema', schema, '--json']));
+    expect(report.database).toBe(shown);
+    expect(text.stdout + JSON.stringify(report)).not.toContain(sslPassword);
+  }, CLI_TEST_TIMEOUT_MS);
+
   it('exits 1 on an operational failure and 2 on a usage error, never printing the password', async () => {
     const secret = `pw${randomBytes(6).toString('hex')}`;
     const withPassword = new URL(url);
