@@ -5,6 +5,7 @@ import { CLI_COMMANDS } from '../../lib/cli/cli-commands.js';
 import { OUTPUT_FLAGS, parseFlags, readIdsFlag, readInstantFlag, readIntFlag } from '../../lib/cli/cli-flags.js';
 import { maskUrl, parseConnectionUrl, secretsOf } from '../../lib/cli/connection-url.js';
 import { EXIT_CODES, runCli } from '../../lib/cli/run-cli.js';
+import { textTable } from '../../lib/cli/text-table.js';
 
 /** Runs the CLI in process, as `queuebox <argv>`, and keeps what it printed. */
 async function cli(argv: string[], commands?: readonly CliCommand[], env: Record<string, string> = {}) {
@@ -72,6 +73,35 @@ describe('queuebox CLI: commands, flags and exit codes', () => {
     const fromEnv = await cli(['fail', '--json'], [failing], { QUEUEBOX_DATABASE_URL: 'postgres://app:s3cr%40t@db/app' });
     expect(JSON.parse(fromEnv.stderr)).toEqual({ error: { code: 'FAILED', message: expect.stringContaining('postgres://app:***@db/app') } });
     expect(fromEnv.stderr).not.toContain('s3cr');
+  });
+
+  it('prints control characters of its results as escapes, in text and in --json, never raw', async () => {
+    // A last error as a hostile destination could answer it: the terminal's title, a cleared
+    // screen, a C1 CSI, DEL and a right-to-left override.
+    const hostile = 'HTTP 500 \u001b]0;pwned\u0007\u001b[2J\u009b31m\u007f\u202egnp.exe';
+    const printing: CliCommand = {
+      name: 'print',
+      summary: 'prints a hostile text',
+      usage: 'print',
+      run: async () => ({ data: { lastError: hostile }, text: `line one\n${hostile}` }),
+    };
+    const failing: CliCommand = { ...printing, name: 'fail', run: async () => Promise.reject(new Error(`relation "\u001b[2J" failed`)) };
+    const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/;
+
+    const text = await cli(['print'], [printing]);
+    expect(text.stdout).toBe('line one\nHTTP 500 \\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\x7f\\u202egnp.exe');
+    const json = await cli(['print', '--json'], [printing]);
+    expect(json.stdout).not.toMatch(raw);
+    expect(JSON.parse(json.stdout)).toEqual({ lastError: hostile });
+    for (const run of [await cli(['fail'], [failing]), await cli(['fail', '--json'], [failing])]) {
+      expect(run.code).toBe(EXIT_CODES.failure);
+      expect(run.stderr).not.toMatch(raw);
+    }
+    expect(JSON.parse((await cli(['fail', '--json'], [failing])).stderr).error.message).toContain('"\u001b[2J"');
+  });
+
+  it('keeps the columns of a table aligned when a cell holds escapes', () => {
+    expect(textTable(['ID', 'LAST ERROR', 'N'], [['1', 'a\u001bb\r\nc', 2], ['22', 'x', 3]]).split('\n')).toEqual(['ID  LAST ERROR  N', '1   a\\x1bb c    2', '22  x           3']);
   });
 
   it('prints the DDL of both dialects, with the schema and table names asked for', async () => {

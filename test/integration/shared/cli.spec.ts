@@ -141,6 +141,26 @@ describeWithDatabase('queuebox CLI against a database with rows', () => {
     expect(text).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Replayed 1 dead inbox row in \d+ chunks?\.\n$/) });
   }, CLI_TEST_TIMEOUT_MS);
 
+  it('prints control characters from the database as escapes: a last error cannot drive the terminal', async () => {
+    // What a hostile destination could answer: set the terminal's title, clear the screen, a C1 CSI.
+    const hostile = 'HTTP 500 \u001b]0;pwned\u0007\u001b[2J\u009b31m done';
+    const id = await testDatabase().insertOutboxRow(db, schema, { destination: 'term', key: 'k\u001b[1A', state: 'dead', attempts: 1, lastError: hostile, finishedAgoMs: 1_000 });
+    const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
+    const list = await queuebox(['dead', 'list', ...at(), '--destination', 'term']);
+    expect(list, list.stderr).toMatchObject({ code: 0 });
+    expect(list.stdout).not.toMatch(raw);
+    expect(list.stdout).toContain('HTTP 500 \\x1b]0;pwned\\x07\\x1b[2J\\x9b31m done');
+    expect(list.stdout).toContain('k\\x1b[1A');
+    const status = await queuebox(['status', ...at()]);
+    expect(status.stdout).toContain('\\x1b]0;pwned');
+    expect(status.stdout).not.toMatch(raw);
+    // JSON keeps the value: its escapes parse back to it.
+    const page = json<{ items: { id: string; lastError: string }[] }>(await queuebox(['dead', 'list', ...at(), '--destination', 'term', '--json']));
+    expect(page.items).toEqual([expect.objectContaining({ id, lastError: hostile })]);
+    await queuebox(['dead', 'discard', ...at(), '--ids', id, '--yes']);
+  }, CLI_TEST_TIMEOUT_MS);
+
   it('shows the URL with the values of ?password= and other secret parameters masked, in text and in --json', async () => {
     // The password as a query parameter, where pg takes it too (trust authentication ignores it).
     const withQuery = new URL(url);
