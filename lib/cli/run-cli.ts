@@ -3,7 +3,7 @@ import { QueueBoxError } from '../errors/queuebox.error.js';
 import { errorText } from '../runtime/error-text.js';
 import type { CliCommand, CliContext } from './cli-command.interface.js';
 import { CLI_COMMANDS } from './cli-commands.js';
-import { missingCommand, unknownCommand } from './cli.messages.js';
+import { missingCommand, missingTablesHint, unknownCommand } from './cli.messages.js';
 import { DATABASE_URL_VARIABLE, secretsOf } from './connection-url.js';
 import { terminalJson, terminalText } from './terminal-text.js';
 
@@ -51,15 +51,26 @@ export async function runCli(argv: readonly string[], io: CliIo, env: CliContext
     const usage = error instanceof CliUsageError;
     // A QueueBox error's message is written for users; anything else (a driver's) gets its class and code.
     const message = scrub(error instanceof QueueBoxError ? error.message : errorText(error));
+    const hint = isMissingTable(error) ? missingTablesHint() : undefined;
     if (json) {
       const code = error instanceof QueueBoxError ? error.code : 'FAILED';
-      io.stderr(terminalJson({ error: { code, ...(usage ? { flag: error.flag } : {}), message } }));
+      io.stderr(terminalJson({ error: { code, ...(usage ? { flag: error.flag } : {}), message, ...(hint ? { hint } : {}) } }));
     } else {
       const help = commands.some((command) => command.name === name) ? `queuebox ${name} --help` : 'queuebox --help';
-      io.stderr(`queuebox: ${terminalText(message)}${usage ? `\nRun "${help}" for the usage.` : ''}`);
+      io.stderr(`queuebox: ${terminalText(message)}${usage ? `\nRun "${help}" for the usage.` : ''}${hint ? `\nhint: ${hint}` : ''}`);
     }
     return usage ? EXIT_CODES.usage : EXIT_CODES.failure;
   }
+}
+
+/**
+ * Whether a statement failed for want of a table: PostgreSQL's undefined_table (SQLSTATE 42P01),
+ * SQL Server's "Invalid object name" (error 208). TypeORM's QueryFailedError copies the driver's
+ * `code` and `number`, and keeps the driver's error as `driverError`.
+ */
+function isMissingTable(error: unknown): boolean {
+  const fields = [error, (error as { driverError?: unknown } | null)?.driverError] as ({ code?: unknown; number?: unknown } | null | undefined)[];
+  return fields.some((field) => typeof field === 'object' && field !== null && (field.code === '42P01' || field.number === 208));
 }
 
 function generalUsage(commands: readonly CliCommand[]): string {

@@ -100,6 +100,21 @@ describe('queuebox CLI: commands, flags and exit codes', () => {
     expect(JSON.parse((await cli(['fail', '--json'], [failing])).stderr).error.message).toContain('"\u001b[2J"');
   });
 
+  it('hints at the migrations and --schema when a table is missing, on both databases, and only then', async () => {
+    const failingWith = (error: Error): CliCommand => ({ name: 'fail', summary: 'fails', usage: 'fail', run: async () => Promise.reject(error) });
+    const postgres = Object.assign(new Error('relation "queuebox_outbox_messages" does not exist'), { name: 'QueryFailedError', code: '42P01' });
+    const mssql = Object.assign(new Error("Invalid object name 'queuebox_outbox_messages'."), { name: 'QueryFailedError', driverError: { number: 208 } });
+    for (const error of [postgres, mssql]) {
+      const text = await cli(['fail'], [failingWith(error)]);
+      expect(text.code).toBe(EXIT_CODES.failure);
+      expect(text.stderr.split('\n')[1]).toMatch(/^hint: QueueBox's tables are not in this database: run its migrations \(createQueueBoxMigrations .*queuebox schema.*\), or pass --schema/);
+      const json = await cli(['fail', '--json'], [failingWith(error)]);
+      expect(JSON.parse(json.stderr).error.hint).toMatch(/^QueueBox's tables are not in this database/);
+    }
+    const other = await cli(['fail'], [failingWith(Object.assign(new Error('permission denied'), { code: '42501' }))]);
+    expect(other.stderr).not.toContain('hint');
+  });
+
   it('keeps the columns of a table aligned when a cell holds escapes', () => {
     expect(textTable(['ID', 'LAST ERROR', 'N'], [['1', 'a\u001bb\r\nc', 2], ['22', 'x', 3]]).split('\n')).toEqual(['ID  LAST ERROR  N', '1   a\\x1bb c    2', '22  x           3']);
   });
