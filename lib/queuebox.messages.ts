@@ -126,6 +126,9 @@ export const intakeKeyNotSigned = (): string =>
 
 export const intakeBodyTooLarge = (limit: number): string => `the body is over ${limit} bytes (inbox.maxPayloadBytes)`;
 
+/** The intake's 404: the caller may be anyone, so the declared sources are not listed. */
+export const intakeUnknownSource = (): string => 'unknown source';
+
 export const intakeInternalError = (): string => 'the message could not be stored; retry later';
 
 export const intakeRawBodyMissing = (): string =>
