@@ -104,6 +104,12 @@ export const invalidHeader = (name: string, problem: string): string => `Message
 
 export const duplicateHeader = (name: string): string => `Message header "${name}" is given twice (header names are case-insensitive).`;
 
+export const headerNotForDestination = (name: string, destination: string, problem: string): string =>
+  `Message header "${name}" cannot go to destination "${destination}": it ${problem}. Leave it out of the message.`;
+
+export const headerNotPublished = (name: string, destination: string, problem: string): string =>
+  `message header "${name}" cannot go to destination "${destination}": it ${problem}; the message was not published (stored around QueueBox, or before QueueBox refused such headers at enqueue)`;
+
 export const intakeBadContentType = (): string => 'the body must be JSON sent as "content-type: application/json" (UTF-8)';
 
 export const intakeBadEncoding = (): string => 'a content-encoding other than identity is not accepted';
