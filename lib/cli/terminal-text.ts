@@ -11,6 +11,7 @@
  * C0 controls but the line feed, DEL, C1 controls, and the bidirectional marks, embeddings,
  * overrides and isolates.
  */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 /** What JSON.stringify leaves raw of the above: DEL, C1 and the bidirectional controls. */
 const RAW_IN_JSON = /[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;

@@ -86,6 +86,7 @@ describe('queuebox CLI: commands, flags and exit codes', () => {
       run: async () => ({ data: { lastError: hostile }, text: `line one\n${hostile}` }),
     };
     const failing: CliCommand = { ...printing, name: 'fail', run: async () => Promise.reject(new Error(`relation "\u001b[2J" failed`)) };
+    // eslint-disable-next-line no-control-regex -- finds control characters printed raw
     const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/;
 
     const text = await cli(['print'], [printing]);

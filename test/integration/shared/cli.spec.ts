@@ -147,6 +147,7 @@ describeWithDatabase('queuebox CLI against a database with rows', () => {
     // What a hostile destination could answer: set the terminal's title, clear the screen, a C1 CSI.
     const hostile = 'HTTP 500 \u001b]0;pwned\u0007\u001b[2J\u009b31m done';
     const id = await testDatabase().insertOutboxRow(db, schema, { destination: 'term', key: 'k\u001b[1A', state: 'dead', attempts: 1, lastError: hostile, finishedAgoMs: 1_000 });
+    // eslint-disable-next-line no-control-regex -- finds control characters printed raw
     const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 
     const list = await queuebox(['dead', 'list', ...at(), '--destination', 'term']);
