@@ -28,6 +28,15 @@ export function dialectOfScheme(scheme: string): DialectProfile<DialectName> | u
   return dialectProfiles.find((profile) => profile.url.schemes.includes(scheme));
 }
 
+/** The scheme of a connection URL, without the colon. */
+export const schemeOfUrl = (url: URL): string => url.protocol.replace(/:$/, '');
+
+/** Whether a connection URL names a database: a path after the host. */
+export const urlNamesDatabase = (url: URL): boolean => url.pathname.replace(/^\//, '') !== '';
+
+/** Every URL scheme QueueBox reads, in the order messages list them. */
+export const dialectSchemes: readonly string[] = dialectProfiles.flatMap((profile) => profile.url.schemes);
+
 /** The profile of a registered name. */
 export function dialectProfile(name: DialectName): DialectProfile<DialectName> {
   return dialectOfType(name)!;
