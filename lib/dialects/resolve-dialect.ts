@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { UnsupportedDatabaseError } from '../errors/unsupported-database.error.js';
 import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
 import { unsupportedDatabase } from '../queuebox.messages.js';
-import { dialectOfType } from './dialect-registry.js';
+import { dialectOfType, dialectProfiles } from './dialect-registry.js';
 import type { SqlDialect } from './sql-dialect.interface.js';
 import { StatementCatalog } from './statement-catalog.js';
 
@@ -10,7 +10,7 @@ import { StatementCatalog } from './statement-catalog.js';
 export function resolveDialect(dataSource: DataSource, tables: ResolvedTableNames, preparedStatements = true): SqlDialect {
   const type = String(dataSource.options.type);
   const profile = dialectOfType(type);
-  if (!profile) throw new UnsupportedDatabaseError(type, unsupportedDatabase(type));
+  if (!profile) throw new UnsupportedDatabaseError(type, unsupportedDatabase(type, dialectProfiles));
   profile.checkDataSource?.(dataSource.options);
   return new StatementCatalog(profile, tables, { prepared: preparedStatements });
 }

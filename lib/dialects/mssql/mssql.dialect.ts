@@ -1,6 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
 import { InvalidQueueBoxOptionsError } from '../../errors/invalid-queuebox-options.error.js';
-import { mssqlCompatibilityTooLow, mssqlDatabaseMode, mssqlRequestTimeoutTooShort } from '../../queuebox.messages.js';
 import type { DialectProfile } from '../dialect-profile.interface.js';
 import { runQuery } from '../run-query.js';
 import type { DatabaseFacts, DriverRow } from '../statement-results.js';
@@ -8,6 +7,7 @@ import * as claimLockSql from './claim-lock.sql.js';
 import { dueProbe } from './claim.sql.js';
 import { classifyMssqlError } from './mssql-errors.js';
 import { MAX_RESOURCE_LENGTH } from './mssql-names.js';
+import { mssqlCompatibilityTooLow, mssqlDatabaseMode, mssqlRequestTimeoutTooShort } from './mssql.messages.js';
 import { mssqlEncoders } from './mssql-parameters.js';
 import { mssqlSchemaSteps } from './mssql-schema-steps.js';
 import { mssqlSql } from './mssql-statements.js';
