@@ -22,6 +22,9 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.spec.ts'],
+          // A guard against a hang, not a measure: a first import of a peer (Nest, cron, TypeORM)
+          // took over Vitest's default 5 s on a loaded 2-core machine.
+          testTimeout: 30_000,
           sequence: { groupOrder: 0 },
         },
       },

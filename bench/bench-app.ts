@@ -65,7 +65,7 @@ class RepositoryInstrumentation implements OnModuleInit {
       }
       return timers.claim.time(() => claimOutbox(...args), (result) => result.rows.length);
     };
-    repo.completeMany = async <Row extends ClaimedOutboxRow | ClaimedInboxRow>(claims: readonly Claim[], handOffLeaseMs?: number, options?: FencedWriteOptions) => {
+    repo.completeMany = async <Row = ClaimedOutboxRow | ClaimedInboxRow>(claims: readonly Claim[], handOffLeaseMs?: number, options?: FencedWriteOptions) => {
       const result = await timers.completeMany.time(() => completeMany<Row>(claims, handOffLeaseMs, options), (done) => claims.length - done.lost.length);
       timers.sent += claims.length - result.lost.length;
       timers.onSent?.(timers.sent);

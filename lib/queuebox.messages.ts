@@ -36,9 +36,6 @@ export const payloadTooLarge = (size: number, limit: number, option = 'outbox.ma
 export const unknownSource = (source: string, known: readonly string[]): string =>
   `Inbox source "${source}" is not declared. Declared sources: ${known.length ? known.map((s) => `"${s}"`).join(', ') : 'none'}; add it to "inbox.sources".`;
 
-export const inboxForwardLost = (id: string): string =>
-  `Inbox row ${id}: the relay's claim was lost before the forward committed; the forward was rolled back and the row is left to its new owner.`;
-
 export const payloadNotSerializable = (reason: string): string =>
   `Message payload cannot be serialized to JSON (${reason}). Send plain data: objects, arrays, strings, numbers, booleans, null.`;
 
@@ -55,6 +52,10 @@ export const rowClaimLost = (noun: string, id: string): string =>
   `${capitalized(noun)} (row ${id}): the claim was lost while its work ran; the work was told to stop and the row is left to its new owner.`;
 
 export const rowFinishingWriteFailed = (noun: string): string => `${noun}: the finishing write failed; the row will be claimed again once its lease ends`;
+
+export const rowNotFinished = (noun: string): string => `${noun}: the work returned without its finishing write (an internal error); the row is retried`;
+
+export const rowFinishedTwice = (noun: string): string => `${noun}: the finishing write was asked for twice (an internal error)`;
 
 export const claimContended = (worker: string): string =>
   `${worker}: the claim gave way to another claimer (claim lock not granted in time, or a deadlock); claiming again at the next tick`;

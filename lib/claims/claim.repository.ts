@@ -86,9 +86,9 @@ export class ClaimRepository {
   /**
    * Marks rows finished in one statement, each fenced by its own token. With `handOffLeaseMs`, the
    * next row of each finished key is claimed in the same statement and returned (the caller owns
-   * it now, with that lease). All claims are of one component.
+   * it now, with that lease). All claims are of one component, whose row type the caller names.
    */
-  async completeMany<Row extends ClaimedOutboxRow | ClaimedInboxRow = ClaimedOutboxRow | ClaimedInboxRow>(
+  async completeMany<Row = ClaimedOutboxRow | ClaimedInboxRow>(
     claims: readonly Claim[],
     handOffLeaseMs?: number,
     options: FencedWriteOptions = {},

@@ -1,16 +1,13 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { ClaimRepository } from '../claims/claim.repository.js';
-import type { Lease } from '../claims/lease-group.js';
 import { StatementRunner } from '../claims/statement-runner.js';
 import type { ClaimRequest, SqlDialect } from '../dialects/sql-dialect.interface.js';
 import type { ClaimedInboxRow, ClaimResult } from '../dialects/statement-results.js';
-import { ClaimLostError } from '../errors/claim-lost.error.js';
 import { InvalidMessageError } from '../errors/invalid-message.error.js';
 import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
 import { QueueBoxEvents } from '../events/queuebox-events.service.js';
 import { LeaseAdvisor } from '../leases/lease-advisor.js';
-import type { InboxMessage } from '../interfaces/inbox-message.interface.js';
 import type { InboxTransform } from '../interfaces/queuebox-options.interface.js';
 import { BacklogSampler } from '../metrics/backlog-sampler.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
@@ -18,11 +15,12 @@ import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interf
 import { insertOutboxRows } from '../outbox/insert-outbox-rows.js';
 import { toOutboxRow } from '../outbox/validate-outbox-message.js';
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
-import { claimLost, transformInvalid, transformNotRegistered } from '../queuebox.messages.js';
-import { ClaimWorker, type RowOutcome } from '../runtime/claim-worker.js';
+import { transformInvalid, transformNotRegistered } from '../queuebox.messages.js';
+import type { ReportedRow } from '../runtime/claim-outcomes.js';
+import type { ClaimRole, RowFailure, RowJob } from '../runtime/claim-role.interface.js';
+import { ClaimWorker, type ClaimWorkerStatus } from '../runtime/claim-worker.js';
 import { CreateSpans } from '../tracing/create-spans.js';
-import type { SpanOutcome } from '../tracing/messaging-attributes.js';
-import { endSpanWith, type MessageSpan, messagingTracer } from '../tracing/messaging-tracer.js';
+import { type MessageSpan, messagingTracer } from '../tracing/messaging-tracer.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { toInboxMessage } from './inbox-message.mapper.js';
 
@@ -34,15 +32,16 @@ import { toInboxMessage } from './inbox-message.mapper.js';
  * reclaimed at most once per a fifth of it.
  */
 @Injectable()
-export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
+export class InboxRelay implements ClaimRole<ClaimedInboxRow>, OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly worker: ClaimWorker<ClaimedInboxRow>;
   private readonly transforms = new Map<string, InboxTransform>();
   private readonly backlog: BacklogSampler;
   private readonly sources: string[];
   private unsubscribe?: () => void;
 
   constructor(
-    repository: ClaimRepository,
-    private readonly metrics: QueueBoxMetrics,
+    private readonly repository: ClaimRepository,
+    metrics: QueueBoxMetrics,
     private readonly wakeUps: WakeUpHub,
     private readonly moduleRef: ModuleRef,
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
@@ -52,35 +51,40 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
     private readonly events: QueueBoxEvents,
   ) {
     const relay = options.inbox.relay;
-    super(
+    this.sources = [...relay.routes.keys()];
+    this.worker = new ClaimWorker(
       {
-      name: InboxRelay.name,
-      component: 'inbox',
-      noun: 'inbox message (relay)',
-      maxAttempts: relay.maxAttempts,
-      backoff: relay.backoff,
-      leaseMs: relay.claimTimeoutMs,
-      streams: [...relay.routes.keys()],
-      pollIntervalMs: relay.pollIntervalMs,
-      batchSize: relay.batchSize,
-      concurrency: relay.concurrency,
-      shutdownTimeoutMs: relay.shutdownTimeoutMs,
-      reclaimEveryMs: relay.claimTimeoutMs / 5,
-      sampleEveryMs: options.outbox.metricsIntervalMs,
-      onLoopError: () => metrics.loopError('inbox-relay'),
-      onLoopTick: metrics.loopTicker('inbox-relay'),
-      leaseAdvisor,
-      events,
+        name: InboxRelay.name,
+        component: 'inbox',
+        noun: 'inbox message (relay)',
+        maxAttempts: relay.maxAttempts,
+        backoff: relay.backoff,
+        leaseMs: relay.claimTimeoutMs,
+        streams: this.sources,
+        pollIntervalMs: relay.pollIntervalMs,
+        batchSize: relay.batchSize,
+        concurrency: relay.concurrency,
+        shutdownTimeoutMs: relay.shutdownTimeoutMs,
+        reclaimEveryMs: relay.claimTimeoutMs / 5,
+        sampleEveryMs: options.outbox.metricsIntervalMs,
+        onLoopError: () => metrics.loopError('inbox-relay'),
+        onLoopTick: metrics.loopTicker('inbox-relay'),
       },
       repository,
+      this,
+      { metrics, events, leaseAdvisor },
     );
-    this.sources = [...relay.routes.keys()];
     this.backlog = new BacklogSampler(
       runner,
       () => dialect.inboxBacklog(),
       () => this.sources,
       (source, pending, age) => metrics.inboxBacklogSample(source, pending, age),
     );
+  }
+
+  /** The relay's loop, as health and the admin read it. */
+  get status(): ClaimWorkerStatus {
+    return this.worker.status;
   }
 
   onModuleInit(): void {
@@ -102,63 +106,58 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
 
   onApplicationBootstrap(): void {
     if (!this.options.workersEnabled || this.sources.length === 0) return;
-    this.unsubscribe = this.wakeUps.subscribe('inbox', () => this.wake());
-    this.startLoop();
+    this.unsubscribe = this.wakeUps.subscribe('inbox', () => this.worker.wake());
+    this.worker.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.unsubscribe?.();
-    await this.drain();
+    await this.worker.stop();
   }
 
-  protected describe(): string {
+  describe(): string {
     const routes = [...this.options.inbox.relay.routes].map(([source, route]) => `${source} → ${route.destination}`);
     return `routes ${routes.join(', ')}, lease ${this.options.inbox.relay.claimTimeoutMs} ms`;
   }
 
-  protected override async reclaim(): Promise<void> {
+  async reclaim(): Promise<void> {
     const count = await this.repository.reclaimExpired('inbox', this.sources);
     if (count > 0) this.events.emit('rows.reclaimed', { table: 'inbox', count });
   }
 
-  protected override sample(): Promise<void> {
+  sample(): Promise<void> {
     return this.backlog.sample();
   }
 
-  protected claim(request: ClaimRequest): Promise<ClaimResult<ClaimedInboxRow>> {
+  claim(request: ClaimRequest): Promise<ClaimResult<ClaimedInboxRow>> {
     return this.repository.claimInbox(this.sources, request);
   }
 
-  /** Forwards one claimed row and finishes it, in a `process` span when an SDK records spans. */
-  protected async process(row: ClaimedInboxRow, lease: Lease): Promise<void> {
-    const message = toInboxMessage(row);
-    const span = messagingTracer()?.process('relay', message.source, message.idempotencyKey, row.attempts, message.headers);
-    if (!span) await this.relay(row, message, lease);
-    else await endSpanWith(span, () => this.relay(row, message, lease, span));
+  identify(row: ClaimedInboxRow): ReportedRow {
+    // The relay claims only its routed sources: a bounded label set.
+    return { id: row.id, stream: row.source, fields: { rowId: row.id, source: row.source } };
   }
 
-  private async relay(row: ClaimedInboxRow, message: InboxMessage, lease: Lease, span?: MessageSpan): Promise<SpanOutcome> {
-    const result = await this.runLeased(lease, span ? () => span.run(() => this.forward(message, lease)) : () => this.forward(message, lease));
-    if (result.outcome === 'left') return lease.lost ? 'lost' : 'abandoned';
-    if (result.outcome === 'failed') {
-      span?.recordError(result.error);
-      // An outbox message the transform shaped wrongly will not get better by waiting.
-      return this.fail(row, lease, { error: result.error, retryable: !(result.error instanceof InvalidMessageError) });
-    }
-    // The relay claims only its routed sources: a bounded label set.
-    this.metrics.inboxRelayed(message.source);
-    if (this.events.wants('relay.forwarded')) this.events.emit('relay.forwarded', { id: message.id, source: message.source, idempotencyKey: message.idempotencyKey });
-    this.adopt(result.value);
-    return 'processed';
+  openSpan(row: ClaimedInboxRow): MessageSpan | undefined {
+    return messagingTracer()?.process('relay', row.source, row.idempotencyKey, row.attempts, row.headers);
+  }
+
+  /** An outbox message the transform shaped wrongly will not get better by waiting. */
+  failureOf(error: unknown): RowFailure {
+    return { error, retryable: !(error instanceof InvalidMessageError) };
+  }
+
+  succeeded(row: ClaimedInboxRow): void {
+    if (this.events.wants('relay.forwarded')) this.events.emit('relay.forwarded', { id: row.id, source: row.source, idempotencyKey: row.idempotencyKey });
   }
 
   /**
    * Shapes the outbox message (outside any transaction: a transform may be slow), then writes the
    * fenced mark and the outbox row in one transaction. The mark goes first: a lost claim then
    * costs no insert, and the row lock it takes keeps every reclaimer off the row until commit.
-   * The mark hands the key on to its next row, which comes back once the transaction committed.
    */
-  private async forward(message: InboxMessage, lease: Lease): Promise<ClaimedInboxRow[]> {
+  async work(row: ClaimedInboxRow, job: RowJob): Promise<void> {
+    const message = toInboxMessage(row);
     const route = this.options.inbox.relay.routes.get(message.source)!;
     const shaped = (await this.transforms.get(message.source)?.transform(message)) ?? {};
     const hasPayload = Object.prototype.hasOwnProperty.call(shaped, 'payload');
@@ -177,33 +176,15 @@ export class InboxRelay extends ClaimWorker<ClaimedInboxRow> implements OnModule
       spans,
     );
     try {
-      lease.release();
-      if (lease.lost) throw lease.signal.reason;
-      const claimed = await this.runner.withManager(async (manager) => {
-        const { lost, claimed } = await this.repository.completeMany<ClaimedInboxRow>([lease.claim], this.handOffLeaseMs, { manager });
-        if (lost.length > 0) throw new ClaimLostError('inbox', lease.claim.id, claimLost('inbox', lease.claim.id));
+      await this.runner.withManager(async (manager) => {
+        await job.finish(manager);
         await insertOutboxRows(this.runner, this.dialect, this.wakeUps, [outboxRow], manager);
-        return claimed;
       });
       spans?.endAll();
-      return claimed;
     } catch (error) {
       spans?.endAll(error);
       throw error;
     }
-  }
-
-  protected streamOf(row: ClaimedInboxRow): string {
-    return row.source;
-  }
-
-  protected countOutcome(row: ClaimedInboxRow, outcome: RowOutcome): void {
-    if (outcome === 'lost') this.metrics.claimLost('inbox');
-    this.metrics.inboxRelayFailed(row.source, outcome);
-  }
-
-  protected logFields(row: ClaimedInboxRow): Record<string, unknown> {
-    return { rowId: row.id, source: row.source };
   }
 }
 

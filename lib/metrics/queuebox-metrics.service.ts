@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import type { ClaimComponent } from '../interfaces/claim.interface.js';
+import type { OutcomeMetrics, RowOutcome } from '../runtime/claim-outcomes.js';
 import { HealthSignals } from './health-signals.js';
 import {
   CLAIMS_LOST_TOTAL,
@@ -30,7 +31,7 @@ import {
 
 /** Intent-named recording of QueueBox's metrics, so loops never touch label names. */
 @Injectable()
-export class QueueBoxMetrics {
+export class QueueBoxMetrics implements OutcomeMetrics {
   /** What health thresholds read: the last backlog samples and recent dead letters. */
   readonly signals = new HealthSignals();
 
@@ -59,6 +60,26 @@ export class QueueBoxMetrics {
   loopTicker(loop: string): () => void {
     const ticks = this.loopTicks.labels({ loop });
     return () => ticks.inc();
+  }
+
+  /**
+   * How a claimed row ended, on its component's metrics: publish attempts by destination (with the
+   * publish's duration), relay forwards and failures by source, pull outcomes by source (the
+   * handler's duration for the rows it processed); a loss also on `queuebox_claims_lost_total`.
+   */
+  rowEnded(component: ClaimComponent, stream: string, outcome: RowOutcome, seconds?: number): void {
+    if (outcome === 'lost') this.claimLost(component);
+    if (component === 'outbox') this.outboxPublishAttempt(stream, outcome === 'done' ? 'sent' : outcome, seconds);
+    else if (component === 'inbox') {
+      if (outcome === 'done') this.inboxRelayed(stream);
+      else this.inboxRelayFailed(stream, outcome);
+    } else this.pullHandled(stream, outcome === 'done' ? 'processed' : outcome, outcome === 'done' ? seconds : undefined);
+  }
+
+  /** Rows claimed out of their key's order (the outbox counter has no label; pull's is by source). */
+  orderInversions(component: ClaimComponent, stream: string, count: number): void {
+    if (component === 'outbox') this.outboxOrderInversions(count);
+    else if (component === 'pull') this.pullOrderInversions(stream, count);
   }
 
   purged(table: string, state: string, count: number): void {

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
 import type { EntityManager } from 'typeorm';
 import type { Claim, FenceResult } from '../interfaces/claim.interface.js';
 import { ClaimRepository } from '../claims/claim.repository.js';
@@ -6,15 +7,17 @@ import { WalkCursor } from '../claims/walk-cursor.js';
 import { ClaimLostError } from '../errors/claim-lost.error.js';
 import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
 import { UnknownSourceError } from '../errors/unknown-source.error.js';
+import { QueueBoxEvents } from '../events/queuebox-events.service.js';
 import { toInboxMessage } from '../inbox/inbox-message.mapper.js';
 import { SourceLabels } from '../inbox/source-labels.js';
 import type { PullClaimOptions, PulledMessage } from '../interfaces/pull.interface.js';
+import { LeaseAdvisor } from '../leases/lease-advisor.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
-import type { PullOutcome } from '../metrics/queuebox.metrics.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_RESOLVED_OPTIONS } from '../queuebox.constants.js';
 import { MAX_INTERVAL_MS } from '../queuebox.limits.js';
 import { claimLost, deadLetterNeedsReason, invalidInteger, invalidPullSource, unknownSource } from '../queuebox.messages.js';
+import { ClaimOutcomes, type LossFinder, type ReportedRow, type RowOutcome } from '../runtime/claim-outcomes.js';
 import { keyProblem } from '../validation/keys.js';
 
 /** Lease bounds: a claim shorter than 100 ms cannot be renewed in time; SQL Server's DATEADD takes an int. */
@@ -33,15 +36,21 @@ const MAX_BATCH = 1_000;
  */
 @Injectable()
 export class PullService {
-  private readonly logger = new Logger(PullService.name);
   private readonly cursors = new Map<string, WalkCursor>();
+  /** When each claim this service returned was made: how much of its lease the work used. */
+  private readonly claimedAt = new WeakMap<Claim, number>();
+  private readonly outcomes: ClaimOutcomes;
 
   constructor(
     private readonly repository: ClaimRepository,
-    private readonly metrics: QueueBoxMetrics,
+    metrics: QueueBoxMetrics,
     private readonly labels: SourceLabels,
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
-  ) {}
+    events: QueueBoxEvents,
+    leaseAdvisor: LeaseAdvisor,
+  ) {
+    this.outcomes = new ClaimOutcomes('pull', 'pulled message', new Logger(PullService.name), metrics, events, leaseAdvisor);
+  }
 
   /** Claims the next message of `source` (a pending one, or one whose lease expired), or returns null. */
   async claim<TPayload = unknown>(source: string, options: PullClaimOptions): Promise<PulledMessage<TPayload> | null> {
@@ -61,9 +70,15 @@ export class PullService {
     const request = cursor.request(max, leaseMs);
     const { rows, progress, skipped } = await this.repository.claimPull(source, request, { lock: options.claimLock ?? false });
     if (!skipped) cursor.advance(request, progress);
-    this.metrics.pullOrderInversions(this.labels.of(source), rows.filter((row) => row.inverted).length);
-    // Assigned, not spread: spreading would read (and parse) the payload now.
-    return rows.map((row) => Object.assign(toInboxMessage<TPayload>(row), { claim: { component: 'pull' as const, id: row.id, token: row.token, leaseMs } }));
+    const stream = this.labels.of(source);
+    this.outcomes.inverted(rows.filter((row) => row.inverted).map((row) => ({ ...identify(row.id, source, stream), key: row.key })));
+    const now = performance.now();
+    return rows.map((row) => {
+      const claim: Claim = { component: 'pull', id: row.id, token: row.token, leaseMs };
+      this.claimedAt.set(claim, now);
+      // Assigned, not spread: spreading would read (and parse) the payload now.
+      return Object.assign(toInboxMessage<TPayload>(row), { claim });
+    });
   }
 
   /** Each source's walk over keys resumes where its last claim stopped: every key gets its turn. */
@@ -80,7 +95,7 @@ export class PullService {
 
   /** Extends the lease by `leaseMs` from the database clock. Throws `ClaimLostError` when lost. */
   async renew(message: PulledMessage): Promise<void> {
-    await this.fenced(message, await this.repository.renew(message.claim));
+    await this.fenced(message, 'work', await this.repository.renew(message.claim));
   }
 
   /**
@@ -88,34 +103,51 @@ export class PullService {
    * claim was lost: let it propagate so that your transaction rolls back.
    */
   async complete(message: PulledMessage, options: { manager?: EntityManager } = {}): Promise<void> {
-    await this.fenced(message, await this.repository.complete(message.claim, options), 'processed');
+    await this.fenced(message, 'finish', await this.repository.complete(message.claim, options), 'done');
   }
 
   /** Returns the row to `pending`, due after `delayMs`, keeping `error`. Throws `ClaimLostError` when lost. */
   async retry(message: PulledMessage, options: { delayMs?: number; error?: string; manager?: EntityManager } = {}): Promise<void> {
     const delayMs = checkInt(options.delayMs ?? 0, 'delayMs', 0, MAX_INTERVAL_MS);
-    await this.fenced(message, await this.repository.retry(message.claim, delayMs, options.error ?? 'retried by the client', options), 'retried');
+    await this.fenced(message, 'retry', await this.repository.retry(message.claim, delayMs, options.error ?? 'retried by the client', options), 'retried');
   }
 
   /** Marks the row `dead`, keeping `reason`. Throws `ClaimLostError` when lost. */
   async deadLetter(message: PulledMessage, options: { reason: string; manager?: EntityManager }): Promise<void> {
     if (typeof options?.reason !== 'string' || options.reason.length === 0) throw new InvalidArgumentError('reason', deadLetterNeedsReason());
-    await this.fenced(message, await this.repository.deadLetter(message.claim, options.reason, options), 'dead');
+    const result = await this.repository.deadLetter(message.claim, options.reason, options);
+    await this.fenced(message, 'dead-letter', result, 'dead');
+    this.outcomes.deadLettered(identify(message.claim.id, message.source, this.labels.of(message.source)), message.attempt, options.reason);
   }
 
-  /** Counts the outcome; on a loss, logs once, counts it, and throws. */
-  private async fenced(message: PulledMessage<unknown>, result: FenceResult, outcome?: PullOutcome): Promise<void> {
-    const label = this.labels.of(message.source);
-    if (result === 'ok') {
-      if (outcome) this.metrics.pullHandled(label, outcome);
+  /**
+   * Reports a fenced write as the claim workers report theirs (metrics, events, the lease
+   * advisor); on a loss, logs once, and throws. `ends`: the write finished the row's claim.
+   */
+  private async fenced(message: PulledMessage<unknown>, write: LossFinder, result: FenceResult, ends?: Exclude<RowOutcome, 'lost'>): Promise<void> {
+    const { claim } = message;
+    const row = identify(claim.id, message.source, this.labels.of(message.source));
+    if (result === 'ok' && !ends) {
+      this.outcomes.renewed(row.stream);
       return;
     }
-    const claim: Claim = message.claim;
-    this.logger.warn({ message: claimLost('pull', claim.id), rowId: claim.id, source: message.source });
-    this.metrics.claimLost('pull');
-    this.metrics.pullHandled(label, 'lost');
+    const started = this.claimedAt.get(claim);
+    if (started !== undefined) {
+      this.claimedAt.delete(claim);
+      this.outcomes.leaseUsed(row.stream, claim.leaseMs, performance.now() - started, result === 'lost');
+    }
+    if (result === 'ok') {
+      this.outcomes.ended(row, ends!);
+      return;
+    }
+    this.outcomes.lost(row, write);
     throw new ClaimLostError('pull', claim.id, claimLost('pull', claim.id));
   }
+}
+
+/** A pulled row as outcomes report it: its source's bounded label is its stream. */
+function identify(id: string, source: string, stream: string): ReportedRow {
+  return { id, stream, fields: { rowId: id, source } };
 }
 
 function checkInt(value: unknown, field: string, min: number, max: number): number {

@@ -1,19 +1,24 @@
 import { Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
+import type { EntityManager } from 'typeorm';
 import type { ClaimRepository } from '../claims/claim.repository.js';
 import { type Lease, LeaseGroup } from '../claims/lease-group.js';
 import { WalkCursor } from '../claims/walk-cursor.js';
-import type { ClaimRequest } from '../dialects/sql-dialect.interface.js';
 import type { ClaimResult } from '../dialects/statement-results.js';
 import { ClaimLostError } from '../errors/claim-lost.error.js';
+import type { QueueBoxEvents } from '../events/queuebox-events.service.js';
 import type { LostClaim } from '../interfaces/admin.interface.js';
 import type { Claim, ClaimComponent } from '../interfaces/claim.interface.js';
-import type { QueueBoxEvents } from '../events/queuebox-events.service.js';
 import type { LeaseAdvisor } from '../leases/lease-advisor.js';
 import type { ResolvedBackoff } from '../options/resolved-options.interface.js';
-import { claimContended, maxAttemptsWithoutOutcome, rowClaimLost, rowFinishingWriteFailed, rowWriteLost, shutdownLeftRows, shutdownReason } from '../queuebox.messages.js';
+import { claimContended, claimLost, maxAttemptsWithoutOutcome, rowFinishedTwice, rowFinishingWriteFailed, rowNotFinished, shutdownLeftRows, shutdownReason } from '../queuebox.messages.js';
+import type { SpanOutcome } from '../tracing/messaging-attributes.js';
+import { endSpanWith, type MessageSpan } from '../tracing/messaging-tracer.js';
 import { abortableDelay, whenAborted } from './abortable.js';
 import { backoffDelay } from './backoff.js';
+import { ClaimOutcomes, type OutcomeMetrics } from './claim-outcomes.js';
+import type { ClaimedRow, ClaimRole, RowFailure, RowJob } from './claim-role.interface.js';
+import { CompletionBatcher } from './completion-batcher.js';
 import { errorText } from './error-text.js';
 import { PollLoop, type PollLoopState, type TickResult } from './poll-loop.js';
 
@@ -27,8 +32,12 @@ export interface ClaimWorkerSettings {
   /** Claims of a row after which it is dead-lettered; a claim beyond it dead-letters without work. */
   maxAttempts: number;
   backoff: ResolvedBackoff;
-  /** A row whose work failed because shutdown stopped it goes back to pending at once, uncounted. */
-  releaseOnShutdown?: boolean;
+  /**
+   * What shutdown does with work in flight. `finish` (default): lets it run, up to
+   * `shutdownTimeoutMs`. `release`: tells it to stop (its signal aborts), and gives back at once,
+   * uncounted, each row whose work then fails and each row still waiting for a slot.
+   */
+  shutdown?: 'finish' | 'release';
   pollIntervalMs: number;
   batchSize: number;
   concurrency: number;
@@ -46,17 +55,20 @@ export interface ClaimWorkerSettings {
    * undefined for the outbox, whose walk covers every (destination, key).
    */
   streams?: readonly string[];
-  /** Run `reclaim()` at most this often (claimTimeoutMs / 5); never when undefined. */
+  /** Run the role's `reclaim()` at most this often (claimTimeoutMs / 5); never when undefined. */
   reclaimEveryMs?: number;
-  /** Run `sample()` (backlog gauges) at most this often. */
+  /** Run the role's `sample()` (backlog gauges) at most this often. */
   sampleEveryMs?: number;
   onLoopError?(): void;
   /** Called after every tick that succeeded. */
   onLoopTick?(): void;
-  /** Told how much of its lease each row's work used, and of every renewal. */
-  leaseAdvisor?: LeaseAdvisor;
-  /** Where dead letters and lost claims are emitted. */
+}
+
+/** Where a worker reports how its rows end (all optional: a test's worker reports nowhere). */
+export interface ClaimWorkerReporting {
+  metrics?: OutcomeMetrics;
   events?: QueueBoxEvents;
+  leaseAdvisor?: LeaseAdvisor;
 }
 
 /** What health checks read of a worker. */
@@ -66,29 +78,9 @@ export interface ClaimWorkerStatus {
   lastError?: unknown;
   consecutiveErrors: number;
   inFlight: number;
-  /** Claims this worker lost recently, oldest first (at most `MAX_LOST_CLAIMS`). */
+  /** Claims this worker lost recently, oldest first (a bounded list). */
   lostClaims: readonly LostClaim[];
 }
-
-/** A claimed row: its id, the token its claim wrote, its claims so far, and its key. */
-export interface ClaimedRow {
-  id: string;
-  token: string;
-  attempts: number;
-  key: string | null;
-}
-
-/** Why a row's work failed, as its worker saw it. */
-export interface RowFailure {
-  error: unknown;
-  /** False: dead-letter now (a permanent failure); true: retry while attempts remain. */
-  retryable: boolean;
-  /** The destination asked for at least this delay (Retry-After). */
-  retryAfterMs?: number;
-}
-
-/** How a row ended, for a worker's metrics. */
-export type RowOutcome = 'retried' | 'dead' | 'lost';
 
 /**
  * Empty claims in a row after which a worker sleeps until woken, when a claim could not see the
@@ -97,20 +89,18 @@ export type RowOutcome = 'retried' | 'dead' | 'lost';
  */
 const MAX_EMPTY_CLAIMS = 2;
 
-/** Lost claims a worker remembers for the admin's "claims at risk": enough to see a pattern, bounded. */
-const MAX_LOST_CLAIMS = 20;
-
 /**
  * The loop shared by the outbox poller, the inbox relay and pull workers: claim up to the free
- * slots in bounded claims (a walk over keys that resumes where the last one stopped), process each
- * row concurrently, keep every row's lease with one renewal per third of the lease, adopt the rows
- * a completion hands on, reclaim and sample on their cadence, and drain on shutdown. It owns the
- * one outcome path of a row that did not succeed: the max-attempts guard, retry with backoff or
- * dead-letter, and the report of a lost claim. Subclasses say how to claim a row and how its work
- * succeeds.
+ * slots in bounded claims (a walk over keys that resumes where the last one stopped), run each
+ * row's work concurrently, keep every row's lease with one renewal per third of the lease, and
+ * drain on shutdown. It owns the one outcome path of every row: the max-attempts guard, the
+ * fenced finishing write with the hand-off of the key's next row, retry with backoff or
+ * dead-letter, the report of a lost claim; and their metrics, events, logs and spans. Its role
+ * says how to claim and what a row's work is.
  */
-export abstract class ClaimWorker<Row extends ClaimedRow> {
-  protected readonly logger: Logger;
+export class ClaimWorker<Row extends ClaimedRow> {
+  private readonly logger: Logger;
+  private readonly outcomes: ClaimOutcomes;
   /**
    * The claiming loops. Two when the slots hold two batches: a claim takes milliseconds, and one
    * at a time would cap a busy replica at a batch per claim's duration while its rows are
@@ -118,8 +108,10 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
    */
   private readonly lanes: PollLoop[];
   /** Aborted when shutdown stops waiting for the work still running. */
-  protected readonly abandon = new AbortController();
-  protected readonly leases: LeaseGroup;
+  private readonly abandon = new AbortController();
+  private readonly leases: LeaseGroup;
+  /** Autocommit finishing writes (work done outside a transaction), batched. */
+  private readonly completions: CompletionBatcher<Row>;
   private readonly inFlight = new Set<Promise<void>>();
   /** Slots the claims in flight may fill: they count as taken until those claims return. */
   private reserved = 0;
@@ -135,14 +127,16 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
   /** The last claim found nothing: the next may probe first, where the dialect polls. */
   private idle = false;
   /** Shutdown began: nothing new is claimed or handed on. */
-  protected stopping = false;
-  private readonly lostClaims: LostClaim[] = [];
+  private stopping = false;
 
   constructor(
-    protected readonly settings: ClaimWorkerSettings,
-    protected readonly repository: ClaimRepository,
+    private readonly settings: ClaimWorkerSettings,
+    private readonly repository: ClaimRepository,
+    private readonly role: ClaimRole<Row>,
+    reporting: ClaimWorkerReporting = {},
   ) {
     this.logger = new Logger(settings.name);
+    this.outcomes = new ClaimOutcomes(settings.component, settings.noun, this.logger, reporting.metrics, reporting.events, reporting.leaseAdvisor);
     this.cursor = new WalkCursor(settings.streams);
     const lanes = settings.concurrency >= 2 * settings.batchSize ? 2 : 1;
     this.lanes = Array.from(
@@ -159,31 +153,13 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
     this.leases = new LeaseGroup(
       settings.leaseMs,
       (claims) => repository.renewMany(claims),
-      (lease, cause) => this.reportLost(lease.detail as Row, 'work', cause),
-      settings.leaseAdvisor && ((lease) => settings.leaseAdvisor!.renewed(settings.component, this.streamOf(lease.detail as Row))),
+      (lease, cause) => this.outcomes.lost(this.role.identify(lease.detail as Row), 'work', cause),
+      (lease) => this.outcomes.renewed(this.role.identify(lease.detail as Row).stream),
     );
+    // A key with a backlog flows from one completion to the next: the mark of a row claims the
+    // key's next row in the same statement (not while shutting down: nothing new is taken then).
+    this.completions = new CompletionBatcher<Row>(repository, () => this.handOffLeaseMs, (rows) => this.takeOver(rows));
   }
-
-  /** Claims rows as `request` bounds it. */
-  protected abstract claim(request: ClaimRequest): Promise<ClaimResult<Row>>;
-  /**
-   * Processes one claimed row to its end, and releases its lease before its finishing write: the
-   * success path is the worker's, a failure goes to `fail`. A thrown error is a failed finishing
-   * write (the row is reclaimed after its lease).
-   */
-  protected abstract process(row: Row, lease: Lease): Promise<void>;
-  /** Counts how a row ended (`seconds`: how long its work ran, when it ran). */
-  protected abstract countOutcome(row: Row, outcome: RowOutcome, seconds?: number): void;
-  /** The fields that identify a row in log lines (ids, destination or source). */
-  protected abstract logFields(row: Row): Record<string, unknown>;
-  /** What this worker works on, for its start-up line (a destination list, a source and its lease, …). */
-  protected abstract describe(): string;
-  /** Returns expired claims to pending. */
-  protected reclaim?(): Promise<void>;
-  /** The destination or source of a row: the stream of the lease advisor and of events. */
-  protected abstract streamOf(row: Row): string;
-  /** Samples gauges. Failures are logged, never fatal. */
-  protected sample?(): Promise<void>;
 
   get status(): ClaimWorkerStatus {
     const { state, lastError } = this.lanes[0];
@@ -195,105 +171,14 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
       lastError,
       consecutiveErrors: Math.max(...this.lanes.map((lane) => lane.consecutiveErrors)),
       inFlight: this.inFlight.size,
-      lostClaims: [...this.lostClaims],
+      lostClaims: this.outcomes.recentLosses,
     };
   }
 
-  /** True while the worker claims and hands on: false once its shutdown began. */
-  protected get claiming(): boolean {
-    return this.lanes[0].state === 'running';
-  }
-
-  protected startLoop(): void {
+  start(): void {
     for (const lane of this.lanes) lane.start();
     const { batchSize, concurrency, pollIntervalMs } = this.settings;
-    this.logger.log(`started: ${this.describe()}, batch ${batchSize}, concurrency ${concurrency}, poll interval ${pollIntervalMs} ms`);
-  }
-
-  /** The claim of `row`, as the fenced writes take it. */
-  protected claimOf(row: Row): Claim {
-    return { component: this.settings.component, id: row.id, token: row.token, leaseMs: this.settings.leaseMs };
-  }
-
-  /** The lease of a row handed on by a completion, or undefined while shutting down (nothing new is taken). */
-  protected get handOffLeaseMs(): number | undefined {
-    return this.claiming && !this.stopping ? this.settings.leaseMs : undefined;
-  }
-
-  /**
-   * The outcome path of a row whose work failed (its lease already released): retried after
-   * backoff (at least `retryAfterMs`), or dead when it is not retryable or out of attempts; back to
-   * pending at once when shutdown stopped the work of a worker that releases rows on shutdown. The
-   * write is fenced; a lost claim is reported and nothing more is written. Returns how the row
-   * ended (`released`: given back by shutdown).
-   */
-  protected async fail(row: Row, lease: Lease, failure: RowFailure, seconds?: number): Promise<RowOutcome | 'released'> {
-    const { maxAttempts, backoff, releaseOnShutdown } = this.settings;
-    const releasing = releaseOnShutdown === true && this.stopping && failure.retryable;
-    const dead = !releasing && (!failure.retryable || row.attempts >= maxAttempts);
-    const error = errorText(failure.error);
-    const delay = releasing ? 0 : Math.min(backoff.maxDelayMs, Math.max(backoffDelay(row.attempts, backoff), failure.retryAfterMs ?? 0));
-    const claim = lease.claim;
-    const written = dead ? await this.repository.deadLetter(claim, error) : await this.repository.retry(claim, delay, error);
-    if (written === 'lost') {
-      lease.markLost(undefined);
-      this.reportLost(row, dead ? 'dead-letter' : 'retry', undefined, seconds);
-      return 'lost';
-    }
-    if (releasing) return 'released';
-    this.countOutcome(row, dead ? 'dead' : 'retried', seconds);
-    // A dead row is finished: the next row of its key may be claimable now.
-    if (dead && row.key !== null) this.wake();
-    const log = { message: dead ? `${this.settings.noun} dead-lettered` : `${this.settings.noun} failed; retrying`, ...this.logFields(row), attempt: row.attempts, error };
-    if (dead) this.logger.error(log);
-    else this.logger.warn(log);
-    if (dead) this.settings.events?.emit('message.dead-lettered', { component: this.settings.component, id: row.id, stream: this.streamOf(row), attempt: row.attempts, error });
-    return dead ? 'dead' : 'retried';
-  }
-
-  /**
-   * Reports a lost claim once: found by a renewal while the work ran (`work`: the work was told to
-   * stop), or by a finishing write (the write changed nothing).
-   */
-  protected reportLost(row: Row, during: 'work' | 'retry' | 'dead-letter' | 'finish', cause?: unknown, seconds?: number): void {
-    const message = during === 'work' ? rowClaimLost(this.settings.noun, row.id) : rowWriteLost(this.settings.noun, during, row.id);
-    this.logger.warn({ message, ...this.logFields(row), ...(cause === undefined ? {} : { error: errorText(cause) }) });
-    this.countLost(row, during, seconds);
-  }
-
-  /** Counts a lost claim, and remembers it for the admin's claims at risk. */
-  protected countLost(row: Row, during: LostClaim['during'], seconds?: number): void {
-    this.countOutcome(row, 'lost', seconds);
-    this.lostClaims.push({ id: row.id, during, at: new Date() });
-    if (this.lostClaims.length > MAX_LOST_CLAIMS) this.lostClaims.shift();
-    this.settings.events?.emit('claim.lost', { component: this.settings.component, id: row.id, stream: this.streamOf(row), during });
-  }
-
-  /**
-   * Runs `work` for a claimed row, work that ends with the row's fenced finishing write (and
-   * releases the lease before it). `done`: it succeeded. `left`: the claim was lost (reported now
-   * when the finishing write found it) or shutdown gave up on the row; nothing more may be
-   * written. `failed`: the work threw; the caller decides between retry and dead-letter.
-   */
-  protected async runLeased<T>(lease: Lease, work: () => Promise<T>): Promise<{ outcome: 'done'; value: T } | { outcome: 'left' } | { outcome: 'failed'; error: unknown }> {
-    try {
-      return { outcome: 'done', value: await work() };
-    } catch (error) {
-      if (lease.lost || this.abandon.signal.aborted) return { outcome: 'left' };
-      if (error instanceof ClaimLostError) {
-        if (lease.markLost(error)) this.reportLost(lease.detail as Row, 'finish', error);
-        return { outcome: 'left' };
-      }
-      return { outcome: 'failed', error };
-    }
-  }
-
-  /**
-   * Takes over rows claimed by a completion's hand-off (or any claim made outside the loop): their
-   * leases are kept and they are processed like the rows the loop claims.
-   */
-  protected adopt(rows: readonly Row[]): void {
-    for (const row of rows) this.track(row);
+    this.logger.log(`started: ${this.role.describe()}, batch ${batchSize}, concurrency ${concurrency}, poll interval ${pollIntervalMs} ms`);
   }
 
   /** Claim now: new rows may be claimable. */
@@ -305,14 +190,18 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
 
   /**
    * Stops claiming, waits up to `shutdownTimeoutMs` for the rows in flight, then aborts what is
-   * left (`abandon`) and returns; those rows stay `processing` until their lease ends and are
-   * reclaimed (docs/concepts/claims-and-leases.md, "Reclaim").
+   * left and returns; those rows stay `processing` until their lease ends and are reclaimed
+   * (docs/concepts/claims-and-leases.md, "Reclaim"). With `shutdown: 'release'`, the work is told
+   * to stop first, and rows still waiting for a slot are given back at once.
    */
-  protected async drain(): Promise<void> {
+  async stop(): Promise<void> {
     if (!this.claiming) return;
     this.stopping = true;
+    const releasing = this.settings.shutdown === 'release';
+    // The work sees shutdown on its signal; its lease is renewed until it ends.
+    if (releasing) this.leases.cancelAll(new Error(shutdownReason()));
     await Promise.all(this.lanes.map((lane) => lane.stop()));
-    if (this.settings.releaseOnShutdown) this.startWaiting();
+    if (releasing) this.startWaiting();
     const waited = new AbortController();
     const drained = Promise.allSettled(this.inFlight).then(() => true);
     const timedOut = abortableDelay(this.settings.shutdownTimeoutMs, waited.signal).then(() => false);
@@ -330,15 +219,25 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
     await this.leases.stop();
   }
 
+  /** True while the worker claims and hands on: false once its shutdown began. */
+  private get claiming(): boolean {
+    return this.lanes[0].state === 'running';
+  }
+
+  /** The lease of a row handed on by a completion, or undefined while shutting down (nothing new is taken). */
+  private get handOffLeaseMs(): number | undefined {
+    return this.claiming && !this.stopping ? this.settings.leaseMs : undefined;
+  }
+
   private async tick(signal: AbortSignal): Promise<TickResult> {
     const now = performance.now();
-    if (this.reclaim && this.settings.reclaimEveryMs !== undefined && now - this.lastReclaimAt >= this.settings.reclaimEveryMs) {
+    if (this.role.reclaim && this.settings.reclaimEveryMs !== undefined && now - this.lastReclaimAt >= this.settings.reclaimEveryMs) {
       this.lastReclaimAt = now;
-      await this.reclaim();
+      await this.role.reclaim();
     }
-    if (this.sample && this.settings.sampleEveryMs !== undefined && now - this.lastSampleAt >= this.settings.sampleEveryMs) {
+    if (this.role.sample && this.settings.sampleEveryMs !== undefined && now - this.lastSampleAt >= this.settings.sampleEveryMs) {
       this.lastSampleAt = now;
-      await this.sample().catch((error) => this.logger.warn({ message: 'gauge sample failed', error: errorText(error) }));
+      await this.role.sample().catch((error) => this.logger.warn({ message: 'gauge sample failed', error: errorText(error) }));
     }
     const { batchSize, concurrency, leaseMs } = this.settings;
     const ahead = this.settings.claimAhead ?? 0;
@@ -358,12 +257,12 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
     this.reserved += wanted;
     let result: ClaimResult<Row>;
     try {
-      result = await this.claim(request);
+      result = await this.role.claim(request);
     } finally {
       this.reserved -= wanted;
     }
     const { rows, progress, skipped } = result;
-    for (const row of rows) this.track(row);
+    this.takeOver(rows);
     if (rows.length < wanted) this.notifySlotWaiters();
     this.idle = rows.length === 0;
     if (skipped === 'contended') this.logger.warn(claimContended(this.settings.name));
@@ -380,6 +279,13 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
     return this.emptyClaims++ < MAX_EMPTY_CLAIMS ? 'more' : 'idle';
   }
 
+  /** Rows this worker owns now, claimed by the loop or handed on by a completion. */
+  private takeOver(rows: readonly Row[]): void {
+    const inverted = rows.filter((row) => row.inverted);
+    if (inverted.length > 0) this.outcomes.inverted(inverted.map((row) => ({ ...this.role.identify(row), key: row.key })));
+    for (const row of rows) this.track(row);
+  }
+
   private track(row: Row): void {
     const lease = this.leases.add(this.claimOf(row));
     lease.detail = row;
@@ -393,12 +299,149 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
       : this.run(row, lease, false);
     const task = work.finally(() => {
       lease.release();
-      this.settings.leaseAdvisor?.finished(this.settings.component, this.streamOf(row), this.settings.leaseMs, performance.now() - started, lease.lost);
+      this.outcomes.leaseUsed(this.role.identify(row).stream, this.settings.leaseMs, performance.now() - started, lease.lost);
       this.inFlight.delete(task);
       this.giveSlot();
       this.notifySlotWaiters();
     });
     this.inFlight.add(task);
+  }
+
+  private claimOf(row: Row): Claim {
+    return { component: this.settings.component, id: row.id, token: row.token, leaseMs: this.settings.leaseMs };
+  }
+
+  /**
+   * A row's work, after the max-attempts guard; never throws. A row that waited for its slot
+   * (`waited`) and finds shutdown begun is given back unworked where the worker releases rows on
+   * shutdown.
+   */
+  private async run(row: Row, lease: Lease, waited: boolean): Promise<void> {
+    try {
+      // Lost while it waited: the renewal reported it; nothing may be written.
+      if (waited && lease.lost) return;
+      if (waited && this.stopping && this.settings.shutdown === 'release') {
+        lease.release();
+        await this.fail(row, lease, { error: new Error(shutdownReason()), retryable: true });
+        return;
+      }
+      if (row.attempts > this.settings.maxAttempts) {
+        // Claimed more often than allowed without an outcome (its workers crashed or lost it).
+        lease.release();
+        await this.fail(row, lease, { error: new Error(maxAttemptsWithoutOutcome()), retryable: false });
+        return;
+      }
+      const span = this.role.openSpan?.(row);
+      if (!span) await this.settle(row, lease);
+      else await endSpanWith(span, () => this.settle(row, lease, span));
+    } catch (error) {
+      // A database failure of an autocommit finishing write: the row stays processing and is reclaimed.
+      this.logger.error({ message: rowFinishingWriteFailed(this.settings.noun), ...this.role.identify(row).fields, error: errorText(error) });
+    }
+  }
+
+  /**
+   * Runs a row's work and writes how it ended; returns that, for the row's span. The work's
+   * `finish` writes success; a failed work is retried or dead-lettered (`fail`). A lost claim or
+   * a row shutdown gave up on changes nothing more. A failed autocommit finishing write throws:
+   * the row is left to the reclaim.
+   */
+  private async settle(row: Row, lease: Lease, span?: MessageSpan): Promise<SpanOutcome> {
+    const started = performance.now();
+    let seconds: number | undefined;
+    let handedOn: readonly Row[] = [];
+    let finished = false;
+    let lostAtFinish = false;
+    let finishFailed = false;
+    const job: RowJob = {
+      get signal() {
+        return lease.signal;
+      },
+      span,
+      finish: async (manager?: EntityManager) => {
+        if (finished) throw new Error(rowFinishedTwice(this.settings.noun));
+        finished = true;
+        seconds = (performance.now() - started) / 1000;
+        lease.release();
+        // Found lost by a renewal (reported then), or given up by shutdown: nothing more is written.
+        if (lease.lost) throw lease.signal.reason;
+        if (this.abandon.signal.aborted) throw this.abandon.signal.reason;
+        let lost: boolean;
+        try {
+          if (manager) {
+            const result = await this.repository.completeMany<Row>([lease.claim], this.handOffLeaseMs, { manager });
+            lost = result.lost.length > 0;
+            handedOn = result.claimed;
+          } else {
+            lost = (await this.completions.complete(lease.claim)) === 'lost';
+          }
+        } catch (error) {
+          finishFailed = !manager;
+          throw error;
+        }
+        if (!lost) return;
+        lostAtFinish = true;
+        const error = new ClaimLostError(lease.claim.component, lease.claim.id, claimLost(lease.claim.component, lease.claim.id));
+        lease.markLost(error);
+        throw error;
+      },
+    };
+    try {
+      await (span ? span.run(() => this.role.work(row, job)) : this.role.work(row, job));
+      // Success is the finishing write: work that skipped it would leave its row to the reclaim.
+      if (!finished) throw new Error(rowNotFinished(this.settings.noun));
+    } catch (error) {
+      seconds ??= (performance.now() - started) / 1000;
+      if (lostAtFinish) {
+        this.outcomes.lost(this.role.identify(row), 'finish', undefined, seconds);
+        return 'lost';
+      }
+      if (lease.lost) return 'lost';
+      if (this.abandon.signal.aborted) return 'abandoned';
+      if (finishFailed) throw error;
+      span?.recordError(error);
+      lease.release();
+      return this.fail(row, lease, this.role.failureOf?.(error) ?? { error, retryable: true }, seconds);
+    }
+    this.outcomes.ended(this.role.identify(row), 'done', seconds);
+    this.role.succeeded?.(row);
+    // Claimed by the finishing write's hand-off, in the transaction that committed just now.
+    this.takeOver(handedOn);
+    return this.settings.component === 'outbox' ? 'sent' : 'processed';
+  }
+
+  /**
+   * The outcome path of a row whose work failed (its lease already released): retried after
+   * backoff (at least `retryAfterMs`), or dead when it is not retryable or out of attempts; back to
+   * pending at once when shutdown stopped the work of a worker that releases rows on shutdown. The
+   * write is fenced; a lost claim is reported and nothing more is written.
+   */
+  private async fail(row: Row, lease: Lease, failure: RowFailure, seconds?: number): Promise<SpanOutcome> {
+    const { maxAttempts, backoff } = this.settings;
+    const releasing = this.settings.shutdown === 'release' && this.stopping && failure.retryable;
+    const dead = !releasing && (!failure.retryable || row.attempts >= maxAttempts);
+    const error = errorText(failure.error);
+    const delay = releasing ? 0 : Math.min(backoff.maxDelayMs, Math.max(backoffDelay(row.attempts, backoff), failure.retryAfterMs ?? 0));
+    const claim = lease.claim;
+    const written = dead ? await this.repository.deadLetter(claim, error) : await this.repository.retry(claim, delay, error);
+    const identity = this.role.identify(row);
+    if (written === 'lost') {
+      lease.markLost(undefined);
+      this.outcomes.lost(identity, dead ? 'dead-letter' : 'retry', undefined, seconds);
+      return 'lost';
+    }
+    if (releasing) return 'released';
+    this.outcomes.ended(identity, dead ? 'dead' : 'retried', seconds);
+    const log = { message: dead ? `${this.settings.noun} dead-lettered` : `${this.settings.noun} failed; retrying`, ...identity.fields, attempt: row.attempts, error };
+    if (!dead) {
+      this.logger.warn(log);
+      return 'retried';
+    }
+    this.logger.error(log);
+    this.outcomes.deadLettered(identity, row.attempts, error);
+    // A dead row is finished: the next row of its key may be claimable now.
+    if (row.key !== null) this.wake();
+    return 'dead';
   }
 
   /** Takes a slot now (undefined), or returns the promise of the slot this row waits for. */
@@ -422,33 +465,6 @@ export abstract class ClaimWorker<Row extends ClaimedRow> {
     for (const start of this.waiting.splice(0)) {
       this.running++;
       start();
-    }
-  }
-
-  /**
-   * A row's work, after the max-attempts guard; never throws. A row that waited for its slot
-   * (`waited`) and finds shutdown begun is given back unworked where the worker releases rows on
-   * shutdown.
-   */
-  private async run(row: Row, lease: Lease, waited: boolean): Promise<void> {
-    try {
-      // Lost while it waited: the renewal reported it; nothing may be written.
-      if (waited && lease.lost) return;
-      if (waited && this.stopping && this.settings.releaseOnShutdown) {
-        lease.release();
-        await this.fail(row, lease, { error: new Error(shutdownReason()), retryable: true });
-        return;
-      }
-      if (row.attempts > this.settings.maxAttempts) {
-        // Claimed more often than allowed without an outcome (its workers crashed or lost it).
-        lease.release();
-        await this.fail(row, lease, { error: new Error(maxAttemptsWithoutOutcome()), retryable: false });
-        return;
-      }
-      await this.process(row, lease);
-    } catch (error) {
-      // A database failure of the finishing write: the row stays processing and is reclaimed.
-      this.logger.error({ message: rowFinishingWriteFailed(this.settings.noun), ...this.logFields(row), error: errorText(error) });
     }
   }
 

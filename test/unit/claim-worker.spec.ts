@@ -1,20 +1,30 @@
 import { Logger } from '@nestjs/common';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ClaimRepository } from '../../lib/claims/claim.repository.js';
-import type { Lease } from '../../lib/claims/lease-group.js';
 import type { ClaimRequest } from '../../lib/dialects/sql-dialect.interface.js';
+import type { Claim } from '../../lib/interfaces/claim.interface.js';
 import type { ClaimResult } from '../../lib/dialects/statement-results.js';
-import { ClaimWorker, type ClaimedRow, type ClaimWorkerSettings } from '../../lib/runtime/claim-worker.js';
+import type { ReportedRow } from '../../lib/runtime/claim-outcomes.js';
+import type { ClaimedRow, ClaimRole, RowJob } from '../../lib/runtime/claim-role.interface.js';
+import { ClaimWorker, type ClaimWorkerSettings, type ClaimWorkerStatus } from '../../lib/runtime/claim-worker.js';
 
 /** A worker over an in-memory queue: each row's work ends when the test says so. */
-class TestWorker extends ClaimWorker<ClaimedRow> {
+class TestWorker implements ClaimRole<ClaimedRow> {
   readonly claims: number[] = [];
   readonly finish = new Map<number, () => void>();
+  /** Rows whose work was told to stop (a lost claim, shutdown), in order. */
   readonly abandoned: number[] = [];
   /** Rows whose work began, in order. */
   readonly started: number[] = [];
   /** Rows given back by a retry write: [id, delay ms]. */
   readonly retried: [number, number][] = [];
+  /** Rows marked finished by a completion statement. */
+  readonly completed: number[] = [];
+  /** Rows whose finishing write finds the claim lost. */
+  readonly losesAtFinish = new Set<number>();
+  /** How rows ended, as the worker reported them: [id, outcome]. */
+  readonly outcomes: [string, string][] = [];
+  private readonly worker: ClaimWorker<ClaimedRow>;
   private next = 0;
   private reclaims = 0;
   /** The reclaim step of tick number `blockAt` waits for `gate`. */
@@ -25,66 +35,70 @@ class TestWorker extends ClaimWorker<ClaimedRow> {
     private remaining: number,
   ) {
     const backoff = { initialDelayMs: 1_000, multiplier: 2, maxDelayMs: 60_000, jitter: 'none' } as const;
-    const retried: [number, number][] = [];
+    const { retried, completed, losesAtFinish, outcomes } = this;
     const repository = {
       renewMany: async () => [],
+      completeMany: async (claims: Claim[]) => {
+        const lost = claims.filter((claim) => losesAtFinish.has(Number(claim.id)));
+        completed.push(...claims.filter((claim) => !lost.includes(claim)).map((claim) => Number(claim.id)));
+        return { lost, claimed: [] };
+      },
       retry: async (claim: { id: string }, delayMs: number) => {
         retried.push([Number(claim.id), delayMs]);
         return 'ok';
       },
     } as unknown as ClaimRepository;
-    super(
+    this.worker = new ClaimWorker(
       { name: 'test', component: 'outbox', noun: 'test row', maxAttempts: 10, backoff, leaseMs: 60_000, pollIntervalMs: 60_000, batchSize: 4, concurrency: 10, shutdownTimeoutMs: 1_000, ...settings },
       repository,
+      this,
+      { metrics: { rowEnded: (_component, stream, outcome) => void outcomes.push([stream, outcome]), orderInversions: () => undefined } },
     );
-    this.retried = retried;
+  }
+
+  get status(): ClaimWorkerStatus {
+    return this.worker.status;
   }
 
   start(): void {
-    this.startLoop();
+    this.worker.start();
   }
 
   stop(): Promise<void> {
-    return this.drain();
+    return this.worker.stop();
   }
 
-  protected streamOf(): string {
-    return 'memory';
+  wake(): void {
+    this.worker.wake();
   }
 
-  protected describe(): string {
+  identify(row: ClaimedRow): ReportedRow {
+    return { id: row.id, stream: `row ${row.id}`, fields: { rowId: row.id } };
+  }
+
+  describe(): string {
     return 'an in-memory queue';
   }
 
-  protected override async reclaim(): Promise<void> {
+  async reclaim(): Promise<void> {
     this.reclaims += 1;
     if (this.reclaims === this.reclaimBlock?.blockAt) await this.reclaimBlock.gate;
   }
 
   /** The queue has no keys: every claim sees all of it (an empty walk, an empty window). */
-  protected async claim(request: ClaimRequest): Promise<ClaimResult<ClaimedRow>> {
+  async claim(request: ClaimRequest): Promise<ClaimResult<ClaimedRow>> {
     this.claims.push(request.batchSize);
     const rows = Array.from({ length: Math.min(request.batchSize, this.remaining) }, () => ({ id: String(this.next++), token: 't', attempts: 1, key: null }));
     this.remaining -= rows.length;
     return { rows, progress: { windowRows: 0, walked: 0 } };
   }
 
-  protected process(row: ClaimedRow, _lease: Lease): Promise<void> {
+  async work(row: ClaimedRow, job: RowJob): Promise<void> {
     const id = Number(row.id);
     this.started.push(id);
-    return new Promise((resolve) => {
-      this.finish.set(id, resolve);
-      this.abandon.signal.addEventListener('abort', () => {
-        this.abandoned.push(id);
-        resolve();
-      });
-    });
-  }
-
-  protected countOutcome(): void {}
-
-  protected logFields(row: ClaimedRow): Record<string, unknown> {
-    return { rowId: row.id };
+    job.signal.addEventListener('abort', () => this.abandoned.push(id));
+    await new Promise<void>((resolve) => this.finish.set(id, resolve));
+    await job.finish();
   }
 
   done(...rows: number[]): void {
@@ -139,8 +153,8 @@ describe('ClaimWorker', () => {
     const worker = new TestWorker({ batchSize: 4, concurrency: 8 }, 100);
     let inside = 0;
     let most = 0;
-    const claim = worker['claim'].bind(worker);
-    worker['claim'] = async (request) => {
+    const claim = worker.claim.bind(worker);
+    worker.claim = async (request) => {
       inside += 1;
       most = Math.max(most, inside);
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -235,7 +249,7 @@ describe('ClaimWorker', () => {
   });
 
   it('on shutdown, a worker that releases rows gives the rows still waiting for a slot back at once, unworked', async () => {
-    const worker = new TestWorker({ batchSize: 2, concurrency: 2, claimAhead: 2, releaseOnShutdown: true }, 100);
+    const worker = new TestWorker({ batchSize: 2, concurrency: 2, claimAhead: 2, shutdown: 'release' }, 100);
     worker.start();
     await vi.advanceTimersByTimeAsync(0);
     expect(worker.started).toEqual([0, 1]);
@@ -254,5 +268,36 @@ describe('ClaimWorker', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(drained).toBe(true);
     await stopping;
+  });
+
+  it('a finishing write that finds the claim lost is reported once, as lost, and nothing more is written for the row', async () => {
+    const worker = new TestWorker({ batchSize: 2, concurrency: 2 }, 2);
+    worker.losesAtFinish.add(1);
+    worker.start();
+    await vi.advanceTimersByTimeAsync(0);
+    worker.done(0, 1);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(worker.completed).toEqual([0]);
+    expect(worker.outcomes).toEqual([
+      ['row 0', 'done'],
+      ['row 1', 'lost'],
+    ]);
+    expect(worker.retried).toEqual([]);
+    expect(worker.status.lostClaims).toEqual([{ id: '1', during: 'finish', at: expect.any(Date) }]);
+    await worker.stop();
+  });
+
+  it('work that ends after shutdown gave up on it writes nothing: the row is left to the reclaim', async () => {
+    const worker = new TestWorker({ batchSize: 1, concurrency: 1, shutdownTimeoutMs: 1_000 }, 1);
+    worker.start();
+    await vi.advanceTimersByTimeAsync(0);
+    const stopping = worker.stop();
+    await vi.advanceTimersByTimeAsync(1_000);
+    await stopping;
+    worker.done(0);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(worker.completed).toEqual([]);
+    expect(worker.retried).toEqual([]);
+    expect(worker.outcomes).toEqual([]);
   });
 });

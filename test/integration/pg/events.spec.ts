@@ -1,12 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitterModule, OnEvent } from '@nestjs/event-emitter';
+import { register } from 'prom-client';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { QueueBoxEventEmitterModule } from '../../../lib/event-emitter/index.js';
-import { InboxService, type InboxMessage, OutboxService, type PullContext, PullWorker, PullWorkerHost, QueueBoxEvents, type QueueBoxEventMap, type QueueBoxEventName } from '../../../lib/index.js';
+import { ClaimLostError, InboxService, type InboxMessage, LEASE_RENEWALS_TOTAL, LEASE_UTILIZATION_RATIO, OutboxService, type PullContext, PullService, PullWorker, PullWorkerHost, QueueBoxEvents, type QueueBoxEventMap, type QueueBoxEventName } from '../../../lib/index.js';
 import { createTestSchema, describeWithDatabase, openDataSource } from '../../fixtures/database.js';
 import { HttpReceiver, waitFor } from '../../fixtures/http-receiver.js';
 import { outboxRows } from '../../fixtures/inbox-rows.js';
+import { counterValue } from '../../fixtures/metrics.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
 
 let schema: string;
@@ -71,7 +73,7 @@ describeWithDatabase('events: typed in-process hooks, and the @nestjs/event-emit
       {
         destinations: { sink: { type: 'http', url } },
         outbox: { pollIntervalMs: 50, claimTimeoutMs: 1_000 },
-        inbox: { sources: { orders: {}, doomed: {}, stolen: {} }, relay: { routes: { orders: { destination: 'sink' } }, pollIntervalMs: 50 } },
+        inbox: { sources: { orders: {}, doomed: {}, stolen: {}, api: {} }, relay: { routes: { orders: { destination: 'sink' } }, pollIntervalMs: 50 } },
       },
       { imports: [EventEmitterModule.forRoot(), QueueBoxEventEmitterModule], providers: [DoomedWorker, StolenWorker, BridgeListener] },
     );
@@ -96,6 +98,30 @@ describeWithDatabase('events: typed in-process hooks, and the @nestjs/event-emit
     const { id } = await app.app.get(InboxService).receive({ source: 'stolen', idempotencyKey: 's-1', payload: {} });
     await waitFor(() => emitted('claim.lost').some((lost) => lost.id === id), 10_000, 'claim.lost');
     expect(emitted('claim.lost').find((lost) => lost.id === id)).toEqual({ component: 'pull', id, stream: 'stolen', during: 'work' });
+  });
+
+  it('the PullService API reports as pull workers do: dead letters and lost claims as events, each finished claim to the lease advisor', async () => {
+    const inbox = app.app.get(InboxService);
+    const pull = app.app.get(PullService);
+    const utilized = async (): Promise<number> => {
+      const { values } = (await register.getSingleMetric(LEASE_UTILIZATION_RATIO)!.get()) as { values: { metricName?: string; labels: Record<string, unknown>; value: number }[] };
+      return values.find((value) => value.metricName === `${LEASE_UTILIZATION_RATIO}_count` && value.labels.component === 'pull' && value.labels.source === 'api')?.value ?? 0;
+    };
+    const dead = await inbox.receive({ source: 'api', idempotencyKey: 'a-1', payload: {} });
+    const stolen = await inbox.receive({ source: 'api', idempotencyKey: 'a-2', payload: {} });
+    const [first, second] = await pull.claimBatch('api', { leaseMs: 60_000, max: 2 });
+    expect([first.id, second.id].sort()).toEqual([dead.id, stolen.id].sort());
+    const [doomed, taken] = first.id === dead.id ? [first, second] : [second, first];
+    await pull.renew(doomed);
+    expect(await counterValue(LEASE_RENEWALS_TOTAL, { component: 'pull', source: 'api' })).toBe(1);
+    await pull.deadLetter(doomed, { reason: 'refused by the client' });
+    await check.query(`UPDATE "${schema}".queuebox_inbox_messages SET claim_token = gen_random_uuid() WHERE id = $1`, [taken.id]);
+    await expect(app.dataSource.transaction((manager) => pull.complete(taken, { manager }))).rejects.toBeInstanceOf(ClaimLostError);
+    await waitFor(() => emitted('claim.lost').some((lost) => lost.id === taken.id), 5_000, 'claim.lost of the API call');
+    expect(emitted('message.dead-lettered').filter((event) => event.stream === 'api')).toEqual([{ component: 'pull', id: dead.id, stream: 'api', attempt: 1, error: 'refused by the client' }]);
+    expect(emitted('claim.lost').find((lost) => lost.id === taken.id)).toEqual({ component: 'pull', id: taken.id, stream: 'api', during: 'finish' });
+    // Both claims ended: two readings of how much of their lease the work used.
+    expect(await utilized()).toBe(2);
   });
 
   it('rows.reclaimed: an outbox row whose lease expired goes back to pending', async () => {

@@ -1,5 +1,4 @@
 import type { ClaimRepository } from '../claims/claim.repository.js';
-import type { ClaimedOutboxRow } from '../dialects/statement-results.js';
 import type { Claim, FenceResult } from '../interfaces/claim.interface.js';
 
 interface PendingCompletion {
@@ -12,14 +11,14 @@ interface PendingCompletion {
 const MAX_BATCH = 500;
 
 /**
- * Marks published messages `sent` in as few statements as the load allows: the marks asked for
- * in one turn of the event loop go together (publishes of one claimed batch tend to end
- * together), and marks asked for while a statement runs go in the next. Each row stays fenced by
- * its own token, and each caller learns whether its row was lost. No mark waits for a publish
- * still running, so the duplicate window stays one publish wide. The statement hands each
- * finished key on to its next row; those rows go to `onClaimed`.
+ * Finishes rows outside any transaction (the outbox's `sent` marks) in as few statements as the
+ * load allows: the marks asked for in one turn of the event loop go together (publishes of one
+ * claimed batch tend to end together), and marks asked for while a statement runs go in the
+ * next. Each row stays fenced by its own token, and each caller learns whether its row was lost.
+ * No mark waits for work still running, so the duplicate window stays one publish wide. The
+ * statement hands each finished key on to its next row; those rows go to `onClaimed`.
  */
-export class OutboxCompletionBatcher {
+export class CompletionBatcher<Row> {
   private queue: PendingCompletion[] = [];
   /** A flush is scheduled or running; it takes every completion queued before it ends. */
   private flushing = false;
@@ -29,7 +28,7 @@ export class OutboxCompletionBatcher {
     /** The lease of a row handed on, or undefined to hand nothing on (shutdown). */
     private readonly handOffLeaseMs: () => number | undefined,
     /** Takes the rows the statements claimed by hand-off. */
-    private readonly onClaimed: (rows: ClaimedOutboxRow[]) => void,
+    private readonly onClaimed: (rows: Row[]) => void,
   ) {}
 
   complete(claim: Claim): Promise<FenceResult> {
@@ -46,7 +45,7 @@ export class OutboxCompletionBatcher {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
-        const result = await this.repository.completeMany<ClaimedOutboxRow>(
+        const result = await this.repository.completeMany<Row>(
           batch.map((pending) => pending.claim),
           this.handOffLeaseMs(),
         );

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Claim } from '../../lib/interfaces/claim.interface.js';
 import type { ClaimRepository } from '../../lib/claims/claim.repository.js';
-import { OutboxCompletionBatcher } from '../../lib/outbox/outbox-completion-batcher.js';
+import { CompletionBatcher } from '../../lib/runtime/completion-batcher.js';
 
 const claim = (id: number): Claim => ({ component: 'outbox', id: String(id), token: `t${id}`, leaseMs: 1_000 });
 
@@ -17,10 +17,10 @@ function fakeRepository() {
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('OutboxCompletionBatcher', () => {
+describe('CompletionBatcher', () => {
   it('marks the completions of one turn in one statement, and those that arrive meanwhile in the next', async () => {
     const { repository, statements } = fakeRepository();
-    const batcher = new OutboxCompletionBatcher(repository, () => 60_000, vi.fn());
+    const batcher = new CompletionBatcher(repository, () => 60_000, vi.fn());
     const first = [1, 2, 3].map((id) => batcher.complete(claim(id)));
     await turn();
     expect(statements.map((s) => s.claims.map((c) => c.id))).toEqual([['1', '2', '3']]);
@@ -40,7 +40,7 @@ describe('OutboxCompletionBatcher', () => {
     const { repository, statements } = fakeRepository();
     const onClaimed = vi.fn();
     let leaseMs: number | undefined = 60_000;
-    const batcher = new OutboxCompletionBatcher(repository, () => leaseMs, onClaimed);
+    const batcher = new CompletionBatcher(repository, () => leaseMs, onClaimed);
     const a = batcher.complete(claim(1));
     await turn();
     expect(statements[0].handOffLeaseMs).toBe(60_000);
@@ -62,7 +62,7 @@ describe('OutboxCompletionBatcher', () => {
 
   it('a failed statement rejects every completion it carried, and the next statement still runs', async () => {
     const { repository, statements } = fakeRepository();
-    const batcher = new OutboxCompletionBatcher(repository, () => 60_000, vi.fn());
+    const batcher = new CompletionBatcher(repository, () => 60_000, vi.fn());
     const failed = [1, 2].map((id) => batcher.complete(claim(id)).catch((error: Error) => error.message));
     await turn();
     statements[0].fail(new Error('connection lost'));
@@ -75,7 +75,7 @@ describe('OutboxCompletionBatcher', () => {
 
   it('splits a large queue into statements of at most 500 rows', async () => {
     const { repository, statements } = fakeRepository();
-    const batcher = new OutboxCompletionBatcher(repository, () => 60_000, vi.fn());
+    const batcher = new CompletionBatcher(repository, () => 60_000, vi.fn());
     const all = Array.from({ length: 1_200 }, (_, id) => batcher.complete(claim(id)));
     await turn();
     statements[0].answer({ lost: [], claimed: [] });
