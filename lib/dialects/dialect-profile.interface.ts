@@ -163,6 +163,9 @@ export interface DialectProfile<Name extends string = string> {
   classifyError(error: unknown): DatabaseErrorKind | undefined;
   /** A start-up check of the database (version, settings QueueBox depends on). */
   readonly startupProbe?: { text: string; decode(rows: readonly DriverRow[]): DatabaseFacts };
-  /** Refuses DataSource options QueueBox cannot work with (an `InvalidQueueBoxOptionsError`). */
-  checkDataSource?(options: DataSourceOptions): void;
+  /**
+   * Readies the application's DataSource for QueueBox when the dialect is resolved, and refuses
+   * options QueueBox cannot work with (an `InvalidQueueBoxOptionsError`).
+   */
+  prepareDataSource?(dataSource: DataSource): void;
 }

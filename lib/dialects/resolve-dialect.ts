@@ -6,11 +6,11 @@ import { dialectOfType, dialectProfiles } from './dialect-registry.js';
 import type { SqlDialect } from './sql-dialect.interface.js';
 import { StatementCatalog } from './statement-catalog.js';
 
-/** Chooses the SQL dialect from the DataSource type (dialect-registry.ts), after its profile's checks of the DataSource. */
+/** Chooses the SQL dialect from the DataSource type (dialect-registry.ts), once its profile has readied (and checked) the DataSource. */
 export function resolveDialect(dataSource: DataSource, tables: ResolvedTableNames, preparedStatements = true): SqlDialect {
   const type = String(dataSource.options.type);
   const profile = dialectOfType(type);
   if (!profile) throw new UnsupportedDatabaseError(type, unsupportedDatabase(type, dialectProfiles));
-  profile.checkDataSource?.(dataSource.options);
+  profile.prepareDataSource?.(dataSource);
   return new StatementCatalog(profile, tables, { prepared: preparedStatements });
 }

@@ -1,4 +1,4 @@
-import type { DataSourceOptions } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { InvalidQueueBoxOptionsError } from '../../errors/invalid-queuebox-options.error.js';
 import type { DialectProfile } from '../dialect-profile.interface.js';
 import { runQuery } from '../run-query.js';
@@ -40,8 +40,8 @@ function decodeFacts(rows: readonly DriverRow[]): DatabaseFacts {
  * pool without a reset; a claim waits up to 10 s for its lock. The timeout must leave room for
  * both (0 is no timeout).
  */
-function checkRequestTimeout(options: DataSourceOptions): void {
-  const timeout = (options as { requestTimeout?: number }).requestTimeout;
+function checkRequestTimeout(dataSource: DataSource): void {
+  const timeout = (dataSource.options as { requestTimeout?: number }).requestTimeout;
   if (timeout === undefined || timeout === 0 || timeout >= MIN_REQUEST_TIMEOUT_MS) return;
   throw new InvalidQueueBoxOptionsError('dataSource.requestTimeout', mssqlRequestTimeoutTooShort(timeout, MIN_REQUEST_TIMEOUT_MS));
 }
@@ -111,5 +111,5 @@ export const mssqlDialect: DialectProfile<'mssql'> = {
   execute: runQuery,
   classifyError: classifyMssqlError,
   startupProbe: { text: startupProbe(), decode: decodeFacts },
-  checkDataSource: checkRequestTimeout,
+  prepareDataSource: checkRequestTimeout,
 };
