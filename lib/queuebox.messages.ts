@@ -114,6 +114,12 @@ export const invalidHeader = (name: string, problem: string): string => `Message
 
 export const duplicateHeader = (name: string): string => `Message header "${name}" is given twice (header names are case-insensitive).`;
 
+export const headerNotForDestination = (name: string, destination: string, problem: string): string =>
+  `Message header "${name}" cannot go to destination "${destination}": it ${problem}. Leave it out of the message.`;
+
+export const headerNotPublished = (name: string, destination: string, problem: string): string =>
+  `message header "${name}" cannot go to destination "${destination}": it ${problem}; the message was not published (stored around QueueBox, or before QueueBox refused such headers at enqueue)`;
+
 export const intakeBadContentType = (): string => 'the body must be JSON sent as "content-type: application/json" (UTF-8)';
 
 export const intakeBadEncoding = (): string => 'a content-encoding other than identity is not accepted';
@@ -135,6 +141,9 @@ export const intakeKeyNotSigned = (): string =>
   'X-QueueBox-Key is only accepted with an X-QueueBox-Signature that covers it (send the message without a key, or sign it as QueueBox does)';
 
 export const intakeBodyTooLarge = (limit: number): string => `the body is over ${limit} bytes (inbox.maxPayloadBytes)`;
+
+/** The intake's 404: the caller may be anyone, so the declared sources are not listed. */
+export const intakeUnknownSource = (): string => 'unknown source';
 
 export const intakeInternalError = (): string => 'the message could not be stored; retry later';
 
@@ -163,7 +172,9 @@ export const transformNotRegistered = (path: string): string =>
 export const transformInvalid = (path: string): string => `QueueBox option "${path}" must name a provider with a transform(message) method.`;
 
 export const invalidRowId = (field: string, list = false): string =>
-  list ? `${field} must be an array of row ids (digits, as strings).` : `${field} must be a row id (digits).`;
+  list
+    ? `${field} must be an array of row ids (digits, as strings, at most 9223372036854775807).`
+    : `${field} must be a row id (digits, at most 9223372036854775807).`;
 
 export const invalidInteger = (field: string, min: number, max: number): string => `${field} must be an integer from ${min} to ${max}.`;
 
@@ -258,6 +269,8 @@ export const invalidTable = (field: string): string => `${field} must be 'outbox
 
 export const invalidFilterText = (field: string, max: number): string => `${field} must be a non-empty string of at most ${max} characters.`;
 
+export const filterTextHasNul = (field: string): string => `${field} must not contain NUL characters (no stored text holds one).`;
+
 export const filterNotForTable = (field: string, table: string, instead: string): string =>
   `${field} does not filter the ${table}; use ${instead} for the ${table}.`;
 
@@ -284,6 +297,11 @@ export const invalidAdminPath = (path: unknown): string =>
 export const adminUnauthorized = (): string => 'Send the admin bearer token: Authorization: Bearer <token>.';
 
 export const adminForbidden = (): string => 'This request is not allowed to use the QueueBox admin.';
+
+export const adminJsonOnly = (): string => 'A replay or discard must be sent as JSON: Content-Type: application/json.';
+
+export const adminHeaderRequired = (header: string, value: string): string =>
+  `A replay or discard must carry the header ${header}: ${value} (an HTML form cannot send it, so a forged form post is refused).`;
 
 export const unknownAdminField = (field: string): string => `${field} is not a field of this request.`;
 

@@ -4,6 +4,7 @@ import type { DeadLetterFilter, QueueBoxTable } from '../interfaces/admin.interf
 import {
   emptyTimeRange,
   filterNotForTable,
+  filterTextHasNul,
   invalidFilterText,
   invalidInstant,
   invalidInteger,
@@ -16,7 +17,9 @@ import {
  * on): every bad value is an InvalidArgumentError naming its field, before any statement runs.
  */
 
-const BIGINT = /^[0-9]{1,19}$/;
+const DIGITS = /^[0-9]{1,19}$/;
+/** The largest id a bigint column holds; a larger one would fail in the database, not here. */
+const MAX_BIGINT = 9_223_372_036_854_775_807n;
 /** Key columns are 200 characters; an error-text fragment gets the same bound. */
 const MAX_TEXT = 200;
 /** An ISO 8601 date-time with a zone: a time without one would be read in the server's zone. */
@@ -27,16 +30,17 @@ export function checkTable(value: unknown, field = 'table'): QueueBoxTable {
   return value;
 }
 
+/** Digits of a value a bigint column can hold. */
+const isRowId = (value: unknown): value is string => typeof value === 'string' && DIGITS.test(value) && BigInt(value) <= MAX_BIGINT;
+
 export function checkRowId(value: unknown, field: string): string {
-  if (typeof value !== 'string' || !BIGINT.test(value)) throw new InvalidArgumentError(field, invalidRowId(field));
+  if (!isRowId(value)) throw new InvalidArgumentError(field, invalidRowId(field));
   return value;
 }
 
 export function checkRowIds(value: unknown, field = 'ids'): string[] {
-  if (!Array.isArray(value) || value.some((id) => typeof id !== 'string' || !BIGINT.test(id))) {
-    throw new InvalidArgumentError(field, invalidRowId(field, true));
-  }
-  return value as string[];
+  if (!Array.isArray(value) || !value.every(isRowId)) throw new InvalidArgumentError(field, invalidRowId(field, true));
+  return value;
 }
 
 export function checkInteger(value: unknown, field: string, min: number, max: number, fallback: number): number {
@@ -48,6 +52,8 @@ export function checkInteger(value: unknown, field: string, min: number, max: nu
 function checkText(value: unknown, field: string): string | null {
   if (value === undefined) return null;
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_TEXT) throw new InvalidArgumentError(field, invalidFilterText(field, MAX_TEXT));
+  // PostgreSQL refuses NUL in any text parameter: the whole statement would fail.
+  if (value.includes('\0')) throw new InvalidArgumentError(field, filterTextHasNul(field));
   return value;
 }
 

@@ -8,6 +8,9 @@ import { flagNeedsValue, flagTakesNoValue, invalidFlag, unexpectedArgument, unkn
 
 export type FlagSpec = NonNullable<ParseArgsConfig['options']>;
 
+/** The largest row id (bigint). */
+const MAX_BIGINT = 9_223_372_036_854_775_807n;
+
 /** Every command: machine-readable output. */
 export const OUTPUT_FLAGS = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const satisfies FlagSpec;
 
@@ -73,10 +76,11 @@ export function readIntFlag(value: string | undefined, flag: string, fallback: n
 export function readIdsFlag(value: string | undefined, flag: string, max: number): string[] | undefined {
   if (value === undefined) return undefined;
   const ids = value.split(/[\s,]+/).filter(Boolean);
-  const allowed = `row ids (whole numbers) separated by commas, 1 to ${max} of them`;
+  const allowed = `row ids (whole numbers up to ${MAX_BIGINT}) separated by commas, 1 to ${max} of them`;
   if (ids.length === 0 || ids.length > max) throw new CliUsageError(flag, invalidFlag(flag, `a list of ${ids.length} ids`, allowed));
   for (const id of ids) {
-    if (!/^[1-9]\d{0,18}$/.test(id)) throw new CliUsageError(flag, invalidFlag(flag, `a list holding ${describeValue(id)}`, allowed));
+    // A bigint column holds no larger id: the database would refuse the statement instead.
+    if (!/^[1-9]\d{0,18}$/.test(id) || BigInt(id) > MAX_BIGINT) throw new CliUsageError(flag, invalidFlag(flag, `a list holding ${describeValue(id)}`, allowed));
   }
   return ids;
 }
@@ -91,10 +95,12 @@ export function readInstantFlag(value: string | undefined, flag: string): Date |
   return instant;
 }
 
-/** Free text (a name, an error fragment) of bounded length. */
+/** Free text (a name, an error fragment) of bounded length, without NUL (PostgreSQL refuses it in text). */
 export function readTextFlag(value: string | undefined, flag: string, maxLength: number): string | undefined {
   if (value === undefined) return undefined;
-  if (value.length === 0 || value.length > maxLength) throw new CliUsageError(flag, invalidFlag(flag, describeValue(value), `a text of 1 to ${maxLength} characters`));
+  const allowed = `a text of 1 to ${maxLength} characters without NUL`;
+  if (value.length === 0 || value.length > maxLength) throw new CliUsageError(flag, invalidFlag(flag, describeValue(value), allowed));
+  if (value.includes('\0')) throw new CliUsageError(flag, invalidFlag(flag, 'a text holding a NUL character', allowed));
   return value;
 }
 

@@ -38,3 +38,6 @@ export const idsWithFilter = (): string => 'flag --ids cannot be combined with f
 
 export const filterForOtherTable = (flag: string, table: string): string =>
   `flag ${flag} does not apply to the ${table} (outbox rows have a --destination, inbox rows a --source).`;
+
+export const missingTablesHint = (): string =>
+  'QueueBox\'s tables are not in this database: run its migrations (createQueueBoxMigrations from "queuebox/migrations", or the DDL "queuebox schema" prints), or pass --schema (and --outbox-table, --inbox-table) with the names given to QueueBoxModule if they live elsewhere.';

@@ -1,6 +1,7 @@
 import type { DataSourceOptions } from 'typeorm';
 import { dialectOfScheme, dialectSchemes, schemeOfUrl, urlNamesDatabase, type DialectName } from '../dialects/dialect-registry.js';
 import { CliUsageError } from '../errors/cli-usage.error.js';
+import { maskUrl, urlSecrets } from '../runtime/url-secrets.js';
 import { urlNeedsDatabase, urlNotUrl, urlRequired, urlScheme } from './cli.messages.js';
 
 /** The environment variable that stands in for `--url`: a URL there stays out of shell history and `ps`. */
@@ -13,7 +14,7 @@ const CLI_POOL_SIZE = 2;
 export interface CliConnection {
   dialect: DialectName;
   options: DataSourceOptions;
-  /** The URL with its password replaced by `***`, for output. */
+  /** The URL with its password and secret query values replaced by `***`, for output. */
   masked: string;
 }
 
@@ -34,28 +35,23 @@ export function parseConnectionUrl(value: string | undefined): CliConnection {
   return { dialect: profile.name, masked: maskUrl(value), options };
 }
 
-/** The URL with its password (if any) replaced by `***`; text that is not a URL is hidden whole. */
-export function maskUrl(value: string): string {
-  if (!URL.canParse(value)) return '***';
-  const url = new URL(value);
-  if (url.password !== '') url.password = '***';
-  return url.toString();
-}
+export { maskUrl };
 
 /**
- * The passwords of every URL among `texts` (arguments, the environment variable), raw and
- * decoded: the CLI scrubs them from anything it prints, a driver's error message included.
+ * The secrets of every URL among `texts` (arguments, the environment variable): passwords and
+ * the values of secret query parameters (`?password=`, `?sslpassword=`, `?sslkey=`; see
+ * `isSecretParameter`), raw and decoded. The CLI scrubs them from anything it prints, a driver's
+ * error message included. Longest first, so that a secret containing another is scrubbed whole.
  */
 export function secretsOf(texts: readonly (string | undefined)[]): string[] {
   const secrets = new Set<string>();
   for (const text of texts) {
-    for (const candidate of (text ?? '').split(/\s+|=/)) {
-      if (!candidate.includes('://') || !URL.canParse(candidate)) continue;
-      const password = new URL(candidate).password;
-      if (password === '') continue;
-      secrets.add(password);
-      secrets.add(decodeURIComponent(password));
+    for (const word of (text ?? '').split(/\s+/)) {
+      // `--url=postgres://…`: the URL starts after the flag's `=`; a URL's own `=`s stay in it.
+      for (const candidate of [word, word.slice(word.indexOf('=') + 1)]) {
+        if (candidate.includes('://')) for (const secret of urlSecrets(candidate)) secrets.add(secret);
+      }
     }
   }
-  return [...secrets].filter((secret) => secret.length > 0).sort((a, b) => b.length - a.length);
+  return [...secrets].sort((a, b) => b.length - a.length);
 }

@@ -3,8 +3,9 @@ import { QueueBoxError } from '../errors/queuebox.error.js';
 import { errorText } from '../runtime/error-text.js';
 import type { CliCommand, CliContext } from './cli-command.interface.js';
 import { CLI_COMMANDS } from './cli-commands.js';
-import { missingCommand, unknownCommand } from './cli.messages.js';
+import { missingCommand, missingTablesHint, unknownCommand } from './cli.messages.js';
 import { DATABASE_URL_VARIABLE, secretsOf } from './connection-url.js';
+import { terminalJson, terminalText } from './terminal-text.js';
 
 /**
  * Exit codes of `queuebox`: 0 done; 1 an operational failure (the database unreachable, a
@@ -22,7 +23,8 @@ export interface CliIo {
  * Runs one invocation (`argv` without `node` and the script) and returns its exit code. Output
  * goes to `io.stdout`; errors to `io.stderr`, as `{"error": {code, flag?, message}}` with
  * `--json`. Every password of a URL given in the arguments or the environment is replaced by
- * `***` in anything printed, a driver's error message included.
+ * `***` in anything printed, a driver's error message included; control characters (from the
+ * database: a last error, a key) are printed as escapes, never sent raw to the terminal.
  */
 export async function runCli(argv: readonly string[], io: CliIo, env: CliContext['env'] = {}, commands: readonly CliCommand[] = CLI_COMMANDS): Promise<number> {
   const json = argv.includes('--json');
@@ -43,21 +45,32 @@ export async function runCli(argv: readonly string[], io: CliIo, env: CliContext
       return EXIT_CODES.ok;
     }
     const result = await command.run(args, { env });
-    io.stdout(scrub(json ? JSON.stringify(result.data, null, 2) : result.text));
+    io.stdout(json ? scrub(terminalJson(result.data, 2)) : terminalText(scrub(result.text)));
     return result.failed ? EXIT_CODES.failure : EXIT_CODES.ok;
   } catch (error) {
     const usage = error instanceof CliUsageError;
     // A QueueBox error's message is written for users; anything else (a driver's) gets its class and code.
     const message = scrub(error instanceof QueueBoxError ? error.message : errorText(error));
+    const hint = isMissingTable(error) ? missingTablesHint() : undefined;
     if (json) {
       const code = error instanceof QueueBoxError ? error.code : 'FAILED';
-      io.stderr(JSON.stringify({ error: { code, ...(usage ? { flag: error.flag } : {}), message } }));
+      io.stderr(terminalJson({ error: { code, ...(usage ? { flag: error.flag } : {}), message, ...(hint ? { hint } : {}) } }));
     } else {
       const help = commands.some((command) => command.name === name) ? `queuebox ${name} --help` : 'queuebox --help';
-      io.stderr(`queuebox: ${message}${usage ? `\nRun "${help}" for the usage.` : ''}`);
+      io.stderr(`queuebox: ${terminalText(message)}${usage ? `\nRun "${help}" for the usage.` : ''}${hint ? `\nhint: ${hint}` : ''}`);
     }
     return usage ? EXIT_CODES.usage : EXIT_CODES.failure;
   }
+}
+
+/**
+ * Whether a statement failed for want of a table: PostgreSQL's undefined_table (SQLSTATE 42P01),
+ * SQL Server's "Invalid object name" (error 208). TypeORM's QueryFailedError copies the driver's
+ * `code` and `number`, and keeps the driver's error as `driverError`.
+ */
+function isMissingTable(error: unknown): boolean {
+  const fields = [error, (error as { driverError?: unknown } | null)?.driverError] as ({ code?: unknown; number?: unknown } | null | undefined)[];
+  return fields.some((field) => typeof field === 'object' && field !== null && (field.code === '42P01' || field.number === 208));
 }
 
 function generalUsage(commands: readonly CliCommand[]): string {

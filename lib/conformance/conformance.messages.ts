@@ -1,3 +1,5 @@
+import { describeUrl } from '../runtime/url-secrets.js';
+
 /*
  * Messages of the conformance check (queuebox/conformance): reasons say what was expected and
  * what the database did instead.
@@ -18,6 +20,6 @@ export const noWakeUpTransport = (database: string): string => `${database} has 
 export const conformanceNeedsConnection = (): string => 'runConformance() needs a DataSource (initialized) or a url (postgres://… or mssql://…)';
 
 export const badConformanceUrl = (url: string): string =>
-  `"${url.replace(/\/\/[^@/]*@/, '//***@')}" is not a database URL QueueBox knows: use postgres://user:password@host:port/database or mssql://user:password@host:port/database?trustServerCertificate=true`;
+  `"${describeUrl(url)}" is not a database URL QueueBox knows: use postgres://user:password@host:port/database or mssql://user:password@host:port/database?trustServerCertificate=true`;
 
 export const badConnections = (value: number): string => `connections must be an integer from 2 to 32 (several connections claim at once), not ${String(value)}`;

@@ -5,7 +5,7 @@ import { UnknownSourceError } from '../errors/unknown-source.error.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_RESOLVED_OPTIONS } from '../queuebox.constants.js';
-import { intakeInternalError, intakeRawBodyMissing, unknownSource } from '../queuebox.messages.js';
+import { intakeInternalError, intakeRawBodyMissing, intakeUnknownSource } from '../queuebox.messages.js';
 import { errorText } from '../runtime/error-text.js';
 import { InboxService } from './inbox.service.js';
 import { INTAKE_BODY, type IntakeBodyCarrier } from './intake-body.js';
@@ -36,7 +36,8 @@ interface IntakeAnswer {
  * signatures over the raw bytes (see `readIntakeRequest`). Answers 202 for a new message and
  * 200 for a duplicate (the sender stops retrying either way); 400, 401, 404, 413 or 415 refuse a
  * request for good; 500 means the message could not be stored now (the database failed) and
- * the sender should retry. A refused or failed request stores nothing.
+ * the sender should retry. A refused or failed request stores nothing. A 404 says "unknown
+ * source" and no more: the caller may be anyone, and the declared sources are not theirs to list.
  * @publicApi
  */
 @Controller()
@@ -66,7 +67,8 @@ export class InboxIntakeController implements OnModuleInit {
   ): Promise<IntakeAnswer> {
     const label = this.labels.of(source);
     const { sources, signatureToleranceSeconds } = this.options.inbox;
-    if (sources && !sources.has(source)) return this.refuse(response, label, HttpStatus.NOT_FOUND, unknownSource(source.slice(0, 60), [...sources.keys()]));
+    // On Express the body reader answered this already, before reading the body (IntakeBodyReader).
+    if (sources && !sources.has(source)) return this.refuse(response, label, HttpStatus.NOT_FOUND, intakeUnknownSource());
     const body = request[INTAKE_BODY]?.kind === 'read' ? request[INTAKE_BODY].bytes : request.rawBody;
     if (!body) {
       this.logger.error(intakeRawBodyMissing());
@@ -88,7 +90,7 @@ export class InboxIntakeController implements OnModuleInit {
     } catch (error) {
       // receive() counted its own refusals already.
       if (error instanceof PayloadTooLargeError) return answer(response, HttpStatus.PAYLOAD_TOO_LARGE, error.message);
-      if (error instanceof UnknownSourceError) return answer(response, HttpStatus.NOT_FOUND, error.message);
+      if (error instanceof UnknownSourceError) return answer(response, HttpStatus.NOT_FOUND, intakeUnknownSource());
       if (error instanceof InvalidMessageError) return answer(response, HttpStatus.BAD_REQUEST, error.message);
       // A database failure: never let it reach Nest's exception log, which would print the
       // statement's parameters (the payload); the sender retries.

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_INTAKE_PATH, QUEUEBOX_RESOLVED_OPTIONS } from '../queuebox.constants.js';
-import { intakeBodyTooLarge, intakeRouteNotFound, intakeUnsupportedPlatform } from '../queuebox.messages.js';
+import { intakeBodyTooLarge, intakeRouteNotFound, intakeUnknownSource, intakeUnsupportedPlatform } from '../queuebox.messages.js';
 import { INTAKE_BODY, type IntakeBodyCarrier, readIntakeBody } from './intake-body.js';
 import { SourceLabels } from './source-labels.js';
 
@@ -20,13 +20,16 @@ interface ExpressRouterLayer {
 interface ExpressApp {
   router?: { stack?: ExpressRouterLayer[]; route(path: string): { post(handler: ExpressHandler): unknown } };
 }
-type ExpressHandler = (request: IncomingMessage & IntakeBodyCarrier, response: ServerResponse, next: (error?: unknown) => void) => void;
+/** A request as Express hands it to a route handler: with the route's decoded parameters. */
+type IntakeHttpRequest = IncomingMessage & IntakeBodyCarrier & { params?: { source?: string } };
+type ExpressHandler = (request: IntakeHttpRequest, response: ServerResponse, next: (error?: unknown) => void) => void;
 
 /**
  * Gives the intake route a body reader of its own, ahead of the application's body parsers, so
- * that it accepts bodies up to `inbox.maxPayloadBytes` whatever the global JSON parser's limit
- * (100 KB by default), keeps the raw bytes for the signature check, and answers an oversize body
- * with its own 413. A body it has read is finished, so the global parsers skip it.
+ * that it answers a source not in `inbox.sources` with 404 before reading any of the body,
+ * accepts bodies up to `inbox.maxPayloadBytes` whatever the global JSON parser's limit (100 KB by
+ * default), keeps the raw bytes for the signature check, and answers an oversize body with its
+ * own 413. A body it has read is finished, so the global parsers skip it.
  *
  * NOTE: Express runs middleware in the order of its router's layer list, and Nest adds its body
  * parsers before any module code runs. The reader is added once the routes exist (so that it
@@ -66,8 +69,15 @@ export class IntakeBodyReader implements OnModuleInit {
     stack.splice(firstParser >= 0 ? firstParser : 0, 0, reader);
   }
 
-  private async read(request: IncomingMessage & IntakeBodyCarrier, response: ServerResponse, next: (error?: unknown) => void): Promise<void> {
-    const limit = this.options.inbox.maxPayloadBytes;
+  private async read(request: IntakeHttpRequest, response: ServerResponse, next: (error?: unknown) => void): Promise<void> {
+    // The source first: a caller that names no declared source gets its 404 before a byte of the
+    // body is read, so that nobody can make the server buffer bodies for sources it does not have.
+    const source = request.params?.source ?? lastPathSegment(request.url);
+    const { sources, maxPayloadBytes: limit } = this.options.inbox;
+    if (sources && (source === undefined || !sources.has(source))) {
+      this.refuse(request, response, HttpStatus.NOT_FOUND, intakeUnknownSource());
+      return;
+    }
     let body;
     try {
       body = await readIntakeBody(request, limit);
@@ -80,11 +90,17 @@ export class IntakeBodyReader implements OnModuleInit {
       next();
       return;
     }
-    // Answered here: the unread rest of the body must not reach a body parser. The connection
-    // closes after the answer instead of reading what is left.
-    this.metrics.inboxReceived(this.labels.of(lastPathSegment(request.url)), 'rejected');
-    const answer = JSON.stringify({ status: 'rejected', error: intakeBodyTooLarge(limit) });
-    response.writeHead(HttpStatus.PAYLOAD_TOO_LARGE, { 'content-type': 'application/json; charset=utf-8', connection: 'close', 'content-length': Buffer.byteLength(answer) });
+    this.refuse(request, response, HttpStatus.PAYLOAD_TOO_LARGE, intakeBodyTooLarge(limit));
+  }
+
+  /**
+   * Answered here: the unread rest of the body must not reach a body parser. The connection
+   * closes after the answer instead of reading what is left.
+   */
+  private refuse(request: IntakeHttpRequest, response: ServerResponse, status: HttpStatus, error: string): void {
+    this.metrics.inboxReceived(this.labels.of(request.params?.source ?? lastPathSegment(request.url)), 'rejected');
+    const answer = JSON.stringify({ status: 'rejected', error });
+    response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', connection: 'close', 'content-length': Buffer.byteLength(answer) });
     response.end(answer);
   }
 }

@@ -25,7 +25,11 @@ export interface OutboxMessageInput<TPayload = unknown> {
   payload: TPayload;
   /** Ordering key: messages of one key are published one at a time, oldest first. Omitted or null: unordered. */
   key?: string | null;
-  /** Extra headers published with the message (string values). */
+  /**
+   * Extra headers published with the message (string values). `enqueue` refuses those the
+   * destination refuses: a header an `http` destination sets itself, `CC`/`BCC` for `rabbitmq`,
+   * `Nats-*` for `nats`.
+   */
   headers?: Record<string, string>;
   /** Publish no earlier than this many milliseconds after the insert (database clock). */
   delayMs?: number;

@@ -209,7 +209,7 @@ export interface HttpDestinationOptions {
   url: string;
   /** Per-request timeout. Default 10000. */
   timeoutMs?: number;
-  /** Extra headers sent with every request (an API key, say). Never logged. */
+  /** Extra headers sent with every request (an API key, say); a message cannot replace them. Never logged. */
   headers?: Record<string, string>;
   /**
    * When set, every request is signed by the Standard Webhooks scheme (`webhook-id`,

@@ -5,7 +5,8 @@ import { UnknownDestinationError } from '../errors/unknown-destination.error.js'
 import type { OutboxMessageInput } from '../interfaces/outbox-message.interface.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { MAX_INTERVAL_MS } from '../queuebox.limits.js';
-import { invalidDelay, invalidKey, invalidMessageShape, payloadNotSerializable, payloadTooLarge, unknownDestination } from '../queuebox.messages.js';
+import { headerNotForDestination, invalidDelay, invalidKey, invalidMessageShape, payloadNotSerializable, payloadTooLarge, unknownDestination } from '../queuebox.messages.js';
+import { refusedDestinationHeader } from '../validation/destination-headers.js';
 import { keyProblem } from '../validation/keys.js';
 import { validateHeaders } from '../validation/message-headers.js';
 import type { CreateSpans } from '../tracing/create-spans.js';
@@ -41,8 +42,12 @@ export function toOutboxRow(
   if (delayMs !== undefined && (!Number.isInteger(delayMs) || delayMs < 0 || delayMs > MAX_INTERVAL_MS)) {
     throw new InvalidMessageError('delayMs', invalidDelay(MAX_INTERVAL_MS), index);
   }
-  const messageId = uuidv7();
   const stored = validateHeaders(headers, index);
+  // A header the transport would act on (or the destination sets itself) is refused here, in the
+  // caller's transaction, rather than at publish time, where it would fail or mislead.
+  const refused = refusedDestinationHeader(options.destinations.get(destination)!, stored);
+  if (refused) throw new InvalidMessageError(`headers.${refused.name}`, headerNotForDestination(refused.name, destination, refused.problem), index);
+  const messageId = uuidv7();
   return {
     messageId,
     destination,

@@ -1,4 +1,5 @@
 import { parseBrokerUrl } from '../options/broker-url.js';
+import { MASK, urlSecrets } from '../runtime/url-secrets.js';
 
 /**
  * Log-safe descriptions of broker addresses. A broker URL may carry a user and password, so
@@ -13,21 +14,16 @@ export function describeBrokerUrl(url: string, defaultScheme = 'nats:'): string 
   return `${parsed.protocol}//${parsed.host}${path}`;
 }
 
-/** A client's error text with the URLs and passwords of `urls` masked, should a client echo them. */
+/**
+ * A client's error text with the URLs of `urls`, their passwords and secret query values (see
+ * `isSecretParameter`) masked, should a client echo them.
+ */
 export function scrubCredentials(text: string, urls: readonly string[]): string {
   let scrubbed = text;
   for (const url of urls) {
-    const password = parseBrokerUrl(url, 'nats:')?.password ?? '';
-    const secrets = [url, password, safeDecode(password)].filter((secret) => secret.length > 0);
-    for (const secret of secrets) scrubbed = scrubbed.split(secret).join('***');
+    const parsed = parseBrokerUrl(url, 'nats:');
+    const secrets = [url, ...(parsed ? urlSecrets(parsed.toString()) : [])].sort((a, b) => b.length - a.length);
+    for (const secret of secrets) scrubbed = scrubbed.split(secret).join(MASK);
   }
   return scrubbed;
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }

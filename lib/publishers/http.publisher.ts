@@ -60,9 +60,11 @@ export class HttpPublisher implements OutboxPublisher {
 
   private headersOf(message: OutboxMessage): Record<string, string> {
     // Lower-case names: HTTP names are case-insensitive, and the covered-headers text must read
-    // the same names the receiver sees.
+    // the same names the receiver sees. The destination's own headers (its credentials) come last:
+    // a message cannot replace them (enqueue refuses that; a row stored before the destination
+    // configured the header still carries it).
     const headers: Record<string, string> = {};
-    for (const [name, value] of [...Object.entries(this.destination.headers), ...Object.entries(message.headers)]) headers[name.toLowerCase()] = value;
+    for (const [name, value] of [...Object.entries(message.headers), ...Object.entries(this.destination.headers)]) headers[name.toLowerCase()] = value;
     headers['content-type'] = 'application/json';
     if (message.key !== null) headers[MESSAGE_KEY_HEADER.toLowerCase()] = message.key;
     const keys = this.destination.secrets;

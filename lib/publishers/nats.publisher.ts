@@ -6,7 +6,8 @@ import type { OutboxMessage } from '../interfaces/outbox-message.interface.js';
 import type { PublishContext } from '../interfaces/outbox-publisher.interface.js';
 import type { ResolvedDestination } from '../options/resolved-options.interface.js';
 import { MESSAGE_ID_HEADER, MESSAGE_KEY_HEADER } from '../queuebox.constants.js';
-import { natsNoStream } from '../queuebox.messages.js';
+import { headerNotPublished, natsNoStream } from '../queuebox.messages.js';
+import { refusedDestinationHeader } from '../validation/destination-headers.js';
 import { awaitWithin, WaitEndedError } from './await-within.js';
 import { describeBrokerUrl, scrubCredentials } from './broker-address.js';
 import type { ClosablePublisher } from './closable-publisher.interface.js';
@@ -37,6 +38,9 @@ export class NatsPublisher implements ClosablePublisher {
   ) {}
 
   async publish(message: OutboxMessage, { signal }: PublishContext): Promise<void> {
+    // A `Nats-*` header would instruct the stream (a rollup purges the subject): never published.
+    const refused = refusedDestinationHeader(this.destination, message.headers);
+    if (refused) throw new PublishFailedError(headerNotPublished(refused.name, this.destination.name, refused.problem), { retryable: false });
     const { subject, timeoutMs } = this.destination;
     let link: NatsLink;
     try {

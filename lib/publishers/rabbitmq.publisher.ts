@@ -2,6 +2,8 @@ import { Logger } from '@nestjs/common';
 import { PublishFailedError } from '../errors/publish-failed.error.js';
 import type { OutboxMessage } from '../interfaces/outbox-message.interface.js';
 import type { PublishContext } from '../interfaces/outbox-publisher.interface.js';
+import { headerNotPublished } from '../queuebox.messages.js';
+import { refusedDestinationHeader } from '../validation/destination-headers.js';
 import { awaitWithin, WaitEndedError } from './await-within.js';
 import type { ClosablePublisher } from './closable-publisher.interface.js';
 import { type AmqpClient, type OpenChannel, RabbitMqLink, type RabbitMqDestination } from './rabbitmq-link.js';
@@ -27,6 +29,10 @@ export class RabbitMqPublisher implements ClosablePublisher {
   }
 
   async publish(message: OutboxMessage, { signal }: PublishContext): Promise<void> {
+    // Before the channel: `CC`/`BCC` as strings make the broker close the shared channel, failing
+    // every publish in flight on it. This message alone goes dead; its neighbours are unaffected.
+    const refused = refusedDestinationHeader(this.destination, message.headers);
+    if (refused) throw new PublishFailedError(headerNotPublished(refused.name, this.destination.name, refused.problem), { retryable: false });
     const timeoutMs = this.destination.confirmTimeoutMs;
     let open: OpenChannel;
     try {

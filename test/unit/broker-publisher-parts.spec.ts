@@ -10,6 +10,7 @@ describe('broker publisher parts', () => {
     expect(describeBrokerUrl('amqps://rabbit.test')).toBe('amqps://rabbit.test');
     expect(describeBrokerUrl('127.0.0.1:4222')).toBe('nats://127.0.0.1:4222');
     expect(scrubCredentials('login failed for amqp://user:p%40ss@h and p@ss', ['amqp://user:p%40ss@h'])).toBe('login failed for *** and ***');
+    expect(scrubCredentials('token t0k3n refused; auth=s1g', ['nats://h:4222?token=t0k3n', 'amqp://h?auth=s1g&heartbeat=5'])).toBe('token *** refused; auth=***');
   });
 
   it('waits for work until the signal aborts or the time runs out', async () => {

@@ -34,6 +34,12 @@ describe('queuebox status and dead: usage errors name the flag and exit 2 before
     [['dead', 'discard', '--url', URL, '--ids', '1', '--all', '--yes'], '--ids', 'cannot be combined'],
     [['dead', 'replay', '--url', URL, '--ids', '1,two', '--yes'], '--ids', 'row ids'],
     [['dead', 'replay', '--url', URL, '--all', '--yes', '--chunk-size', '5000'], '--chunk-size', 'from 1 to 1000'],
+    // Values PostgreSQL itself would refuse (a failed statement, exit 1) are usage errors here.
+    [['dead', 'list', '--url', URL, '--error', 'HTTP\u0000 503'], '--error', 'holding a NUL character'],
+    [['dead', 'list', '--url', URL, '--destination', 'billing\u0000'], '--destination', 'without NUL'],
+    [['dead', 'list', '--url', URL, '--table', 'inbox', '--source', '\u0000'], '--source', 'without NUL'],
+    [['dead', 'replay', '--url', URL, '--ids', '1,9223372036854775808', '--yes'], '--ids', 'up to 9223372036854775807'],
+    [['dead', 'list', '--url', URL, '--after', '9999999999999999999'], '--after', 'holding "9999999999999999999"'],
   ])('%j → %s', async (argv, flag, text) => {
     const { code, error } = await cli(argv);
     expect(code).toBe(EXIT_CODES.usage);

@@ -5,6 +5,7 @@ import { CLI_COMMANDS } from '../../lib/cli/cli-commands.js';
 import { OUTPUT_FLAGS, parseFlags, readIdsFlag, readInstantFlag, readIntFlag } from '../../lib/cli/cli-flags.js';
 import { maskUrl, parseConnectionUrl, secretsOf } from '../../lib/cli/connection-url.js';
 import { EXIT_CODES, runCli } from '../../lib/cli/run-cli.js';
+import { textTable } from '../../lib/cli/text-table.js';
 
 /** Runs the CLI in process, as `queuebox <argv>`, and keeps what it printed. */
 async function cli(argv: string[], commands?: readonly CliCommand[], env: Record<string, string> = {}) {
@@ -74,6 +75,51 @@ describe('queuebox CLI: commands, flags and exit codes', () => {
     expect(fromEnv.stderr).not.toContain('s3cr');
   });
 
+  it('prints control characters of its results as escapes, in text and in --json, never raw', async () => {
+    // A last error as a hostile destination could answer it: the terminal's title, a cleared
+    // screen, a C1 CSI, DEL and a right-to-left override.
+    const hostile = 'HTTP 500 \u001b]0;pwned\u0007\u001b[2J\u009b31m\u007f\u202egnp.exe';
+    const printing: CliCommand = {
+      name: 'print',
+      summary: 'prints a hostile text',
+      usage: 'print',
+      run: async () => ({ data: { lastError: hostile }, text: `line one\n${hostile}` }),
+    };
+    const failing: CliCommand = { ...printing, name: 'fail', run: async () => Promise.reject(new Error(`relation "\u001b[2J" failed`)) };
+    // eslint-disable-next-line no-control-regex -- finds control characters printed raw
+    const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/;
+
+    const text = await cli(['print'], [printing]);
+    expect(text.stdout).toBe('line one\nHTTP 500 \\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\x7f\\u202egnp.exe');
+    const json = await cli(['print', '--json'], [printing]);
+    expect(json.stdout).not.toMatch(raw);
+    expect(JSON.parse(json.stdout)).toEqual({ lastError: hostile });
+    for (const run of [await cli(['fail'], [failing]), await cli(['fail', '--json'], [failing])]) {
+      expect(run.code).toBe(EXIT_CODES.failure);
+      expect(run.stderr).not.toMatch(raw);
+    }
+    expect(JSON.parse((await cli(['fail', '--json'], [failing])).stderr).error.message).toContain('"\u001b[2J"');
+  });
+
+  it('hints at the migrations and --schema when a table is missing, on both databases, and only then', async () => {
+    const failingWith = (error: Error): CliCommand => ({ name: 'fail', summary: 'fails', usage: 'fail', run: async () => Promise.reject(error) });
+    const postgres = Object.assign(new Error('relation "queuebox_outbox_messages" does not exist'), { name: 'QueryFailedError', code: '42P01' });
+    const mssql = Object.assign(new Error("Invalid object name 'queuebox_outbox_messages'."), { name: 'QueryFailedError', driverError: { number: 208 } });
+    for (const error of [postgres, mssql]) {
+      const text = await cli(['fail'], [failingWith(error)]);
+      expect(text.code).toBe(EXIT_CODES.failure);
+      expect(text.stderr.split('\n')[1]).toMatch(/^hint: QueueBox's tables are not in this database: run its migrations \(createQueueBoxMigrations .*queuebox schema.*\), or pass --schema/);
+      const json = await cli(['fail', '--json'], [failingWith(error)]);
+      expect(JSON.parse(json.stderr).error.hint).toMatch(/^QueueBox's tables are not in this database/);
+    }
+    const other = await cli(['fail'], [failingWith(Object.assign(new Error('permission denied'), { code: '42501' }))]);
+    expect(other.stderr).not.toContain('hint');
+  });
+
+  it('keeps the columns of a table aligned when a cell holds escapes', () => {
+    expect(textTable(['ID', 'LAST ERROR', 'N'], [['1', 'a\u001bb\r\nc', 2], ['22', 'x', 3]]).split('\n')).toEqual(['ID  LAST ERROR  N', '1   a\\x1bb c    2', '22  x           3']);
+  });
+
   it('prints the DDL of both dialects, with the schema and table names asked for', async () => {
     const postgres = await cli(['schema', '--schema', 'ops', '--outbox-table', 'out_msgs', '--inbox-table', 'in_msgs']);
     expect(postgres.code).toBe(0);
@@ -127,6 +173,35 @@ describe('queuebox CLI: connection URLs', () => {
     expect(maskUrl('postgres://h/d')).toBe('postgres://h/d');
     expect(maskUrl('garbage')).toBe('***');
     expect(secretsOf(['--url=postgres://u:p%2Fw@h/d', 'mssql://sa:x@h/d', undefined])).toEqual(['p%2Fw', 'p/w', 'x']);
+  });
+
+  it('masks the values of secret query parameters, keeping the others as written', () => {
+    const url = 'postgres://u@h:5432/d?sslmode=verify-full&password=Pw%21d&sslpassword=kp&sslkey=%2Fkeys%2Fc.key&application_name=a%20b&PGPASSFILE=f&apiToken=t';
+    const masked = 'postgres://u@h:5432/d?sslmode=verify-full&password=***&sslpassword=***&sslkey=***&application_name=a%20b&PGPASSFILE=***&apiToken=***';
+    expect(maskUrl(url)).toBe(masked);
+    expect(parseConnectionUrl(url).masked).toBe(masked);
+    expect(maskUrl('postgres://u:pw@h/d?password')).toBe('postgres://u:***@h/d?password');
+    expect(secretsOf([`--url=${url}`])).toEqual(['%2Fkeys%2Fc.key', '/keys/c.key', 'Pw%21d', 'Pw!d', 'kp', 'f', 't']);
+    expect(secretsOf(['--url', 'postgres://h/d?password=a=b'])).toEqual(['a=b']);
+  });
+
+  it('prints no secret query value of the URL, in output or in an error', async () => {
+    const url = 'postgres://app@db/app?password=S3cretPw&sslpassword=K3yPass';
+    const echoing: CliCommand = {
+      name: 'echo',
+      summary: 'prints the URL',
+      usage: 'echo',
+      run: async (args) => ({ data: { database: maskUrl(args[1]) }, text: `on ${maskUrl(args[1])}` }),
+    };
+    const failing: CliCommand = { ...echoing, name: 'fail', run: async (args) => Promise.reject(new Error(`could not connect to ${args[1]}`)) };
+    for (const run of [await cli(['echo', '--url', url], [echoing]), await cli(['echo', '--url', url, '--json'], [echoing]), await cli(['fail', '--url', url], [failing])]) {
+      expect(run.stdout + run.stderr).toContain('postgres://app@db/app?password=***&sslpassword=***');
+      expect(run.stdout + run.stderr).not.toMatch(/S3cretPw|K3yPass/);
+    }
+    const fromEnv = await cli(['fail', '--url', url], [failing], { QUEUEBOX_DATABASE_URL: 'postgres://db/app?sslpassword=EnvSecret' });
+    expect(fromEnv.stderr).not.toContain('S3cretPw');
+    const envEcho: CliCommand = { ...failing, run: async () => Promise.reject(new Error('refused: postgres://db/app?sslpassword=EnvSecret')) };
+    expect((await cli(['fail'], [envEcho], { QUEUEBOX_DATABASE_URL: 'postgres://db/app?sslpassword=EnvSecret' })).stderr).not.toContain('EnvSecret');
   });
 });
 

@@ -19,6 +19,8 @@ describe('the conformance check without a database', () => {
     });
     expect(() => dataSourceOptionsFromUrl('mysql://u:secret@db/app', 6)).toThrow(InvalidArgumentError);
     expect(() => dataSourceOptionsFromUrl('mysql://u:secret@db/app', 6)).not.toThrow(/secret/);
+    expect(() => dataSourceOptionsFromUrl('mysql://u@db/app?password=Qs3cret&ssl=1', 6)).toThrow('"mysql://u@db/app?password=***&ssl=1" is not a database URL');
+    expect(() => dataSourceOptionsFromUrl('not a url ?password=Qs3cret', 6)).not.toThrow(/Qs3cret/);
   });
 
   it('refuses bad options before touching a database', async () => {

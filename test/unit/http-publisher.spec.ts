@@ -13,11 +13,11 @@ describe('HttpPublisher', () => {
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
   });
 
-  async function serve(handler: Parameters<typeof createServer>[1]): Promise<HttpPublisher> {
+  async function serve(handler: Parameters<typeof createServer>[1], headers?: Record<string, string>): Promise<HttpPublisher> {
     server = createServer(handler);
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     const address = server.address() as { port: number };
-    const destination = resolveOptions({ destinations: { d: { type: 'http', url: `http://127.0.0.1:${address.port}/hook` } } }).destinations.get('d');
+    const destination = resolveOptions({ destinations: { d: { type: 'http', url: `http://127.0.0.1:${address.port}/hook`, headers } } }).destinations.get('d');
     return new HttpPublisher(destination as never);
   }
 
@@ -61,5 +61,21 @@ describe('HttpPublisher', () => {
     expect(seen).toMatchObject({ 'x-message-id': 'm-1', 'x-queuebox-key': 'k', 'x-trace': 'a', 'content-type': 'application/json' });
     expect(seen['webhook-id']).toBeUndefined();
     expect(seen['x-queuebox-signature']).toBeUndefined();
+  });
+
+  it("sends the destination's own headers over a stored message's headers of the same name", async () => {
+    let seen: Record<string, unknown> = {};
+    const publisher = await serve(
+      (request, response) => {
+        seen = request.headers;
+        request.resume();
+        response.end();
+      },
+      { Authorization: 'Bearer destination', 'X-Api-Key': 'destination-key' },
+    );
+    // A row stored before the destination configured these headers (enqueue refuses them now).
+    const headers = { authorization: 'Bearer message', 'x-api-key': 'message-key', 'X-Trace': 'a' };
+    await publisher.publish({ ...message, headers }, { signal: new AbortController().signal });
+    expect(seen).toMatchObject({ authorization: 'Bearer destination', 'x-api-key': 'destination-key', 'x-trace': 'a' });
   });
 });

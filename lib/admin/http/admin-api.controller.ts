@@ -15,6 +15,7 @@ import { QueueBoxAdmin } from '../queuebox-admin.service.js';
 import { actorOf } from './admin-actor.js';
 import { AdminAuthGuard } from './admin-auth.guard.js';
 import { AdminExceptionFilter } from './admin-exception.filter.js';
+import { AdminMutationGuard } from './admin-mutation.guard.js';
 import type { AdminRequest } from './admin-http-options.interface.js';
 import { QUEUEBOX_ADMIN_SETTINGS } from './admin-http.constants.js';
 import { batchBody, flag, idList, listQuery, onlyKnown, type QueryStrings, reportQuery } from './admin-request.js';
@@ -22,7 +23,8 @@ import type { AdminSettings } from './admin-settings.js';
 
 /**
  * The admin JSON API, under the module's path: reports of this replica and the database, and the
- * dead letters of both tables. Every route needs the bearer token or the application's guard.
+ * dead letters of both tables. Every route needs the bearer token or the application's guard;
+ * replays and discards also need a JSON body and `X-QueueBox-Admin: 1` (`AdminMutationGuard`).
  * Answers are never cached.
  */
 @Controller()
@@ -82,6 +84,7 @@ export class AdminApiController {
   }
 
   @Post('api/dead/:table/replay')
+  @UseGuards(AdminMutationGuard)
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
   replayDead(@Param('table') table: string, @Body() body: unknown, @Req() request: AdminRequest): Promise<DeadLetterBatchResult> {
@@ -90,6 +93,7 @@ export class AdminApiController {
   }
 
   @Post('api/dead/:table/discard')
+  @UseGuards(AdminMutationGuard)
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
   discardDead(@Param('table') table: string, @Body() body: unknown, @Req() request: AdminRequest): Promise<DeadLetterBatchResult> {

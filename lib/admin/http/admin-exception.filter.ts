@@ -3,6 +3,8 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { DeadLetterNotFoundError } from '../../errors/dead-letter-not-found.error.js';
 import { InvalidArgumentError } from '../../errors/invalid-argument.error.js';
 import { errorText } from '../../runtime/error-text.js';
+import { ADMIN_REQUEST_HEADER } from './admin-http.constants.js';
+import { AdminHeaderMissingException } from './admin-mutation.guard.js';
 
 /** The JSON body of every admin error: a stable code, the field at fault when there is one, a sentence. */
 export interface AdminErrorBody {
@@ -11,12 +13,20 @@ export interface AdminErrorBody {
   message: string;
 }
 
-const CODES: Record<number, string> = { 400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 413: 'PAYLOAD_TOO_LARGE' };
+const CODES: Record<number, string> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+};
 
 /**
  * Turns what an admin request failed with into typed JSON: 400 with the field for a bad input, 404
- * for a dead letter that is gone, 401/403 from the guard, 500 (details in the server log only)
- * for anything else.
+ * for a dead letter that is gone, 401/403 from the guards (403 `ADMIN_HEADER_REQUIRED` naming
+ * the header a replay or discard lacks), 415 for a mutation that is not JSON, 500 (details in
+ * the server log only) for anything else.
  */
 @Catch()
 export class AdminExceptionFilter implements ExceptionFilter {
@@ -36,6 +46,7 @@ export class AdminExceptionFilter implements ExceptionFilter {
   private answer(exception: unknown): { status: number; body: AdminErrorBody } {
     if (exception instanceof InvalidArgumentError) return { status: 400, body: { error: exception.code, field: exception.field, message: exception.message } };
     if (exception instanceof DeadLetterNotFoundError) return { status: 404, body: { error: exception.code, field: exception.field, message: exception.message } };
+    if (exception instanceof AdminHeaderMissingException) return { status: 403, body: { error: 'ADMIN_HEADER_REQUIRED', field: ADMIN_REQUEST_HEADER, message: exception.message } };
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status < 500) return { status, body: { error: CODES[status] ?? 'HTTP_ERROR', message: exception.message } };

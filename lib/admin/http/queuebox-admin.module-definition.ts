@@ -4,6 +4,7 @@ import { AdminApiController } from './admin-api.controller.js';
 import { AdminAuthGuard } from './admin-auth.guard.js';
 import { AdminPageController } from './admin-page.controller.js';
 import { AdminExceptionFilter } from './admin-exception.filter.js';
+import { AdminMutationGuard } from './admin-mutation.guard.js';
 import type { QueueBoxAdminModuleExtras, QueueBoxAdminModuleOptions } from './admin-http-options.interface.js';
 import { DEFAULT_ADMIN_PATH, QUEUEBOX_ADMIN_APP_GUARD, QUEUEBOX_ADMIN_MODULE_OPTIONS, QUEUEBOX_ADMIN_SETTINGS } from './admin-http.constants.js';
 import { checkAdminPath, resolveAdminSettings } from './admin-settings.js';
@@ -29,6 +30,7 @@ export const {
         inject: [QUEUEBOX_ADMIN_MODULE_OPTIONS, { token: QUEUEBOX_ADMIN_APP_GUARD, optional: true }],
       },
       AdminAuthGuard,
+      AdminMutationGuard,
       AdminExceptionFilter,
     ],
   }))

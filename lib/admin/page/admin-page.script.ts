@@ -1,7 +1,8 @@
 /**
  * The admin page's script: plain browser JavaScript, no build step. The bearer token lives in a
  * variable of this script only: never in the URL, a cookie or storage. Every value is written
- * with `textContent`. Mutations ask for confirmation first.
+ * with `textContent`. Mutations ask for confirmation first, and go as JSON with the header
+ * `X-QueueBox-Admin: 1`, which the API requires of them.
  */
 export const ADMIN_PAGE_SCRIPT = `
 'use strict';
@@ -20,7 +21,11 @@ export const ADMIN_PAGE_SCRIPT = `
     options = options || {};
     var headers = { accept: 'application/json' };
     if (token) headers.authorization = 'Bearer ' + token;
-    if (options.body) headers['content-type'] = 'application/json';
+    // A replay or discard goes as JSON with the admin header, which no HTML form can send.
+    if (options.body) {
+      headers['content-type'] = 'application/json';
+      headers['x-queuebox-admin'] = '1';
+    }
     return fetch(api + path, { method: options.method || 'GET', headers: headers, body: options.body ? JSON.stringify(options.body) : undefined, credentials: 'same-origin', cache: 'no-store' })
       .then(function (response) {
         return response.json().catch(function () { return {}; }).then(function (body) {

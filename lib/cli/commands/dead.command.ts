@@ -6,6 +6,7 @@ import type { CliCommand } from '../cli-command.interface.js';
 import { CONNECTION_FLAGS, OUTPUT_FLAGS, parseFlags, readEnumFlag, readIdsFlag, readInstantFlag, readIntFlag, readTableFlags, readTextFlag } from '../cli-flags.js';
 import { confirmationRequired, filterForOtherTable, idsWithFilter, selectionRequired, unexpectedArgument } from '../cli.messages.js';
 import { DATABASE_URL_VARIABLE, parseConnectionUrl } from '../connection-url.js';
+import { counted } from '../counted.js';
 import { textTable } from '../text-table.js';
 
 const FLAGS = {
@@ -95,7 +96,7 @@ Selection and paging:
     const result = await withQueueBox(connection, tables, ({ admin }) =>
       asFlagErrors(() => (action === 'replay' ? admin.replayDead(table, selection, { chunkSize, actor: ACTOR }) : admin.discardDead(table, selection, { chunkSize, actor: ACTOR }))),
     );
-    return { data: { table, action, ...result }, text: resultText(table, action, result) };
+    return { data: { table, action, ...result }, text: resultText(table, action, result, chunkSize) };
   },
 };
 
@@ -133,7 +134,12 @@ function listText(table: QueueBoxTable, items: readonly (DeadOutboxMessage | Dea
   return `${textTable(header, rows)}${next === undefined ? '' : `\n\nMore: add --after ${next}`}`;
 }
 
-function resultText(table: QueueBoxTable, action: Exclude<Action, 'list'>, result: DeadLetterBatchResult): string {
-  const verb = action === 'replay' ? 'Replayed' : 'Discarded';
-  return `${verb} ${result.count} dead ${table} row${result.count === 1 ? '' : 's'} in ${result.chunks} chunk${result.chunks === 1 ? '' : 's'}.`;
+/**
+ * What a replay or discard did. The statements are counted as such, not as "chunks" of the rows:
+ * a walk by filter ends with a statement that finds nothing, so 1 row takes 2 statements.
+ */
+function resultText(table: QueueBoxTable, action: Exclude<Action, 'list'>, result: DeadLetterBatchResult, chunkSize: number): string {
+  const statements = `${counted(result.chunks, 'statement')} of at most ${counted(chunkSize, 'row')}`;
+  if (result.count === 0) return `No dead ${table} row was ${action === 'replay' ? 'replayed' : 'discarded'} (${statements}): none matched, or they were no longer dead.`;
+  return `${action === 'replay' ? 'Replayed' : 'Discarded'} ${counted(result.count, `dead ${table} row`)} (${statements}).`;
 }

@@ -9,6 +9,14 @@ import { RecordingPublisher } from '../../fixtures/recording-publisher.js';
 const TOKEN = 'test-admin-token-0123456789abcdefghijklmnop';
 const SECRET_PAYLOAD = '{"card":"4242-4242"}';
 
+/** A guard trusting the application's session cookie, which a browser sends with any request to the site. */
+@Injectable()
+class SessionCookieGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    return context.switchToHttp().getRequest<{ headers: Record<string, string> }>().headers.cookie === 'session=admin';
+  }
+}
+
 /** The application's own guard: admins send `x-role: admin`; it names the user for the logs. */
 @Injectable()
 class RoleGuard implements CanActivate {
@@ -70,7 +78,10 @@ describeWithDatabase('QueueBoxAdminModule: the admin API', () => {
       const { token = TOKEN, ...rest } = init;
       const headers = new Headers(rest.headers);
       if (token) headers.set('authorization', `Bearer ${token}`);
-      if (rest.body) headers.set('content-type', 'application/json');
+      if (rest.body) {
+        headers.set('content-type', 'application/json');
+        headers.set('x-queuebox-admin', '1');
+      }
       return fetch(`${app.url}/ops/queuebox/api/${path}`, { ...rest, headers });
     };
     const json = async (path: string, init?: Parameters<typeof api>[1]) => {
@@ -132,6 +143,25 @@ describeWithDatabase('QueueBoxAdminModule: the admin API', () => {
       expect(await json('dead/outbox/999999')).toMatchObject({ status: 404, body: { error: 'DEAD_LETTER_NOT_FOUND', field: 'id' } });
     });
 
+    it('answers 400 naming the field for text with NUL and ids beyond bigint, which the database would refuse', async () => {
+      const id = await deadRow('HTTP 503');
+      const maxId = '9223372036854775807';
+      const beyond = '9223372036854775808';
+      expect(await json('dead/outbox?errorContains=HTTP%00503')).toMatchObject({ status: 400, body: { error: 'INVALID_ARGUMENT', field: 'errorContains' } });
+      expect(await json('dead/outbox?destination=sink%00')).toMatchObject({ status: 400, body: { field: 'destination' } });
+      expect(await json('dead/inbox?source=%00')).toMatchObject({ status: 400, body: { field: 'source' } });
+      expect(await json(`dead/outbox?after=${beyond}`)).toMatchObject({ status: 400, body: { field: 'after' } });
+      expect(await json('dead/outbox/9999999999999999999')).toMatchObject({ status: 400, body: { field: 'id' } });
+      expect(await json(`rows/outbox?ids=${id},${beyond}`)).toMatchObject({ status: 400, body: { field: 'ids' } });
+      const post = (action: string, body: unknown) => json(`dead/outbox/${action}`, { method: 'POST', body: JSON.stringify(body) });
+      expect(await post('replay', { ids: [id, beyond] })).toMatchObject({ status: 400, body: { field: 'ids' } });
+      expect(await post('discard', { filter: { errorContains: 'HTTP\u0000' } })).toMatchObject({ status: 400, body: { field: 'errorContains' } });
+      expect(await stateOf(id)).toBe('dead');
+      // The largest bigint is an id like any other.
+      expect(await json(`dead/outbox/${maxId}`)).toMatchObject({ status: 404, body: { field: 'id' } });
+      expect((await json(`dead/outbox?after=${maxId}`)).body).toEqual({ items: [] });
+    });
+
     it('replays by ids and discards by filter, logging who, what and how many, never the payload', async () => {
       const log = vi.spyOn(Logger.prototype, 'log');
       const replayed = await deadRow('HTTP 503');
@@ -173,7 +203,11 @@ describeWithDatabase('QueueBoxAdminModule: the admin API', () => {
       const log = vi.spyOn(Logger.prototype, 'log');
       const id = await deadRow();
       const replay = (role: string) =>
-        fetch(`${app.url}/queuebox/admin/api/dead/outbox/replay`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-role': role }, body: JSON.stringify({ ids: [id] }) });
+        fetch(`${app.url}/queuebox/admin/api/dead/outbox/replay`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-queuebox-admin': '1', 'x-role': role },
+          body: JSON.stringify({ ids: [id] }),
+        });
 
       const refused = await replay('viewer');
       expect(refused.status).toBe(403);
@@ -184,6 +218,32 @@ describeWithDatabase('QueueBoxAdminModule: the admin API', () => {
       expect(allowed.status).toBe(200);
       expect(await stateOf(id)).toBe('pending');
       expect(log.mock.calls.map(([entry]) => JSON.stringify(entry)).some((line) => line.includes('"actor":"alice from 127.0.0.1"'))).toBe(true);
+    });
+
+    it('with a session cookie, refuses a replay or discard sent as a form or without the admin header, changing nothing', async () => {
+      const app = await start(QueueBoxAdminModule.forRoot({ guard: SessionCookieGuard }));
+      const id = await deadRow('HTTP 503');
+      const post = (action: string, headers: Record<string, string>, body: string) =>
+        fetch(`${app.url}/queuebox/admin/api/dead/outbox/${action}`, { method: 'POST', headers: { cookie: 'session=admin', ...headers }, body });
+
+      // What an HTML form on another page of the site sends: the browser adds the cookie.
+      const form = await post('discard', { 'content-type': 'application/x-www-form-urlencoded' }, 'filter%5BerrorContains%5D=HTTP');
+      expect(form.status).toBe(415);
+      expect(await form.json()).toMatchObject({ error: 'UNSUPPORTED_MEDIA_TYPE' });
+      // A form may send JSON-looking text as text/plain; and a header does not turn a form into JSON.
+      expect((await post('replay', { 'content-type': 'text/plain', 'x-queuebox-admin': '1' }, JSON.stringify({ ids: [id] }))).status).toBe(415);
+      const noHeader = await post('replay', { 'content-type': 'application/json' }, JSON.stringify({ ids: [id] }));
+      expect(noHeader.status).toBe(403);
+      expect(await noHeader.json()).toMatchObject({ error: 'ADMIN_HEADER_REQUIRED', field: 'X-QueueBox-Admin', message: expect.stringContaining('X-QueueBox-Admin: 1') });
+      expect((await post('replay', { 'content-type': 'application/json', 'x-queuebox-admin': 'yes' }, JSON.stringify({ ids: [id] }))).status).toBe(403);
+      expect(await stateOf(id)).toBe('dead');
+
+      // Reads need neither: a page of another origin cannot read the answer anyway.
+      expect((await fetch(`${app.url}/queuebox/admin/api/dead/outbox`, { headers: { cookie: 'session=admin' } })).status).toBe(200);
+      const replay = await post('replay', { 'content-type': 'application/json; charset=utf-8', 'x-queuebox-admin': '1' }, JSON.stringify({ ids: [id] }));
+      expect(replay.status).toBe(200);
+      expect(await replay.json()).toMatchObject({ count: 1, ids: [id] });
+      expect(await stateOf(id)).toBe('pending');
     });
   });
 });

@@ -136,9 +136,51 @@ describeWithDatabase('queuebox CLI against a database with rows', () => {
     expect(dead.map((row) => row.destination)).toEqual(['billing']);
     expect(await inboxRows(db, schema)).toHaveLength(1);
 
+    // By filter, the last statement finds nothing: that is what says there is no more.
     const text = await queuebox(['dead', 'replay', ...at(), '--table', 'inbox', '--all', '--yes']);
-    // By filter, the last (empty) chunk is what says there is no more.
-    expect(text).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Replayed 1 dead inbox row in \d+ chunks?\.\n$/) });
+    expect(text).toMatchObject({ code: 0, stdout: 'Replayed 1 dead inbox row (2 statements of at most 500 rows).\n' });
+    const none = await queuebox(['dead', 'discard', ...at(), '--table', 'inbox', '--all', '--yes', '--chunk-size', '1']);
+    expect(none).toMatchObject({ code: 0, stdout: 'No dead inbox row was discarded (1 statement of at most 1 row): none matched, or they were no longer dead.\n' });
+  }, CLI_TEST_TIMEOUT_MS);
+
+  it('prints control characters from the database as escapes: a last error cannot drive the terminal', async () => {
+    // What a hostile destination could answer: set the terminal's title, clear the screen, a C1 CSI.
+    const hostile = 'HTTP 500 \u001b]0;pwned\u0007\u001b[2J\u009b31m done';
+    const id = await testDatabase().insertOutboxRow(db, schema, { destination: 'term', key: 'k\u001b[1A', state: 'dead', attempts: 1, lastError: hostile, finishedAgoMs: 1_000 });
+    // eslint-disable-next-line no-control-regex -- finds control characters printed raw
+    const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
+    const list = await queuebox(['dead', 'list', ...at(), '--destination', 'term']);
+    expect(list, list.stderr).toMatchObject({ code: 0 });
+    expect(list.stdout).not.toMatch(raw);
+    expect(list.stdout).toContain('HTTP 500 \\x1b]0;pwned\\x07\\x1b[2J\\x9b31m done');
+    expect(list.stdout).toContain('k\\x1b[1A');
+    const status = await queuebox(['status', ...at()]);
+    expect(status.stdout).toContain('\\x1b]0;pwned');
+    expect(status.stdout).not.toMatch(raw);
+    // JSON keeps the value: its escapes parse back to it.
+    const page = json<{ items: { id: string; lastError: string }[] }>(await queuebox(['dead', 'list', ...at(), '--destination', 'term', '--json']));
+    expect(page.items).toEqual([expect.objectContaining({ id, lastError: hostile })]);
+    await queuebox(['dead', 'discard', ...at(), '--ids', id, '--yes']);
+  }, CLI_TEST_TIMEOUT_MS);
+
+  it('shows the URL with the values of ?password= and other secret parameters masked, in text and in --json', async () => {
+    // The password as a query parameter, where pg takes it too (trust authentication ignores it).
+    const withQuery = new URL(url);
+    const password = decodeURIComponent(withQuery.password) || `pw${randomBytes(6).toString('hex')}`;
+    const sslPassword = `ssl${randomBytes(6).toString('hex')}`;
+    withQuery.password = '';
+    withQuery.searchParams.set('password', password);
+    withQuery.searchParams.set('sslpassword', sslPassword);
+
+    const text = await queuebox(['status', '--url', withQuery.toString(), '--schema', schema]);
+    expect(text, text.stderr).toMatchObject({ code: 0 });
+    // The rest of the URL as given; but the CLI also scrubs a secret wherever it appears, so an
+    // embedded server's password ("postgres") masks the scheme and user name too.
+    expect(text.stdout.split('\n')[0]).toMatch(/^QueueBox on \S+:\/\/\S+\?password=\*\*\*&sslpassword=\*\*\* \(/);
+    const report = json<{ database: string }>(await queuebox(['status', '--url', withQuery.toString(), '--schema', schema, '--json']));
+    expect(report.database).toMatch(/\?password=\*\*\*&sslpassword=\*\*\*$/);
+    for (const secret of [`password=${password}`, sslPassword]) expect(text.stdout + JSON.stringify(report)).not.toContain(secret);
   }, CLI_TEST_TIMEOUT_MS);
 
   it('exits 1 on an operational failure and 2 on a usage error, never printing the password', async () => {
@@ -154,6 +196,11 @@ describeWithDatabase('queuebox CLI against a database with rows', () => {
     const missingTables = await queuebox(['status', '--url', url, '--schema', schema, '--outbox-table', 'no_such_table']);
     expect(missingTables.code).toBe(1);
     expect(missingTables.stderr).toMatch(/^queuebox: /);
+    // The operator is told what to do: migrate, or point at the right schema.
+    expect(missingTables.stderr).toMatch(/\nhint: QueueBox's tables are not in this database: run its migrations .* or pass --schema/);
+    const missingJson = await queuebox(['dead', 'list', '--url', url, '--schema', `${schema}_none`, '--json']);
+    expect(missingJson.code).toBe(1);
+    expect(JSON.parse(missingJson.stderr)).toMatchObject({ error: { code: 'FAILED', hint: expect.stringContaining('pass --schema') } });
 
     const usage = await queuebox(['dead', 'list', '--url', withPassword.toString(), '--limit', 'many']);
     expect(usage.code).toBe(2);

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { type IncomingMessage, request as httpRequest } from 'node:http';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { INBOX_MESSAGES_RECEIVED_TOTAL } from '../../../lib/index.js';
 import { describeWithDatabase, createTestSchema, testDatabase } from '../../fixtures/database.js';
@@ -127,6 +128,32 @@ describeWithDatabase('inbox: the HTTP intake', () => {
     expect(unknownSource.status).toBe(404);
     expect(await stored('nul-1')).toEqual([]);
     expect(JSON.stringify(error.mock.calls)).not.toContain('PAYLOAD-MARKER-1');
+  });
+
+  it('answers an unknown source with a 404 that lists no source, counted once', async () => {
+    const rejectedBefore = await counterValue(INBOX_MESSAGES_RECEIVED_TOTAL, { source: '_other', outcome: 'rejected' });
+    const response = await post('nope', JSON.stringify({ a: 1 }), { 'x-message-id': 'unknown-1' });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ status: 'rejected', error: 'unknown source' });
+    expect(await counterValue(INBOX_MESSAGES_RECEIVED_TOTAL, { source: '_other', outcome: 'rejected' })).toBe(rejectedBefore + 1);
+    expect(await stored('unknown-1')).toEqual([]);
+  });
+
+  it('answers an unknown source before reading any of the body: a body that never ends still gets its 404', async () => {
+    const url = new URL(`${intake}/nope`);
+    // 1000 bytes announced, 10 sent, and the request never finished: only an answer given
+    // before the body is read can arrive.
+    const request = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '1000', 'x-message-id': 'unknown-2' } });
+    request.on('error', () => undefined);
+    const answered = new Promise<IncomingMessage>((resolve) => request.on('response', resolve));
+    request.write('{"a":"0123');
+    const response = await answered;
+    let text = '';
+    for await (const chunk of response) text += String(chunk);
+    request.destroy();
+    expect(response.statusCode).toBe(404);
+    expect(response.headers.connection).toBe('close');
+    expect(JSON.parse(text)).toEqual({ status: 'rejected', error: 'unknown source' });
   });
 
   it('answers 500 when the database fails, logs no statement parameters, and counts it', async () => {

@@ -74,6 +74,25 @@ describe.skipIf(!natsUrl || !databaseConfigured)('outbox → NATS JetStream', ()
     expect(stored?.header.get('Nats-Msg-Id')).toBe(message.messageId);
   });
 
+  it('refuses a stored message with a JetStream control header (Nats-*), never publishing it; its neighbour lands', async () => {
+    // A row stored around QueueBox (enqueue refuses these headers).
+    const publisher = app.app.get(PublisherRegistry).get('events')!;
+    const { signal } = new AbortController();
+    const message = (headers: Record<string, string>): OutboxMessage => ({ id: '0', messageId: uuidv7(), destination: 'events', key: null, headers, payload: '{"rollup":true}', attempt: 1 });
+    const before = await messageCount(stream);
+    const [rollup, expected, neighbour] = await Promise.allSettled([
+      publisher.publish(message({ 'Nats-Rollup': 'sub' }), { signal }),
+      publisher.publish(message({ 'nats-expected-last-sequence': '0' }), { signal }),
+      publisher.publish(message({ 'x-tenant': 'acme' }), { signal }),
+    ]);
+    for (const [outcome, header] of [[rollup, 'Nats-Rollup'], [expected, 'nats-expected-last-sequence']] as const) {
+      expect(outcome.status).toBe('rejected');
+      expect((outcome as PromiseRejectedResult).reason).toMatchObject({ retryable: false, message: expect.stringContaining(`message header "${header}" cannot go to destination "events"`) });
+    }
+    expect(neighbour.status).toBe('fulfilled');
+    expect(await messageCount(stream)).toBe(before + 1);
+  });
+
   it('retries while no stream captures the subject, then delivers once a stream does', async () => {
     const { id, messageId } = await app.app.get(OutboxService).enqueue({ destination: 'late', payload: { late: true } });
     await waitFor(async () => (await rowState(app.dataSource, schema, id)).attempts >= 2, 10_000, 'two failed attempts');

@@ -98,6 +98,38 @@ describe.skipIf(!rabbitUrl || !databaseConfigured)('outbox → RabbitMQ (publish
     expect((await rowState(app.dataSource, schema, id)).attempts).toBeGreaterThan(failed.attempts);
   });
 
+  it('refuses a stored message with CC or BCC before it reaches the channel: its neighbours in flight are confirmed', async () => {
+    // Rows stored around QueueBox (enqueue refuses these headers): as strings, RabbitMQ closes
+    // the channel on them, and every publish in flight on it would fail with the bad one.
+    const publisher = app.app.get(PublisherRegistry).get('orders')!;
+    const { signal } = new AbortController();
+    const message = (n: number, headers: Record<string, string> = {}) => ({
+      id: String(n),
+      messageId: uuidv7(),
+      destination: 'orders',
+      key: null,
+      headers,
+      payload: JSON.stringify({ n }),
+      attempt: 1,
+    });
+    const outcomes = await Promise.allSettled([
+      publisher.publish(message(1), { signal }),
+      publisher.publish(message(2, { CC: queue }), { signal }),
+      publisher.publish(message(3), { signal }),
+      publisher.publish(message(4, { bcc: queue }), { signal }),
+      publisher.publish(message(5), { signal }),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled']);
+    for (const [i, header] of [[1, 'CC'], [3, 'bcc']] as const) {
+      const error = (outcomes[i] as PromiseRejectedResult).reason;
+      expect(error).toBeInstanceOf(PublishFailedError);
+      expect(error).toMatchObject({ retryable: false, message: expect.stringContaining(`message header "${header}" cannot go to destination "orders"`) });
+    }
+    const received = [await nextMessage(queue), await nextMessage(queue), await nextMessage(queue)].map((m) => JSON.parse(m.content.toString('utf8')).n);
+    expect(received.sort()).toEqual([1, 3, 5]);
+    expect(await channel.get(queue)).toBe(false);
+  });
+
   it('rejects a publish whose signal aborts before the confirm, as a retryable failure', async () => {
     const publisher = app.app.get(PublisherRegistry).get('orders')!;
     const controller = new AbortController();
