@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import { WalkCursor } from '../lib/claims/walk-cursor.js';
-import { PostgresDialect } from '../lib/dialects/postgres/postgres.dialect.js';
+import { postgresDialect } from '../lib/dialects/postgres/postgres.dialect.js';
+import { StatementCatalog } from '../lib/dialects/statement-catalog.js';
 import { resolveOptions } from '../lib/options/resolve-options.js';
 import type { BenchConfig } from './bench-config.js';
 import type { BenchContext } from './bench-context.js';
@@ -124,7 +125,7 @@ interface StateFigures {
 
 /** The claim's figures on one table: QueueBox's claim (custom and generic plans) and, once, the raw head-of-key claim. */
 async function measureTable(ctx: BenchContext, schema: string, label: string, claims: number): Promise<StateFigures> {
-  const dialect = new PostgresDialect(resolveOptions({ schema }).tables);
+  const dialect = new StatementCatalog(postgresDialect, resolveOptions({ schema }).tables);
   const claim = dialect.claimOutbox(new WalkCursor().request(BATCH, RAW_LEASE_MS), { lock: false }).claim;
   const custom = summarize(await explainClaims(ctx.admin, claim.sql, claim.params, claims, false));
   let generic: StateFigures['generic'];

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import { DataSource } from 'typeorm';
-import { PostgresDialect } from '../lib/dialects/postgres/postgres.dialect.js';
+import { postgresDialect } from '../lib/dialects/postgres/postgres.dialect.js';
+import { StatementCatalog } from '../lib/dialects/statement-catalog.js';
 import { resolveOptions } from '../lib/options/resolve-options.js';
 import { type BenchApp, startBenchApp } from './bench-app.js';
 import type { BenchConfig } from './bench-config.js';
@@ -130,7 +131,7 @@ export async function enqueueScenario(ctx: BenchContext, config: BenchConfig): P
  */
 async function insertStatementCost(ctx: BenchContext, count: number): Promise<void> {
   const schema = await createBenchSchema(ctx.url, 'stmt');
-  const dialect = new PostgresDialect(resolveOptions({ schema }).tables);
+  const dialect = new StatementCatalog(postgresDialect, resolveOptions({ schema }).tables);
   const plain = `INSERT INTO ${outboxTable(schema)} (message_id, destination, ordering_key, headers, payload) VALUES ($1, $2, $3, $4::jsonb, $5)`;
   const values = (seq: number): unknown[] => [randomUUID(), 'noop', `key-${seq % KEYS}`, '{}', JSON.stringify(benchPayload(seq))];
   // The statement enqueue sends for one message (the single-row form).

@@ -15,8 +15,17 @@ export function describeValue(value: unknown): string {
 export const invalidOption = (path: string, value: unknown, allowed: string): string =>
   `QueueBox option "${path}" is ${describeValue(value)}; it must be ${allowed}.`;
 
-export const unsupportedDatabase = (type: string): string =>
-  `QueueBox supports PostgreSQL and SQL Server DataSources; this DataSource is of type "${type}". Point the "dataSource" option at a "postgres" or "mssql" DataSource.`;
+/** `a`, `a and b`, `a, b and c` (`or` with `word`). */
+const listed = (items: readonly string[], word = 'and'): string => items.join(', ').replace(/, ([^,]*)$/, ` ${word} $1`);
+
+/** The databases QueueBox runs on (the dialect registry's), by display name and DataSource type. */
+export interface SupportedDatabase {
+  name: string;
+  displayName: string;
+}
+
+export const unsupportedDatabase = (type: string, supported: readonly SupportedDatabase[]): string =>
+  `QueueBox supports ${listed(supported.map((database) => database.displayName))} DataSources; this DataSource is of type "${type}". Point the "dataSource" option at a ${listed(supported.map((database) => `"${database.name}"`), 'or')} DataSource.`;
 
 export const unknownDestination = (destination: string, known: readonly string[]): string =>
   `Message destination "${destination}" is not configured. Configured destinations: ${known.length ? known.map((d) => `"${d}"`).join(', ') : 'none'}; add it to the "destinations" option.`;
@@ -176,16 +185,8 @@ export const deadLetterNeedsReason = (): string => 'deadLetter needs a non-empty
 export const databaseProblems = (type: string, problems: readonly string[]): string =>
   `QueueBox cannot run on this ${type} database: ${problems.join('; ')}.`;
 
-export const mssqlCompatibilityTooLow = (level: number, minimum: number): string =>
-  `its compatibility level is ${Number.isFinite(level) ? level : 'unknown'}, and QueueBox needs ${minimum} or higher (SQL Server 2016: OPENJSON); raise it with ALTER DATABASE … SET COMPATIBILITY_LEVEL = ${minimum}`;
-
-export const mssqlDatabaseMode = (level: number, readCommittedSnapshot: boolean): string =>
-  `SQL Server database: compatibility level ${level}, READ_COMMITTED_SNAPSHOT ${readCommittedSnapshot ? 'on' : 'off (claims and readers wait on row locks; on is recommended)'}`;
-
-export const mssqlRequestTimeoutTooShort = (timeout: number, minimum: number): string =>
-  `The SQL Server DataSource's requestTimeout is ${timeout} ms; QueueBox needs at least ${minimum} ms (or 0, no timeout): a claim may wait up to 10 s for its claim lock, and a request cancelled by the driver leaves its connection to the pool without a reset.`;
-
-export const unsupportedMigrationType = (type: string): string => `createQueueBoxMigrations: unsupported type "${type}"; use "postgres" or "mssql".`;
+export const unsupportedMigrationType = (type: string, supported: readonly SupportedDatabase[]): string =>
+  `createQueueBoxMigrations: unsupported type "${type}"; use ${listed(supported.map((database) => `"${database.name}"`), 'or')}.`;
 
 export const noOwnSchema = (): string =>
   'Dropping a schema needs QueueBox\'s tables in a schema of their own (the schema option); the default schema is never dropped.';

@@ -23,8 +23,8 @@ export const urlRequired = (): string => 'flag --url is required (or set QUEUEBO
 
 export const urlNotUrl = (): string => 'flag --url is not a URL (the value is not shown: it may hold a password); it must be a postgres:// or mssql:// connection URL.';
 
-export const urlScheme = (scheme: string): string =>
-  `flag --url has the scheme "${scheme.slice(0, 20)}"; it must be postgres://, postgresql://, mssql:// or sqlserver://.`;
+export const urlScheme = (scheme: string, known: readonly string[]): string =>
+  `flag --url has the scheme "${scheme.slice(0, 20)}"; it must be ${known.map((name) => `${name}://`).join(', ').replace(/, ([^,]*)$/, ' or $1')}.`;
 
 export const urlNeedsDatabase = (): string => 'flag --url names no database; it must end with /<database> (mssql://user:password@host:1433/<database>).';
 

@@ -1,4 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
+import { dialectOfScheme, dialectSchemes, schemeOfUrl, urlNamesDatabase, type DialectName } from '../dialects/dialect-registry.js';
 import { CliUsageError } from '../errors/cli-usage.error.js';
 import { maskUrl, urlSecrets } from '../runtime/url-secrets.js';
 import { urlNeedsDatabase, urlNotUrl, urlRequired, urlScheme } from './cli.messages.js';
@@ -11,49 +12,27 @@ const CLI_POOL_SIZE = 2;
 
 /** A database to connect to, picked by the URL's scheme. */
 export interface CliConnection {
-  dialect: 'postgres' | 'mssql';
+  dialect: DialectName;
   options: DataSourceOptions;
   /** The URL with its password and secret query values replaced by `***`, for output. */
   masked: string;
 }
 
 /**
- * Reads a connection URL: `postgres://` (or `postgresql://`) for PostgreSQL, handed to `pg` as
- * is (so `?sslmode=…` and the like work); `mssql://` (or `sqlserver://`)
- * `user:password@host:port/database?encrypt=true&trustServerCertificate=false` for SQL Server.
+ * Reads a connection URL: its scheme picks the database (dialect-registry.ts), whose profile
+ * makes the DataSource options (`postgres://…` handed to `pg` as is, so `?sslmode=…` and the like
+ * work; `mssql://user:password@host:port/database?encrypt=true&trustServerCertificate=false`).
  * Never echoes the value: it may hold a password.
  */
 export function parseConnectionUrl(value: string | undefined): CliConnection {
   if (value === undefined || value === '') throw new CliUsageError('--url', urlRequired());
   if (!URL.canParse(value)) throw new CliUsageError('--url', urlNotUrl());
   const url = new URL(value);
-  const masked = maskUrl(value);
-  if (url.protocol === 'postgres:' || url.protocol === 'postgresql:') {
-    return { dialect: 'postgres', masked, options: { type: 'postgres', url: value, poolSize: CLI_POOL_SIZE, applicationName: 'queuebox-cli' } };
-  }
-  if (url.protocol === 'mssql:' || url.protocol === 'sqlserver:') {
-    const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
-    if (!database) throw new CliUsageError('--url', urlNeedsDatabase());
-    const flag = (name: string, fallback: boolean): boolean => {
-      const given = url.searchParams.get(name);
-      return given === null ? fallback : given === 'true' || given === '1';
-    };
-    return {
-      dialect: 'mssql',
-      masked,
-      options: {
-        type: 'mssql',
-        host: url.hostname,
-        port: Number(url.port || 1433),
-        username: decodeURIComponent(url.username),
-        password: decodeURIComponent(url.password),
-        database,
-        pool: { max: CLI_POOL_SIZE },
-        options: { encrypt: flag('encrypt', true), trustServerCertificate: flag('trustServerCertificate', false), appName: 'queuebox-cli' },
-      },
-    };
-  }
-  throw new CliUsageError('--url', urlScheme(url.protocol.replace(/:$/, '')));
+  const profile = dialectOfScheme(schemeOfUrl(url));
+  if (!profile) throw new CliUsageError('--url', urlScheme(schemeOfUrl(url), dialectSchemes));
+  if (profile.url.needsDatabase && !urlNamesDatabase(url)) throw new CliUsageError('--url', urlNeedsDatabase());
+  const options = profile.url.dataSourceOptions(value, url, { applicationName: 'queuebox-cli', poolSize: CLI_POOL_SIZE });
+  return { dialect: profile.name, masked: maskUrl(value), options };
 }
 
 export { maskUrl };

@@ -1,3 +1,4 @@
+import { dialectProfiles } from '../dialects/dialect-registry.js';
 import { CliUsageError } from '../errors/cli-usage.error.js';
 import { QueueBoxError } from '../errors/queuebox.error.js';
 import { errorText } from '../runtime/error-text.js';
@@ -64,13 +65,13 @@ export async function runCli(argv: readonly string[], io: CliIo, env: CliContext
 }
 
 /**
- * Whether a statement failed for want of a table: PostgreSQL's undefined_table (SQLSTATE 42P01),
- * SQL Server's "Invalid object name" (error 208). TypeORM's QueryFailedError copies the driver's
- * `code` and `number`, and keeps the driver's error as `driverError`.
+ * Whether a statement failed for want of a table, as a registered database classifies the error
+ * (PostgreSQL's undefined_table, SQL Server's "Invalid object name"): the error itself, or the
+ * driver's error TypeORM's QueryFailedError keeps as `driverError`.
  */
 function isMissingTable(error: unknown): boolean {
-  const fields = [error, (error as { driverError?: unknown } | null)?.driverError] as ({ code?: unknown; number?: unknown } | null | undefined)[];
-  return fields.some((field) => typeof field === 'object' && field !== null && (field.code === '42P01' || field.number === 208));
+  const errors = [error, (error as { driverError?: unknown } | null)?.driverError];
+  return errors.some((candidate) => dialectProfiles.some((profile) => profile.classifyError(candidate) === 'missing-table'));
 }
 
 function generalUsage(commands: readonly CliCommand[]): string {

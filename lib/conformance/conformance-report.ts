@@ -1,3 +1,5 @@
+import { dialectProfile, type DialectName } from '../dialects/dialect-registry.js';
+
 /**
  * The names of the conformance checks, in the order they run.
  * @publicApi
@@ -36,7 +38,7 @@ export interface ConformanceCheck {
  */
 export interface ConformanceReport {
   passed: boolean;
-  database: 'postgres' | 'mssql';
+  database: DialectName;
   /** The schema the run made for itself (and dropped). */
   schema: string;
   checks: ConformanceCheck[];
@@ -49,7 +51,7 @@ const MARK: Record<ConformanceCheck['status'], string> = { pass: 'PASS', fail: '
  * @publicApi
  */
 export function formatConformanceReport(report: ConformanceReport): string {
-  const lines = [`QueueBox conformance on ${report.database === 'postgres' ? 'PostgreSQL' : 'SQL Server'} (schema ${report.schema})`];
+  const lines = [`QueueBox conformance on ${dialectProfile(report.database).displayName} (schema ${report.schema})`];
   for (const check of report.checks) {
     lines.push(`${MARK[check.status]}  ${check.name} — ${check.title} (${check.durationMs} ms)`);
     if (check.evidence) lines.push(`      observed: ${check.evidence}`);

@@ -15,7 +15,7 @@ export const schemaNotDropped = (schema: string): string => `schema ${schema} is
 
 export const notRunAfterSetup = (): string => 'not run: the schema of the run could not be made (see the schema check)';
 
-export const noNotifyOnSqlServer = (): string => 'SQL Server has no LISTEN/NOTIFY: replicas find new rows by polling, which the claim checks cover';
+export const noWakeUpTransport = (database: string): string => `${database} has no LISTEN/NOTIFY: replicas find new rows by polling, which the claim checks cover`;
 
 export const conformanceNeedsConnection = (): string => 'runConformance() needs a DataSource (initialized) or a url (postgres://… or mssql://…)';
 

@@ -4,6 +4,8 @@ import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../
 import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
 import type { CommitWakeUp, WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
+import type { DialectProfile } from './dialect-profile.interface.js';
+import type { DialectName } from './dialect-registry.js';
 import type {
   BacklogRow,
   ClaimCursor,
@@ -131,10 +133,13 @@ export interface ClaimOptions {
 /**
  * The SQL of one database, and how its driver runs it. Statement builders are pure: they build
  * text from validated identifiers and put every value in `params`. Only the `StatementRunner`
- * executes statements, through `execute`.
+ * executes statements, through `execute`. One implementation serves every database: the
+ * statement catalog (statement-catalog.ts) over the database's profile.
  */
 export interface SqlDialect {
-  readonly type: 'postgres' | 'mssql';
+  readonly type: DialectName;
+  /** What the database can and cannot do (dialect-profile.interface.ts). */
+  readonly profile: DialectProfile<DialectName>;
   readonly tables: ResolvedTableNames;
   /** True when every claim takes its claim lock whatever the options say (SQL Server). */
   readonly claimLockAlways: boolean;

@@ -101,9 +101,10 @@ export interface DatabaseFacts {
 
 /**
  * What a database error means to the claim mechanism, across drivers: a deadlock victim, a claim
- * lock not granted in time, or a request the driver timed out.
+ * lock not granted in time, or a request the driver timed out; and to the tools, a table that is
+ * not there (migrations not run, or another schema).
  */
-export type DatabaseErrorKind = 'deadlock' | 'lock-not-granted' | 'timeout';
+export type DatabaseErrorKind = 'deadlock' | 'lock-not-granted' | 'timeout' | 'missing-table';
 
 /**
  * The unfinished rows of one stream (an outbox destination or an inbox source), by the database

@@ -3,6 +3,7 @@ import type { OutboxPublisher } from '../interfaces/outbox-publisher.interface.j
 import { DEFAULT_INBOX_TABLE, DEFAULT_OUTBOX_TABLE } from '../queuebox.constants.js';
 import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
 import type { QueueBoxModuleOptions } from '../interfaces/queuebox-options.interface.js';
+import { strictestLimits } from '../dialects/dialect-registry.js';
 import { DAY_MS, MAX_INTERVAL_MS } from '../queuebox.limits.js';
 import {
   batchAboveConcurrency,
@@ -47,10 +48,6 @@ import type {
  */
 const DEFAULT_NOTIFY_COALESCE_MS = 2;
 
-/** Longest retention age: a longer interval overflows PostgreSQL's interval arithmetic. */
-const HUNDRED_YEARS_MS = 3_153_600_000_000;
-/** Index names append up to 15 characters to the table name; PostgreSQL keeps 63. */
-const TABLE_NAME_MAX = 48;
 /** What the module knows besides the options: whether the HTTP intake is mounted (the `intake` extra). */
 export interface ResolveContext {
   intake?: boolean;
@@ -87,9 +84,9 @@ export function resolveOptions(raw: QueueBoxModuleOptions | undefined, context: 
   const destinations = resolveDestinations(readObject(options.destinations, 'destinations'));
   const resolved: ResolvedQueueBoxOptions = {
     tables: {
-      schema: readIdentifier(options.schema, 'schema'),
-      outbox: readIdentifier(tables.outbox, 'tables.outbox', DEFAULT_OUTBOX_TABLE, TABLE_NAME_MAX)!,
-      inbox: readIdentifier(tables.inbox, 'tables.inbox', DEFAULT_INBOX_TABLE, TABLE_NAME_MAX)!,
+      schema: readIdentifier(options.schema, 'schema', undefined, strictestLimits.identifierLength),
+      outbox: readIdentifier(tables.outbox, 'tables.outbox', DEFAULT_OUTBOX_TABLE, strictestLimits.tableNameLength)!,
+      inbox: readIdentifier(tables.inbox, 'tables.inbox', DEFAULT_INBOX_TABLE, strictestLimits.tableNameLength)!,
     },
     workersEnabled: readBoolean(workers.enabled, 'workers.enabled', true),
     preparedStatements: readBoolean(options.preparedStatements, 'preparedStatements', true),
@@ -211,7 +208,7 @@ function resolveSources(sources: Record<string, unknown>, context: ResolveContex
 function resolveRetention(retention: Record<string, unknown>): ResolvedRetention {
   // An age of at least a second: a shorter one would delete rows a worker may still be reading.
   const age = (name: string): number | undefined =>
-    retention[name] === undefined ? undefined : readInt(retention[name], `retention.${name}`, 0, 1_000, HUNDRED_YEARS_MS);
+    retention[name] === undefined ? undefined : readInt(retention[name], `retention.${name}`, 0, 1_000, strictestLimits.ageMs);
   const ages = { outboxSentMs: age('outboxSentMs'), inboxProcessedMs: age('inboxProcessedMs'), deadMs: age('deadMs') };
   return {
     ...ages,

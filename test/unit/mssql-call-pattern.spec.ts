@@ -7,9 +7,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClaimRepository } from '../../lib/claims/claim.repository.js';
 import { StatementRunner } from '../../lib/claims/statement-runner.js';
 import { WalkCursor } from '../../lib/claims/walk-cursor.js';
-import { MssqlDialect } from '../../lib/dialects/mssql/mssql.dialect.js';
+import { mssqlDialect } from '../../lib/dialects/mssql/mssql.dialect.js';
 import { resolveDialect } from '../../lib/dialects/resolve-dialect.js';
 import type { ClaimRequest } from '../../lib/dialects/sql-dialect.interface.js';
+import { StatementCatalog } from '../../lib/dialects/statement-catalog.js';
 import type { Claim } from '../../lib/interfaces/claim.interface.js';
 import { InvalidQueueBoxOptionsError, OutboxService, QueueBoxModule, UnsupportedDatabaseError } from '../../lib/index.js';
 import { resolveOptions } from '../../lib/options/resolve-options.js';
@@ -26,18 +27,18 @@ import { RecordingPublisher } from '../fixtures/recording-publisher.js';
  */
 
 const tables = resolveOptions({}).tables;
-const dialect = new MssqlDialect(tables);
+const dialect = new StatementCatalog(mssqlDialect, tables);
 const request: ClaimRequest = new WalkCursor().request(10, 30_000);
 const TOKEN = 'B9A0C5E2-4F1D-4C8A-9E77-0123456789AB';
 const MESSAGE_ID = '0193B2C4-0000-7000-8000-00000000000A';
 
 /** Each statement the dialect produces, by its text: the fake answers by name. */
 const statementNames = new Map<string, string>([
-  [dialect.claimOutbox(request).lock!.acquire.sql, 'lock'],
-  [dialect.claimOutbox(request).claim.sql, 'claimOutbox'],
-  [dialect.claimOutbox({ ...request, afterIdle: true }).probe!.sql, 'probeOutbox'],
+  [dialect.claimOutbox(request, { lock: false }).lock!.acquire.sql, 'lock'],
+  [dialect.claimOutbox(request, { lock: false }).claim.sql, 'claimOutbox'],
+  [dialect.claimOutbox({ ...request, afterIdle: true }, { lock: false }).probe!.sql, 'probeOutbox'],
   [dialect.claimInbox(['s'], request).claim.sql, 'claimInbox'],
-  [dialect.claimPull('s', request).claim.sql, 'claimPull'],
+  [dialect.claimPull('s', request, { lock: false }).claim.sql, 'claimPull'],
   [dialect.completeMany('outbox', [], 1).sql, 'completeOutbox'],
   [dialect.completeMany('pull', [], 1).sql, 'completePull'],
   [dialect.renewMany('outbox', [], 1).sql, 'renewManyOutbox'],
@@ -48,7 +49,7 @@ const statementNames = new Map<string, string>([
   [dialect.outboxBacklog().sql, 'outboxBacklog'],
   [dialect.inboxBacklog().sql, 'inboxBacklog'],
   [dialect.insertOutbox([{ messageId: MESSAGE_ID, destination: 'd', key: null, headers: '{}', payload: '1', delayMs: 0 }]).sql, 'insertOutboxOne'],
-  [dialect.startupProbe().sql, 'startupProbe'],
+  [dialect.startupProbe()!.sql, 'startupProbe'],
 ]);
 const nameOf = (call: QueryCall): string => statementNames.get(call.sql) ?? `unknown: ${call.sql.slice(0, 60)}`;
 

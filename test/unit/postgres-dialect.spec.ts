@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { fence } from '../../lib/dialects/postgres/fence.sql.js';
 import { wakeChannel } from '../../lib/dialects/postgres/notify-transport.js';
-import { PostgresDialect } from '../../lib/dialects/postgres/postgres.dialect.js';
+import { postgresDialect } from '../../lib/dialects/postgres/postgres.dialect.js';
 import { createInboxTable, createOutboxTable, upgradeToV2 } from '../../lib/dialects/postgres/schema.sql.js';
 import { WalkCursor } from '../../lib/claims/walk-cursor.js';
 import type { ClaimPlan, ClaimTable } from '../../lib/dialects/sql-dialect.interface.js';
+import { StatementCatalog } from '../../lib/dialects/statement-catalog.js';
 import { resolveOptions } from '../../lib/options/resolve-options.js';
 import { InvalidArgumentError } from '../../lib/errors/invalid-argument.error.js';
 
 const tables = resolveOptions({ schema: 'app', tables: { outbox: 'my_outbox', inbox: 'my_inbox' } }).tables;
-const dialect = new PostgresDialect(tables);
+const dialect = new StatementCatalog(postgresDialect, tables);
 const row = { id: '7', token: 'a6f1e2b0-0000-4000-8000-000000000000' };
 const request = new WalkCursor().request(10, 1_000);
 const claims = {
@@ -85,7 +86,7 @@ describe('PostgreSQL dialect', () => {
     expect(outboxLock.acquire.decode([{ granted: true }])).toBe(true);
     // Keyed on the schema-qualified table: instances on other schemas never wait for each other.
     expect(outboxLock.acquire.params).toEqual(['queuebox_outbox_claim_app.my_outbox']);
-    expect(lockOf(new PostgresDialect(resolveOptions({}).tables).claimOutbox(request, { lock: true })).acquire.params).toEqual(['queuebox_outbox_claim_queuebox_outbox_messages']);
+    expect(lockOf(new StatementCatalog(postgresDialect, resolveOptions({}).tables).claimOutbox(request, { lock: true })).acquire.params).toEqual(['queuebox_outbox_claim_queuebox_outbox_messages']);
     expect(lockOf(claims.relay).acquire.params).toEqual(['queuebox_inbox_claim_app.my_inbox']);
     expect(lockOf(dialect.claimPull('payments', request, { lock: true })).acquire.params).toEqual(['queuebox_pull_app.my_inbox:payments']);
     // Without the option, outbox and pull claims run alone, in autocommit.
@@ -99,7 +100,7 @@ describe('PostgreSQL dialect', () => {
   });
 
   it('drops only a schema of its own', () => {
-    expect(() => new PostgresDialect(resolveOptions({}).tables).dropSchema()).toThrow(InvalidArgumentError);
+    expect(() => new StatementCatalog(postgresDialect, resolveOptions({}).tables).dropSchema()).toThrow(InvalidArgumentError);
     expect(dialect.schemaExists('app').params).toEqual(['app']);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
-import { PostgresDialect } from '../../lib/dialects/postgres/postgres.dialect.js';
+import { postgresDialect } from '../../lib/dialects/postgres/postgres.dialect.js';
 import { resolveDialect } from '../../lib/dialects/resolve-dialect.js';
 import { UnsupportedDatabaseError } from '../../lib/errors/unsupported-database.error.js';
 import { resolveOptions } from '../../lib/options/resolve-options.js';
@@ -10,7 +10,7 @@ const dataSourceOf = (type: string) => ({ options: { type } }) as unknown as Dat
 
 describe('resolveDialect', () => {
   it('chooses the PostgreSQL dialect for a postgres DataSource', () => {
-    expect(resolveDialect(dataSourceOf('postgres'), tables)).toBeInstanceOf(PostgresDialect);
+    expect(resolveDialect(dataSourceOf('postgres'), tables).profile).toBe(postgresDialect);
   });
 
   it('refuses any other database with a typed error that says what to change', () => {

@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { MssqlDialect } from '../../lib/dialects/mssql/mssql.dialect.js';
+import { mssqlDialect } from '../../lib/dialects/mssql/mssql.dialect.js';
+import { StatementCatalog } from '../../lib/dialects/statement-catalog.js';
 import { InvalidArgumentError } from '../../lib/errors/invalid-argument.error.js';
 import { resolveOptions } from '../../lib/options/resolve-options.js';
 import { importEmbeddedPostgres } from '../../lib/testing/embedded-postgres.js';
@@ -59,11 +60,11 @@ describe('queuebox/testing without a database', () => {
   });
 
   it('SQL Server: the same statements, typed parameters, and only a schema of its own is dropped', () => {
-    const dialect = new MssqlDialect(resolveOptions({ schema: 'conf' }).tables);
+    const dialect = new StatementCatalog(mssqlDialect, resolveOptions({ schema: 'conf' }).tables);
     expect(dialect.dropSchema().sql).toContain('DROP SCHEMA IF EXISTS [conf]');
     expect(dialect.schemaExists('conf').params).toEqual([expect.objectContaining({ value: 'conf', type: 'nvarchar', params: [128] })]);
     expect(dialect.pendingWork().sql).not.toContain('READPAST');
     expect(dialect.databaseNow().sql).toContain('SYSUTCDATETIME()');
-    expect(() => new MssqlDialect(resolveOptions({}).tables).dropSchema()).toThrow(InvalidArgumentError);
+    expect(() => new StatementCatalog(mssqlDialect, resolveOptions({}).tables).dropSchema()).toThrow(InvalidArgumentError);
   });
 });

@@ -1,3 +1,4 @@
+import { dialectNames } from '../../dialects/dialect-registry.js';
 import { schemaScript } from '../../dialects/schema-script.js';
 import { migrationName } from '../../migrations/create-queuebox-migrations.js';
 import type { CliCommand } from '../cli-command.interface.js';
@@ -24,7 +25,7 @@ No connection is made.
   --json           {dialect, tables, migrations: [{name, version, statements}]} instead of the script`,
   async run(args) {
     const { values } = parseFlags('schema', args, FLAGS);
-    const dialect = readEnumFlag(values.dialect, '--dialect', 'postgres', ['postgres', 'mssql'] as const);
+    const dialect = readEnumFlag(values.dialect, '--dialect', 'postgres', dialectNames);
     const tables = readTableFlags(values);
     const script = schemaScript(dialect, tables, (step) => migrationName(step, tables));
     return { data: { dialect, tables, migrations: script.migrations }, text: script.text.trimEnd() };

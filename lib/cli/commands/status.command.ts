@@ -1,4 +1,5 @@
 import type { Backlog, BlockedKey, ClaimAtRisk } from '../../interfaces/admin.interface.js';
+import type { DialectName } from '../../dialects/dialect-registry.js';
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
 import { asFlagErrors } from '../admin-errors.js';
 import type { CliCommand } from '../cli-command.interface.js';
@@ -18,7 +19,7 @@ interface DeadCount {
 /** What `queuebox status --json` prints. */
 export interface StatusReport {
   database: string;
-  dialect: 'postgres' | 'mssql';
+  dialect: DialectName;
   tables: ResolvedTableNames;
   backlog: Backlog;
   dead: { outbox: DeadCount[]; inbox: DeadCount[] };

@@ -1,7 +1,7 @@
 import type { ClaimTable } from '../../interfaces/claim.interface.js';
 import type { ConformanceCheckDefinition } from '../conformance-check.js';
 import { expectThat } from '../conformance-failure.js';
-import { noNotifyOnSqlServer } from '../conformance.messages.js';
+import { noWakeUpTransport } from '../conformance.messages.js';
 
 /**
  * A wake-up sent by one instance reaches another's listener over the database (PostgreSQL
@@ -10,7 +10,7 @@ import { noNotifyOnSqlServer } from '../conformance.messages.js';
 export const notifyCheck: ConformanceCheckDefinition = {
   name: 'notify',
   title: 'wake-ups reach other instances (LISTEN/NOTIFY)',
-  skipReason: (context) => (context.dialect.createWakeUpTransport(context.dataSource, 'conformance-probe') ? undefined : noNotifyOnSqlServer()),
+  skipReason: ({ dialect }) => (dialect.profile.wakeUp ? undefined : noWakeUpTransport(dialect.profile.displayName)),
   async run(context) {
     const receiver = context.dialect.createWakeUpTransport(context.dataSource, 'conformance-receiver')!;
     const sender = context.dialect.createWakeUpTransport(context.dataSource, 'conformance-sender')!;

@@ -6,6 +6,8 @@ const BY_NUMBER: Readonly<Record<number, DatabaseErrorKind>> = {
   1205: 'deadlock',
   // Lock request time out period exceeded (a LOCK_TIMEOUT).
   1222: 'lock-not-granted',
+  // Invalid object name …
+  208: 'missing-table',
 };
 
 /**

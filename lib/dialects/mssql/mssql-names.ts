@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
 import type { ClaimTable } from '../sql-dialect.interface.js';
+import { qualifiedTable } from '../table-names.js';
 
 /**
  * Quotes a validated identifier (`IDENTIFIER` in options) in SQL Server's brackets. Validation is
@@ -11,15 +11,9 @@ export function quote(identifier: string): string {
 }
 
 /** The quoted, schema-qualified name of a QueueBox table. */
-export function qualified(tables: ResolvedTableNames, table: ClaimTable): string {
-  const name = quote(tables[table]);
-  return tables.schema ? `${quote(tables.schema)}.${name}` : name;
-}
+export const qualified = (tables: ResolvedTableNames, table: ClaimTable): string => qualifiedTable(tables, table, quote);
 
-/** The state that finishes a row of a table. */
-export function doneState(table: ClaimTable): 'sent' | 'processed' {
-  return table === 'outbox' ? 'sent' : 'processed';
-}
+export { doneState } from '../table-names.js';
 
 /**
  * The database clock: UTC, a runtime constant of the statement (every row of a batch gets the same
@@ -50,36 +44,8 @@ export const guidOut = (expression: string): string => `LOWER(CONVERT(char(36), 
  */
 export const timeOut = (expression: string): string => `TODATETIMEOFFSET(${expression}, '+00:00')`;
 
-/** `sp_getapplock` keeps 255 characters of a resource name; longer names are hashed. */
-const MAX_RESOURCE_LENGTH = 255;
-
-/** The table part of a lock name: schema-qualified, so instances on other schemas never wait for each other. */
-function lockTableName(tables: ResolvedTableNames, table: ClaimTable): string {
-  return tables.schema ? `${tables.schema}.${tables[table]}` : tables[table];
-}
-
-/** A resource name that `sp_getapplock` keeps whole (it would truncate, and two names could collide). */
-function fit(name: string): string {
-  return name.length <= MAX_RESOURCE_LENGTH ? name : `queuebox_${createHash('sha256').update(name, 'utf8').digest('hex')}`;
-}
-
-/**
- * The claim lock of a table's outbox or relay claims: `queuebox_outbox_claim_<schema.table>` or
- * `queuebox_inbox_claim_<schema.table>` (the PostgreSQL dialect's names), or
- * `queuebox_<sha256 hex>` of that name when it is longer than 255 characters.
- */
-export function lockResource(tables: ResolvedTableNames, table: ClaimTable): string {
-  return fit(`queuebox_${table}_claim_${lockTableName(tables, table)}`);
-}
-
-/**
- * The claim lock of one source's pull claims: `queuebox_pull_<schema.table>:<source>`, hashed like
- * {@link lockResource} when longer than 255 characters (a 200-character source can make it so).
- * Pull workers of different sources never wait for each other.
- */
-export function pullLockResource(tables: ResolvedTableNames, source: string): string {
-  return fit(`queuebox_pull_${lockTableName(tables, 'inbox')}:${source}`);
-}
+/** `sp_getapplock` keeps 255 characters of a resource name: a claim lock's longer name is hashed (claim-lock-names.ts). */
+export const MAX_RESOURCE_LENGTH = 255;
 
 /**
  * The keys of a JSON array parameter as a one-column subquery, for `x.column IN (…)`: default-schema

@@ -1,4 +1,5 @@
 import { MssqlParameter } from 'typeorm';
+import type { ParameterEncoders } from '../dialect-profile.interface.js';
 
 /*
  * Typed parameters of the SQL Server statements. Left to inference, mssql declares a string as
@@ -36,3 +37,22 @@ export const resourceParam = (value: string): MssqlParameter => new MssqlParamet
 export const instantParam = (value: Date | null): MssqlParameter => new MssqlParameter(value, 'datetimeoffset', 3);
 /** A SQL identifier compared with a catalog name (`sysname`: nvarchar(128)). */
 export const identifierParam = (value: string): MssqlParameter => new MssqlParameter(value, 'nvarchar', 128);
+
+/** Every value as a typed parameter of constant length; every list as one JSON array text. */
+export const mssqlEncoders: ParameterEncoders = {
+  id: idParam,
+  uuid: guidParam,
+  key: keyParam,
+  text: textParam,
+  int: intParam,
+  bigint: bigintParam,
+  flag: bitParam,
+  instant: instantParam,
+  identifier: identifierParam,
+  lockName: resourceParam,
+  ids: jsonParam,
+  uuids: jsonParam,
+  keys: jsonParam,
+  texts: jsonParam,
+  ints: jsonParam,
+};

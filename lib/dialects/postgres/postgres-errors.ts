@@ -8,6 +8,8 @@ const KINDS: Readonly<Record<string, DatabaseErrorKind>> = {
   '55P03': 'lock-not-granted',
   // query_canceled: a statement_timeout
   '57014': 'timeout',
+  // undefined_table
+  '42P01': 'missing-table',
 };
 
 /** What a PostgreSQL error means to the claim mechanism (TypeORM's QueryFailedError copies `code`). */

@@ -1,5 +1,6 @@
 import type { QueryRunner } from 'typeorm';
 import { releasedRunner } from '../../queuebox.messages.js';
+import { runQuery } from '../run-query.js';
 import type { SqlStatement } from '../sql-dialect.interface.js';
 import type { DriverRow } from '../statement-results.js';
 
@@ -18,7 +19,7 @@ interface PreparingClient {
  * and query subscribers do not see it; transaction events still do.
  */
 export async function executeOnPostgres(runner: QueryRunner, statement: SqlStatement): Promise<DriverRow[]> {
-  if (!statement.name) return ((await runner.query(statement.sql, [...statement.params], true)).records ?? []) as DriverRow[];
+  if (!statement.name) return runQuery(runner, statement);
   if (runner.isReleased) throw new Error(releasedRunner());
   const client = (await runner.connect()) as PreparingClient;
   return (await client.query({ name: statement.name, text: statement.sql, values: [...statement.params] })).rows;

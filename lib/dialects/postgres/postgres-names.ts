@@ -1,5 +1,6 @@
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
 import type { ClaimTable } from '../sql-dialect.interface.js';
+import { qualifiedTable } from '../table-names.js';
 
 /**
  * Quotes a validated identifier (`IDENTIFIER` in options). Quoting keeps the case as given and
@@ -10,15 +11,9 @@ export function quote(identifier: string): string {
 }
 
 /** The quoted, schema-qualified name of a QueueBox table. */
-export function qualified(tables: ResolvedTableNames, table: ClaimTable): string {
-  const name = quote(tables[table]);
-  return tables.schema ? `${quote(tables.schema)}.${name}` : name;
-}
+export const qualified = (tables: ResolvedTableNames, table: ClaimTable): string => qualifiedTable(tables, table, quote);
 
-/** The state that finishes a row of a table. */
-export function doneState(table: ClaimTable): 'sent' | 'processed' {
-  return table === 'outbox' ? 'sent' : 'processed';
-}
+export { doneState } from '../table-names.js';
 
 /** The database clock: when the current statement arrived (not `now()`, the transaction start). */
 export const DB_NOW = 'statement_timestamp()';

@@ -2,8 +2,9 @@ import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StatementRunner } from '../../../lib/claims/statement-runner.js';
-import { MssqlDialect } from '../../../lib/dialects/mssql/mssql.dialect.js';
+import { mssqlDialect } from '../../../lib/dialects/mssql/mssql.dialect.js';
 import type { DeadRowPage, SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
+import { StatementCatalog } from '../../../lib/dialects/statement-catalog.js';
 import { resolveOptions } from '../../../lib/options/resolve-options.js';
 import { createFakeMssql, type FakeMssql, type FakeResponse } from '../../fixtures/fake-mssql/index.js';
 
@@ -13,7 +14,7 @@ import { createFakeMssql, type FakeMssql, type FakeResponse } from '../../fixtur
  * instants) and how their rows decode from tedious's types. What they select is for a live server.
  */
 
-const dialect = new MssqlDialect(resolveOptions({ schema: 'messaging', tables: { outbox: 'o', inbox: 'i' } }).tables);
+const dialect = new StatementCatalog(mssqlDialect, resolveOptions({ schema: 'messaging', tables: { outbox: 'o', inbox: 'i' } }).tables);
 const GUID = '0193B2C4-0000-7000-8000-00000000000A';
 const since = new Date('2026-01-01T10:00:00.000Z');
 const page: DeadRowPage = { afterId: '12', limit: 50, filter: { stream: 'sink', errorContains: '50%', deadSince: since, deadBefore: null } };

@@ -1,6 +1,7 @@
 import { MssqlParameter } from 'typeorm';
 import { describe, expect, it } from 'vitest';
-import { pullLockResource } from '../../../lib/dialects/mssql/mssql-names.js';
+import { claimLockName } from '../../../lib/dialects/claim-lock-names.js';
+import { MAX_RESOURCE_LENGTH } from '../../../lib/dialects/mssql/mssql-names.js';
 import { mssqlStatementInventory, mssqlStatementMethods, tableConfigurations, type TableConfiguration } from './statement-inventory.js';
 
 /*
@@ -91,8 +92,9 @@ describe.each(configurations)('SQL Server statements, %s tables', (configuration
     const locks = [...inventory].filter(([name]) => name.endsWith('.lock'));
     expect(locks.length).toBe(3);
     for (const [name, { statement }] of locks) expect(String((statement.params[0] as MssqlParameter).value).length, name).toBeLessThanOrEqual(255);
-    const longest = pullLockResource(tableConfigurations[configuration], 's'.repeat(200));
+    const pullLock = (source: string): string => claimLockName(tableConfigurations[configuration], { kind: 'pull', source }, MAX_RESOURCE_LENGTH);
+    const longest = pullLock('s'.repeat(200));
     expect(longest.length).toBeLessThanOrEqual(255);
-    expect(pullLockResource(tableConfigurations[configuration], `${'s'.repeat(199)}t`)).not.toBe(longest);
+    expect(pullLock(`${'s'.repeat(199)}t`)).not.toBe(longest);
   });
 });

@@ -1,14 +1,15 @@
 import { WalkCursor } from '../../../lib/claims/walk-cursor.js';
-import { MssqlDialect } from '../../../lib/dialects/mssql/mssql.dialect.js';
+import { mssqlDialect } from '../../../lib/dialects/mssql/mssql.dialect.js';
 import { mssqlSchemaSteps } from '../../../lib/dialects/mssql/mssql-schema-steps.js';
 import type { ClaimPlan, ClaimRequest, DeadRowPage, SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
+import { StatementCatalog } from '../../../lib/dialects/statement-catalog.js';
 import { resolveOptions } from '../../../lib/options/resolve-options.js';
 
 /*
  * Every statement the SQL Server dialect can send, by a stable name, for one table configuration:
  * what the grammar gate parses (mssql-grammar.spec.ts) and the semantic checks read
- * (mssql-statements.spec.ts). A method of MssqlDialect that returns statements and is not called
- * here fails the inventory's own test: a new statement cannot skip the gate.
+ * (mssql-statements.spec.ts). A method of the statement catalog that returns statements and is not
+ * called here fails the inventory's own test: a new statement cannot skip the gate.
  */
 
 /** The two configurations CI checks: the defaults, and a schema with custom table names. */
@@ -25,8 +26,22 @@ export interface InventoryStatement {
   statement: Pick<SqlStatement, 'sql' | 'params'>;
 }
 
-/** The methods of MssqlDialect that do not produce a statement: nothing to parse. */
-export const methodsWithoutStatements = new Set(['constructor', 'execute', 'classifyError', 'createWakeUpTransport', 'plan']);
+/** The members of the statement catalog that do not produce a statement: nothing to parse. */
+export const methodsWithoutStatements = new Set([
+  'constructor',
+  'type',
+  'claimLockAlways',
+  'isolationSticks',
+  'execute',
+  'classifyError',
+  'createWakeUpTransport',
+  'statement',
+  'hot',
+  'plan',
+  'lock',
+  'claimParams',
+  'pageParams',
+]);
 
 const token = '4f0c6c1e-58d6-4c53-9a43-1b2d3e4f5a6b';
 const row = { id: '42', token };
@@ -53,14 +68,14 @@ function planStatements(method: string, name: string, plan: ClaimPlan<unknown>):
 /** Every statement of the dialect for `configuration`, keyed by a file-safe name. */
 export function mssqlStatementInventory(configuration: TableConfiguration): Map<string, InventoryStatement> {
   const tables = tableConfigurations[configuration];
-  const dialect = new MssqlDialect(tables);
+  const dialect = new StatementCatalog(mssqlDialect, tables);
   const entries: Array<[string, InventoryStatement]> = [
-    ['startup-probe', { method: 'startupProbe', statement: dialect.startupProbe() }],
+    ['startup-probe', { method: 'startupProbe', statement: dialect.startupProbe()! }],
     ['insert-outbox-one', { method: 'insertOutbox', statement: dialect.insertOutbox([outboxRow(0)]) }],
     ['insert-outbox-many', { method: 'insertOutbox', statement: dialect.insertOutbox([outboxRow(0), outboxRow(5_000)]) }],
-    ...planStatements('claimOutbox', 'claim-outbox', dialect.claimOutbox({ ...request, afterIdle: true })),
+    ...planStatements('claimOutbox', 'claim-outbox', dialect.claimOutbox({ ...request, afterIdle: true }, { lock: false })),
     ...planStatements('claimInbox', 'claim-inbox', dialect.claimInbox(['orders', 'payments'], { ...request, afterIdle: true })),
-    ...planStatements('claimPull', 'claim-pull', dialect.claimPull('orders', { ...request, afterIdle: true })),
+    ...planStatements('claimPull', 'claim-pull', dialect.claimPull('orders', { ...request, afterIdle: true }, { lock: false })),
     ['outbox-backlog', { method: 'outboxBacklog', statement: dialect.outboxBacklog() }],
     ['insert-inbox', { method: 'insertInbox', statement: dialect.insertInbox({ source: 'orders', idempotencyKey: 'evt-1', key: 'order-1', headers: '{}', payload: '{}' }) }],
     ['find-inbox', { method: 'findInbox', statement: dialect.findInbox('orders', 'evt-1') }],
@@ -92,7 +107,7 @@ export function mssqlStatementInventory(configuration: TableConfiguration): Map<
     ['pending-work', { method: 'pendingWork', statement: dialect.pendingWork() }],
     ['schema-exists', { method: 'schemaExists', statement: dialect.schemaExists('messaging') }],
     // Only a schema of QueueBox's own is ever dropped (a conformance run's): with the default tables, one is named.
-    ['drop-schema', { method: 'dropSchema', statement: (tables.schema ? dialect : new MssqlDialect({ ...tables, schema: 'queuebox_conformance_run' })).dropSchema() }],
+    ['drop-schema', { method: 'dropSchema', statement: (tables.schema ? dialect : new StatementCatalog(mssqlDialect, { ...tables, schema: 'queuebox_conformance_run' })).dropSchema() }],
   ];
   mssqlSchemaSteps(tables).forEach((step) => {
     const slug = step.name.toLowerCase();
@@ -102,7 +117,7 @@ export function mssqlStatementInventory(configuration: TableConfiguration): Map<
   return new Map(entries);
 }
 
-/** The names of MssqlDialect's methods that produce statements. */
+/** The names of the statement catalog's methods that produce statements. */
 export function mssqlStatementMethods(): string[] {
-  return Object.getOwnPropertyNames(MssqlDialect.prototype).filter((name) => !methodsWithoutStatements.has(name));
+  return Object.getOwnPropertyNames(StatementCatalog.prototype).filter((name) => !methodsWithoutStatements.has(name));
 }

@@ -1,0 +1,28 @@
+import { createHash } from 'node:crypto';
+import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import type { ClaimTable } from './sql-dialect.interface.js';
+
+const TABLE_OF = { outbox: 'outbox', relay: 'inbox' } as const satisfies Record<string, ClaimTable>;
+
+/** The table part of a lock name: schema-qualified, so that instances on other schemas never wait for each other. */
+function lockTableName(tables: ResolvedTableNames, table: ClaimTable): string {
+  return tables.schema ? `${tables.schema}.${tables[table]}` : tables[table];
+}
+
+/** Whose claims a lock serializes: the outbox poller's, the relay's, or the pull workers' of one source. */
+export type ClaimLockTarget = { kind: 'outbox' | 'relay' } | { kind: 'pull'; source: string };
+
+/**
+ * The documented claim lock names (docs/concepts/claims-and-leases.md, "Locks"):
+ * `queuebox_outbox_claim_<schema.table>`, `queuebox_inbox_claim_<schema.table>` (the relay), and
+ * per source `queuebox_pull_<schema.table>:<source>`, so that pull workers of different sources
+ * never wait for each other. A name longer than `maxLength` becomes `queuebox_<sha256 hex>` of
+ * it: a database that would truncate it could make two names one.
+ */
+export function claimLockName(tables: ResolvedTableNames, target: ClaimLockTarget, maxLength = Infinity): string {
+  const name =
+    target.kind === 'pull'
+      ? `queuebox_pull_${lockTableName(tables, 'inbox')}:${target.source}`
+      : `queuebox_${TABLE_OF[target.kind]}_claim_${lockTableName(tables, TABLE_OF[target.kind])}`;
+  return name.length <= maxLength ? name : `queuebox_${createHash('sha256').update(name, 'utf8').digest('hex')}`;
+}

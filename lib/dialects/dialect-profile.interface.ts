@@ -1,0 +1,171 @@
+import type { DataSource, DataSourceOptions, QueryRunner } from 'typeorm';
+import type { WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
+import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import type { DialectSql } from './dialect-sql.interface.js';
+import type { SchemaStep } from './schema-step.interface.js';
+import type { ClaimKind, SqlStatement } from './sql-dialect.interface.js';
+import type { DatabaseErrorKind, DatabaseFacts, DriverRow } from './statement-results.js';
+
+/*
+ * What one database is to QueueBox: its SQL texts, how it binds values, and what it can and
+ * cannot do. The statement catalog (statement-catalog.ts) builds every statement from a profile;
+ * the registry (dialect-registry.ts) maps a DataSource type or a URL scheme to one. Nothing above
+ * lib/dialects/ reads a database's name to decide anything: it reads the profile.
+ */
+
+/**
+ * How the dialect binds each kind of value the statements take. The catalog says which kind each
+ * parameter is; the dialect says what the driver is given (PostgreSQL: the value itself, lists as
+ * arrays; SQL Server: typed parameters of constant length, lists as one JSON text).
+ */
+export interface ParameterEncoders {
+  /** A row id (bigint), as its decimal text: ids may pass 2^53. */
+  id(value: string): unknown;
+  /** A claim token or a message id (a UUID). */
+  uuid(value: string): unknown;
+  /** A key column value: source, destination, ordering or idempotency key (NULL allowed). */
+  key(value: string | null): unknown;
+  /** Text of any length: headers and payload JSON, error text. */
+  text(value: string | null): unknown;
+  /** A count, a batch size, or an interval in milliseconds (at most `limits.intervalMs`). */
+  int(value: number): unknown;
+  /** An age in milliseconds, beyond an int (retention: up to `limits.ageMs`). */
+  bigint(value: number): unknown;
+  flag(value: boolean): unknown;
+  /** An absolute instant, whatever the session's or the driver's time zone. */
+  instant(value: Date | null): unknown;
+  /** A SQL identifier compared with a catalog name (never interpolated). */
+  identifier(value: string): unknown;
+  /** The name of a claim lock (at most `claimLock.maxNameLength`). */
+  lockName(value: string): unknown;
+  ids(values: readonly string[]): unknown;
+  uuids(values: readonly string[]): unknown;
+  keys(values: readonly (string | null)[]): unknown;
+  texts(values: readonly string[]): unknown;
+  ints(values: readonly number[]): unknown;
+}
+
+/**
+ * The lock that serializes claims of a table (or of a pull source): docs/concepts/claims-and-leases.md,
+ * "Locks". The relay takes it on every database.
+ */
+export interface ClaimLockProfile {
+  /**
+   * `always`: every claim takes it, whatever the options say (SQL Server, whose claim relies on
+   * it). `on-request`: outbox and pull claims take it where their `claimLock` option asks.
+   */
+  taken: 'always' | 'on-request';
+  /**
+   * Who holds a granted lock: the claim's transaction, so that its commit, its rollback, or the
+   * end of the session releases it, and a client timeout cannot leave it held on a pooled
+   * connection. A session-owned lock would need a release the claim runner does not run.
+   */
+  owner: 'transaction';
+  /** Statements before the lock, in its transaction (the bound on the wait). */
+  setup: readonly string[];
+  /** Takes the lock named by its one parameter; its rows say whether it was granted. */
+  acquire: string;
+  granted(rows: readonly DriverRow[]): boolean;
+  /** The longest lock name the database keeps whole; a longer one is hashed. Undefined: any length. */
+  maxNameLength?: number;
+}
+
+/** Cross-replica wake-ups, where the database can carry them. */
+export interface WakeUpProfile {
+  transport(dataSource: DataSource, tables: ResolvedTableNames, instanceId: string): WakeUpTransport;
+  /** The outbox inserts that also send a wake-up with their transaction's commit: two more parameters, channel and sender. */
+  notifyingInserts?: Pick<DialectSql, 'insertOutbox' | 'insertOutboxOne'>;
+}
+
+/**
+ * Bounds of the values the database takes. Options are validated before the DataSource is known,
+ * so they use the strictest bound of the registered dialects (`strictestLimits`, dialect-registry.ts).
+ */
+export interface DialectLimits {
+  /** The longest identifier (a schema name) the database keeps. */
+  identifierLength: number;
+  /** The longest table name: index and constraint names add a suffix to it. */
+  tableNameLength: number;
+  /** The longest interval, in milliseconds, a statement adds to the clock (a lease, a delay, a back-off). */
+  intervalMs: number;
+  /** The longest age, in milliseconds, a retention statement subtracts from the clock. */
+  ageMs: number;
+  /** The longest key (source, destination, ordering or idempotency key), in characters. */
+  keyLength: number;
+}
+
+/** The client a URL opens a DataSource for. */
+export interface UrlClient {
+  /** What the database's session list shows. */
+  applicationName: string;
+  /** Connections of the DataSource's pool at most. */
+  poolSize: number;
+}
+
+/** Connection URLs of the database. */
+export interface UrlProfile {
+  /** Schemes of its URLs, without the colon. */
+  schemes: readonly string[];
+  /** A URL must name its database (SQL Server: a login's default database is seldom QueueBox's). */
+  needsDatabase: boolean;
+  /** TypeORM's options for `text` (parsed: `url`), one of `schemes`. */
+  dataSourceOptions(text: string, url: URL, client: UrlClient): DataSourceOptions;
+}
+
+/** How a DBA script of the schema is laid out for the database's client tool. */
+export interface SchemaScriptLayout {
+  begin: readonly string[];
+  end: readonly string[];
+  terminate(statement: string): string;
+  /** The command line that runs the script. */
+  client: string;
+}
+
+/**
+ * One database: its SQL, its parameter encoders, and its capabilities. `Name` is the TypeORM
+ * DataSource type it serves.
+ */
+export interface DialectProfile<Name extends string = string> {
+  readonly name: Name;
+  /** The database's name in messages and reports: 'PostgreSQL', 'SQL Server'. */
+  readonly displayName: string;
+
+  /** Its SQL: every statement's text as a function of the table names (the catalog builds them once). */
+  readonly sql: DialectSql;
+  readonly encode: ParameterEncoders;
+
+  readonly claimLock: ClaimLockProfile;
+  /**
+   * A lock-free "anything due?" read a claim after an idle poll runs first (SQL Server, where a
+   * claim always takes its lock and no wake-up says when to look): its text per claimer. Its
+   * parameters: none (outbox), the sources (relay), the source (pull).
+   */
+  readonly idleProbe?: { dueProbe(t: ResolvedTableNames, kind: ClaimKind): string };
+  /**
+   * A pooled connection keeps the isolation level of its last transaction (SQL Server), so that
+   * QueueBox's transactions must always name theirs.
+   */
+  readonly isolationSticks: boolean;
+  /**
+   * The driver runs a statement with a name as a prepared statement (node-postgres): the hot
+   * statements (claims, completions, group renewals) get one, unless `preparedStatements` is off.
+   */
+  readonly prepares: boolean;
+  /** Undefined: replicas rely on polling. */
+  readonly wakeUp?: WakeUpProfile;
+  readonly limits: DialectLimits;
+  readonly url: UrlProfile;
+  readonly schema: { steps(tables: ResolvedTableNames): SchemaStep[]; script: SchemaScriptLayout };
+
+  /** Runs one statement on `runner`'s connection; the driver's rows (none without a result set). */
+  execute(runner: QueryRunner, statement: SqlStatement): Promise<DriverRow[]>;
+  /** What a driver error means to the claim mechanism, or undefined. */
+  classifyError(error: unknown): DatabaseErrorKind | undefined;
+  /** A start-up check of the database (version, settings QueueBox depends on). */
+  readonly startupProbe?: { text: string; decode(rows: readonly DriverRow[]): DatabaseFacts };
+  /**
+   * Readies the application's DataSource for QueueBox when the dialect is resolved, and refuses
+   * options QueueBox cannot work with (an `InvalidQueueBoxOptionsError`).
+   */
+  prepareDataSource?(dataSource: DataSource): void;
+}

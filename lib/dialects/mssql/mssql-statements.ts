@@ -1,0 +1,22 @@
+import type { DialectSql } from '../dialect-sql.interface.js';
+import * as blocked from './blocked-keys.sql.js';
+import * as atRisk from './claims-at-risk.sql.js';
+import * as clock from './clock.sql.js';
+import * as deadCounts from './dead-counts.sql.js';
+import * as deadLetters from './dead-letters.sql.js';
+import * as fenced from './fenced-writes.sql.js';
+import * as inbox from './inbox.sql.js';
+import * as outbox from './outbox.sql.js';
+import * as pendingWork from './pending-work.sql.js';
+import * as pull from './pull.sql.js';
+import * as retention from './retention.sql.js';
+import * as rows from './row-states.sql.js';
+import * as schemaLifecycle from './schema-lifecycle.sql.js';
+
+/** Every SQL Server statement (`@n` placeholders): the mirrored *.sql.ts files. */
+export const mssqlSql: DialectSql = {
+  ...clock, ...pendingWork, ...schemaLifecycle,
+  ...outbox, ...inbox, ...pull,
+  ...fenced, ...retention,
+  ...deadLetters, ...deadCounts, ...blocked, ...rows, ...atRisk,
+};

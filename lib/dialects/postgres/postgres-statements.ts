@@ -1,0 +1,30 @@
+import type { DialectSql } from '../dialect-sql.interface.js';
+import * as blocked from './blocked-keys.sql.js';
+import * as atRisk from './claims-at-risk.sql.js';
+import * as clock from './clock.sql.js';
+import * as deadCounts from './dead-counts.sql.js';
+import * as deadLetters from './dead-letters.sql.js';
+import * as fenced from './fenced-writes.sql.js';
+import * as inbox from './inbox.sql.js';
+import * as outbox from './outbox.sql.js';
+import * as pendingWork from './pending-work.sql.js';
+import * as pull from './pull.sql.js';
+import * as retention from './retention.sql.js';
+import * as rows from './row-states.sql.js';
+import * as schemaLifecycle from './schema-lifecycle.sql.js';
+
+/** Every PostgreSQL statement (`$n` placeholders): the mirrored *.sql.ts files. */
+export const postgresSql: DialectSql = {
+  ...clock, ...pendingWork, ...schemaLifecycle,
+  ...outbox, ...inbox, ...pull,
+  ...fenced, ...retention,
+  ...deadLetters, ...deadCounts, ...blocked, ...rows, ...atRisk,
+  // The hand-off returns the columns of its claim.
+  completeMany: (t, kind) => fenced.completeMany(t, kind, kind === 'outbox' ? outbox.OUTBOX_CLAIM_COLUMNS : inbox.INBOX_CLAIM_COLUMNS),
+};
+
+/** The outbox inserts that also NOTIFY with the caller's commit: two more parameters, channel and sender. */
+export const postgresNotifyingInserts: Pick<DialectSql, 'insertOutbox' | 'insertOutboxOne'> = {
+  insertOutbox: (t) => outbox.withCommitNotify(outbox.insertOutbox(t), 6),
+  insertOutboxOne: (t) => outbox.withCommitNotify(outbox.insertOutboxOne(t), 5),
+};
