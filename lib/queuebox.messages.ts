@@ -213,8 +213,12 @@ export const intakeNeedsSources = (): string =>
 export const sourceNeedsSecret = (path: string): string =>
   `QueueBox option "${path}.secret" is not set: it must be a Standard Webhooks secret ("whsec_…"), or the source must say "unsigned: true" to accept unsigned requests (a secret read from an unset environment variable lands here).`;
 
-export const sourceSecretAndUnsigned = (path: string): string =>
+/** A source or an http destination given both ways of trust. */
+export const secretAndUnsigned = (path: string): string =>
   `QueueBox option "${path}" has both a "secret" and "unsigned: true"; it must be one of them.`;
+
+export const destinationSecretUnset = (path: string): string =>
+  `QueueBox option "${path}.secret" is given but not set: it must be a Standard Webhooks secret ("whsec_…"), or the destination must say "unsigned: true" to send unsigned requests (a secret read from an unset environment variable lands here; a receiver that checks signatures would refuse every unsigned request).`;
 
 /** Levenshtein distance, for "did you mean" hints on short option names. */
 function editDistance(a: string, b: string): number {

@@ -182,8 +182,7 @@ export class QueueBoxAdmin {
     } else {
       throw new InvalidArgumentError('selection', invalidSelection());
     }
-    this.logger.log({
-      message: action === 'replay' ? 'dead letters replayed' : 'dead letters discarded',
+    this.logger.log(action === 'replay' ? 'dead letters replayed' : 'dead letters discarded', {
       table: checked,
       ...chosen,
       count: result.count,

@@ -52,7 +52,7 @@ export class QueueBoxEvents {
   }
 
   private call(event: QueueBoxEventName, invoke: () => void | Promise<void>): void {
-    const failed = (error: unknown): void => this.logger.error({ message: 'QueueBox event listener failed', event, error: errorText(error) });
+    const failed = (error: unknown): void => this.logger.error('QueueBox event listener failed', { event, error: errorText(error) });
     try {
       const result = invoke();
       if (result && typeof result.then === 'function') result.then(undefined, failed);

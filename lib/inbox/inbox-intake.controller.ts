@@ -94,7 +94,7 @@ export class InboxIntakeController implements OnModuleInit {
       if (error instanceof InvalidMessageError) return answer(response, HttpStatus.BAD_REQUEST, error.message);
       // A database failure: never let it reach Nest's exception log, which would print the
       // statement's parameters (the payload); the sender retries.
-      this.logger.error({ message: 'inbox intake could not store a message; answered 500 so that the sender retries', source: label, error: errorText(error) });
+      this.logger.error('inbox intake could not store a message; answered 500 so that the sender retries', { source: label, error: errorText(error) });
       return this.fail(response, label);
     }
   }

@@ -20,7 +20,8 @@ import type { ReportedRow } from '../runtime/claim-outcomes.js';
 import type { ClaimRole, RowFailure, RowJob } from '../runtime/claim-role.interface.js';
 import { ClaimWorker, type ClaimWorkerStatus } from '../runtime/claim-worker.js';
 import { CreateSpans } from '../tracing/create-spans.js';
-import { type MessageSpan, messagingTracer } from '../tracing/messaging-tracer.js';
+import type { MessageSpan } from '../tracing/message-span.interface.js';
+import { messagingTracer } from '../tracing/messaging-tracer.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { toInboxMessage } from './inbox-message.mapper.js';
 

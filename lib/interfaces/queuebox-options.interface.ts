@@ -215,9 +215,16 @@ export interface HttpDestinationOptions {
    * When set, every request is signed by the Standard Webhooks scheme (`webhook-id`,
    * `webhook-timestamp`, `webhook-signature`; plus `X-QueueBox-Signature` over the key and trace
    * context). A `whsec_` secret, or several while rotating: each signs, so a receiver that knows
-   * any of them accepts the request. Never logged.
+   * any of them accepts the request. Never logged. When the key is given, it must hold a secret:
+   * `secret: process.env.X` with X unset or empty fails start-up (else every request would go
+   * out unsigned, and a receiver that checks signatures would refuse them all).
    */
   secret?: string | readonly string[];
+  /**
+   * Send unsigned requests on purpose (the id in `X-Message-Id`); not with a `secret`. A
+   * destination with neither `secret` nor `unsigned` sends unsigned requests too.
+   */
+  unsigned?: boolean;
 }
 
 /**

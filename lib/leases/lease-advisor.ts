@@ -88,7 +88,7 @@ export class LeaseAdvisor {
     const now = performance.now();
     if (now - state.loggedAt < LEASE_ADVICE_LOG_INTERVAL_MS) return;
     state.loggedAt = now;
-    this.logger.warn({ message: leaseAdvice(advice), ...advice });
+    this.logger.warn(leaseAdvice(advice), { ...advice });
     this.events.emit('lease.advice', advice);
   }
 

@@ -12,9 +12,10 @@ import {
   invalidHeaderOption,
   invalidHiddenOption,
   invalidOption,
+  destinationSecretUnset,
   sharedSourceSecret,
   sourceNeedsSecret,
-  sourceSecretAndUnsigned,
+  secretAndUnsigned,
 } from '../queuebox.messages.js';
 import { keyProblem } from '../validation/keys.js';
 import { headerNameProblem, headerValueProblem } from '../validation/http-headers.js';
@@ -191,7 +192,7 @@ function resolveSources(sources: Record<string, unknown>, context: ResolveContex
     const source = readObject(value, path, ['secret', 'unsigned']);
     const secrets = readWebhookSecrets(source.secret, `${path}.secret`);
     const unsigned = readBoolean(source.unsigned, `${path}.unsigned`, false);
-    if (secrets && unsigned) throw new InvalidQueueBoxOptionsError(path, sourceSecretAndUnsigned(path));
+    if (secrets && unsigned) throw new InvalidQueueBoxOptionsError(path, secretAndUnsigned(path));
     if (context.intake && !secrets && !unsigned) throw new InvalidQueueBoxOptionsError(`${path}.secret`, sourceNeedsSecret(path));
     // A secret identifies its source: shared by two, each would accept the other's requests.
     for (const key of secrets ?? []) {
@@ -233,7 +234,7 @@ export function resolveBackoff(backoff: Record<string, unknown>, path: string): 
 
 /** The options of each destination type. */
 const DESTINATION_KEYS: Record<string, readonly string[]> = {
-  http: ['type', 'url', 'timeoutMs', 'headers', 'secret'],
+  http: ['type', 'url', 'timeoutMs', 'headers', 'secret', 'unsigned'],
   rabbitmq: ['type', 'url', 'exchange', 'routingKey', 'persistent', 'confirmTimeoutMs'],
   nats: ['type', 'servers', 'subject', 'timeoutMs'],
   custom: ['type', 'publisher'],
@@ -254,7 +255,7 @@ function resolveDestinations(destinations: Record<string, unknown>): ReadonlyMap
         url: readUrl(destination.url, `${path}.url`),
         timeoutMs: readInt(destination.timeoutMs, `${path}.timeoutMs`, 10_000, 1, DAY_MS),
         headers: readHeaders(destination.headers, `${path}.headers`),
-        secrets: readWebhookSecrets(destination.secret, `${path}.secret`),
+        secrets: readDestinationSecrets(destination, path),
       });
     } else if (type === 'rabbitmq') {
       resolved.set(name, resolveRabbitMqDestination(name, destination, path));
@@ -271,6 +272,26 @@ function resolveDestinations(destinations: Record<string, unknown>): ReadonlyMap
     }
   }
   return resolved;
+}
+
+/**
+ * The signing keys of an http destination. A `secret` key that is present must hold a secret:
+ * `secret: process.env.X` with X unset would otherwise send unsigned requests, and a receiver that
+ * checks signatures would refuse every one, until each message is dead. `unsigned: true` says
+ * that unsigned is meant. A destination with neither key sends unsigned, as it always has.
+ */
+function readDestinationSecrets(destination: Record<string, unknown>, path: string): Buffer[] | undefined {
+  const unsigned = readBoolean(destination.unsigned, `${path}.unsigned`, false);
+  // An unset environment variable reads as undefined, an empty one as ''.
+  const unset = destination.secret === undefined || destination.secret === '';
+  if (unsigned) {
+    if (!unset) throw new InvalidQueueBoxOptionsError(path, secretAndUnsigned(path));
+    return undefined;
+  }
+  if (unset && (Object.hasOwn(destination, 'secret') || destination.unsigned === false)) {
+    throw new InvalidQueueBoxOptionsError(`${path}.secret`, destinationSecretUnset(path));
+  }
+  return readWebhookSecrets(destination.secret, `${path}.secret`);
 }
 
 /**

@@ -15,7 +15,8 @@ import { destinationNotHere } from '../queuebox.messages.js';
 import type { ReportedRow } from '../runtime/claim-outcomes.js';
 import type { ClaimRole, RowFailure, RowJob } from '../runtime/claim-role.interface.js';
 import { ClaimWorker, type ClaimWorkerStatus } from '../runtime/claim-worker.js';
-import { type MessageSpan, messagingTracer } from '../tracing/messaging-tracer.js';
+import type { MessageSpan } from '../tracing/message-span.interface.js';
+import { messagingTracer } from '../tracing/messaging-tracer.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { toOutboxMessage } from './outbox-message.mapper.js';
 

@@ -96,7 +96,7 @@ export class NatsPublisher implements ClosablePublisher {
     void connection.closed().then((error) => {
       if (this.link === link) this.link = undefined;
       if (error && !this.closed) {
-        this.logger.warn({ message: 'NATS connection closed; it is reopened on the next publish', destination: this.destination.name, address: this.address(), error: this.describe(error) });
+        this.logger.warn('NATS connection closed; it is reopened on the next publish', { destination: this.destination.name, address: this.address(), error: this.describe(error) });
       }
     });
     this.link = link;

@@ -10,7 +10,8 @@ import type { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ReportedRow } from '../runtime/claim-outcomes.js';
 import type { ClaimRole, RowJob } from '../runtime/claim-role.interface.js';
 import { ClaimWorker, type ClaimWorkerStatus } from '../runtime/claim-worker.js';
-import { type MessageSpan, messagingTracer } from '../tracing/messaging-tracer.js';
+import type { MessageSpan } from '../tracing/message-span.interface.js';
+import { messagingTracer } from '../tracing/messaging-tracer.js';
 import type { PullWorkerHost } from './pull-worker.host.js';
 import type { ResolvedPullWorker } from './resolve-pull-worker-options.js';
 

@@ -154,7 +154,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
         scheduled.lastRunAt = new Date();
         scheduled.lastError = error;
         scheduled.consecutiveErrors += 1;
-        this.logger.error({ message: 'scheduled retention sweep failed', error: errorText(error) });
+        this.logger.error('scheduled retention sweep failed', { error: errorText(error) });
         this.metrics.loopError('retention');
       },
     );

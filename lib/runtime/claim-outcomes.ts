@@ -67,9 +67,9 @@ export class ClaimOutcomes {
   lost(row: ReportedRow, during: LossFinder, cause?: unknown, seconds?: number): void {
     const fields = { ...row.fields, ...(cause === undefined ? {} : { error: errorText(cause) }) };
     if (this.component === 'outbox' && during === 'finish') {
-      this.logger.error({ message: outboxMarkLost(row.id, String(row.fields.messageId)), ...fields });
+      this.logger.error(outboxMarkLost(row.id, String(row.fields.messageId)), fields);
     } else {
-      this.logger.warn({ message: during === 'work' ? rowClaimLost(this.noun, row.id) : rowWriteLost(this.noun, during, row.id), ...fields });
+      this.logger.warn(during === 'work' ? rowClaimLost(this.noun, row.id) : rowWriteLost(this.noun, during, row.id), fields);
     }
     this.metrics?.rowEnded(this.component, row.stream, 'lost', seconds);
     this.lostClaims.push({ id: row.id, during, at: new Date() });

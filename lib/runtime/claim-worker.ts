@@ -13,7 +13,8 @@ import type { LeaseAdvisor } from '../leases/lease-advisor.js';
 import type { ResolvedBackoff } from '../options/resolved-options.interface.js';
 import { claimContended, claimLost, maxAttemptsWithoutOutcome, rowFinishedTwice, rowFinishingWriteFailed, rowNotFinished, shutdownLeftRows, shutdownReason } from '../queuebox.messages.js';
 import type { SpanOutcome } from '../tracing/messaging-attributes.js';
-import { endSpanWith, type MessageSpan } from '../tracing/messaging-tracer.js';
+import type { MessageSpan } from '../tracing/message-span.interface.js';
+import { endSpanWith } from '../tracing/messaging-tracer.js';
 import { abortableDelay, whenAborted } from './abortable.js';
 import { backoffDelay } from './backoff.js';
 import { ClaimOutcomes, type OutcomeMetrics } from './claim-outcomes.js';
@@ -237,7 +238,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
     }
     if (this.role.sample && this.settings.sampleEveryMs !== undefined && now - this.lastSampleAt >= this.settings.sampleEveryMs) {
       this.lastSampleAt = now;
-      await this.role.sample().catch((error) => this.logger.warn({ message: 'gauge sample failed', error: errorText(error) }));
+      await this.role.sample().catch((error) => this.logger.warn('gauge sample failed', { error: errorText(error) }));
     }
     const { batchSize, concurrency, leaseMs } = this.settings;
     const ahead = this.settings.claimAhead ?? 0;
@@ -336,7 +337,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
       else await endSpanWith(span, () => this.settle(row, lease, span));
     } catch (error) {
       // A database failure of an autocommit finishing write: the row stays processing and is reclaimed.
-      this.logger.error({ message: rowFinishingWriteFailed(this.settings.noun), ...this.role.identify(row).fields, error: errorText(error) });
+      this.logger.error(rowFinishingWriteFailed(this.settings.noun), { ...this.role.identify(row).fields, error: errorText(error) });
     }
   }
 
@@ -432,12 +433,12 @@ export class ClaimWorker<Row extends ClaimedRow> {
     }
     if (releasing) return 'released';
     this.outcomes.ended(identity, dead ? 'dead' : 'retried', seconds);
-    const log = { message: dead ? `${this.settings.noun} dead-lettered` : `${this.settings.noun} failed; retrying`, ...identity.fields, attempt: row.attempts, error };
+    const fields = { ...identity.fields, attempt: row.attempts, error };
     if (!dead) {
-      this.logger.warn(log);
+      this.logger.warn(`${this.settings.noun} failed; retrying`, fields);
       return 'retried';
     }
-    this.logger.error(log);
+    this.logger.error(`${this.settings.noun} dead-lettered`, fields);
     this.outcomes.deadLettered(identity, row.attempts, error);
     // A dead row is finished: the next row of its key may be claimable now.
     if (row.key !== null) this.wake();

@@ -78,7 +78,7 @@ export class PollLoop {
         this.lastTickAt = new Date();
         this.lastError = error;
         this.consecutiveErrors += 1;
-        this.logger.error({ message: 'poll tick failed', loop: this.options.name, consecutiveErrors: this.consecutiveErrors, error: errorText(error) });
+        this.logger.error('poll tick failed', { loop: this.options.name, consecutiveErrors: this.consecutiveErrors, error: errorText(error) });
         this.options.onError?.(error);
         await this.sleep(this.errorBackoffMs(), signal, false);
         continue;

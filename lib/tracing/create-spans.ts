@@ -1,4 +1,5 @@
-import type { MessageSpan, MessagingTracer } from './messaging-tracer.js';
+import type { MessageSpan } from './message-span.interface.js';
+import type { MessagingTracer } from './messaging-tracer.js';
 
 /**
  * The `create` spans of one enqueue (one per message): each message stores its own span's

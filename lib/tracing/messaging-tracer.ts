@@ -12,19 +12,8 @@ import {
   QUEUEBOX_OUTCOME,
   type SpanOutcome,
 } from './messaging-attributes.js';
+import type { MessageSpan } from './message-span.interface.js';
 import { type OpenTelemetryApi, openTelemetry } from './trace-context.js';
-
-/** One span around one message's operation. */
-export interface MessageSpan {
-  /** Runs `work` with this span as the active context (so that its context propagates). */
-  run<T>(work: () => Promise<T>): Promise<T>;
-  /** Writes this span's W3C context (`traceparent`, `tracestate`) into `headers`; returns them. */
-  inject(headers: Record<string, string>): Record<string, string>;
-  /** Records the error the work failed with (an exception event, status ERROR); the span goes on. */
-  recordError(error: unknown): void;
-  /** Ends the span with `queuebox.outcome`; an error given here is recorded first. */
-  end(outcome: SpanOutcome, error?: unknown): void;
-}
 
 /**
  * Spans by the OpenTelemetry messaging semantic conventions: `create` (PRODUCER, in the caller's

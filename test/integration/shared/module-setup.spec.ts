@@ -65,6 +65,19 @@ describeWithDatabase('module set-up as an application writes it', () => {
     expect((error as Error).message).toContain('unsigned: true');
   });
 
+  it('refuses an http destination whose secret is unset, naming the option; unsigned: true opts out', async () => {
+    const unset = process.env.QUEUEBOX_TEST_SURELY_UNSET_SECRET;
+    const billing = { type: 'http', url: 'http://127.0.0.1:9/billing/hooks', secret: unset } as const;
+    const error = await compile([typeorm(), QueueBoxModule.forRoot({ schema, destinations: { billing } })]).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'InvalidQueueBoxOptionsError', path: 'destinations.billing.secret' });
+    expect((error as Error).message).toContain('unsigned: true');
+
+    const moduleRef = await compile([typeorm(), QueueBoxModule.forRoot({ schema, workers: { enabled: false }, destinations: { billing: { ...billing, unsigned: true } } })]);
+    const app = moduleRef.createNestApplication({ logger: false });
+    await app.init();
+    await app.close();
+  });
+
   it('refuses a mounted intake that does not declare its sources', async () => {
     const error = await compile([typeorm(), QueueBoxModule.forRoot({ schema, intake: { path: 'inbox' } })]).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'InvalidQueueBoxOptionsError', path: 'inbox.sources' });
