@@ -1,6 +1,7 @@
 import type { DialectProfile } from '../dialect-profile.interface.js';
 import * as claimLockSql from './claim-lock.sql.js';
 import { PostgresNotifyTransport } from './notify-transport.js';
+import { guardPoolErrors } from './pool-error-guard.js';
 import { classifyPostgresError } from './postgres-errors.js';
 import { executeOnPostgres } from './postgres-executor.js';
 import { postgresEncoders } from './postgres-parameters.js';
@@ -61,4 +62,5 @@ export const postgresDialect: DialectProfile<'postgres'> = {
   },
   execute: executeOnPostgres,
   classifyError: classifyPostgresError,
+  prepareDataSource: guardPoolErrors,
 };
