@@ -72,6 +72,7 @@ export { UnknownDestinationError } from './errors/unknown-destination.error.js';
 export { UnknownSourceError } from './errors/unknown-source.error.js';
 export { PayloadTooLargeError } from './errors/payload-too-large.error.js';
 export { ClaimLostError } from './errors/claim-lost.error.js';
+export { StatementTimeoutError } from './errors/statement-timeout.error.js';
 export { InvalidArgumentError } from './errors/invalid-argument.error.js';
 export { InvalidPullWorkerError } from './errors/invalid-pull-worker.error.js';
 export { DuplicatePullWorkerError } from './errors/duplicate-pull-worker.error.js';

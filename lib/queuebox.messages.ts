@@ -243,6 +243,9 @@ export const serializedPayloadNotJson = (): string => 'The serializedPayload giv
 export const shutdownLeftRows = (count: number, timeoutMs: number): string =>
   `stopped after the shutdown timeout (${timeoutMs} ms) with ${count} row${count === 1 ? '' : 's'} in flight: they stay processing and are reclaimed once their lease ends`;
 
+export const statementTimedOut = (timeoutMs: number): string =>
+  `the database did not answer within statementTimeoutMs (${timeoutMs} ms); the connection was discarded`;
+
 export const releasedRunner = (): string =>
   'The EntityManager passed to QueueBox belongs to a transaction that has ended (its query runner is released); pass the manager of the open transaction.';
 

@@ -62,7 +62,7 @@ export function queueBoxProviders(dataSourceName: string | undefined): Provider[
     },
     {
       provide: QUEUEBOX_SQL_DIALECT,
-      useFactory: (dataSource: DataSource, options: ResolvedQueueBoxOptions) => resolveDialect(dataSource, options.tables, options.preparedStatements),
+      useFactory: (dataSource: DataSource, options: ResolvedQueueBoxOptions) => resolveDialect(dataSource, options.tables, options.preparedStatements, options.statementTimeoutMs),
       inject: [QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS],
     },
     ...queueBoxMetricProviders,

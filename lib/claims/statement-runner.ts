@@ -45,9 +45,9 @@ export class StatementRunner {
   async transaction<T>(isolation: IsolationLevel, work: (scope: TransactionScope) => Promise<T>): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     try {
-      await runner.startTransaction(this.isolation(isolation));
+      await this.dialect.bounded(runner, () => runner.startTransaction(this.isolation(isolation)));
       const result = await work({ run: (statement) => this.on(runner, statement) });
-      await runner.commitTransaction();
+      await this.dialect.bounded(runner, () => runner.commitTransaction());
       return result;
     } catch (error) {
       if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);

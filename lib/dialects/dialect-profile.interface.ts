@@ -1,6 +1,7 @@
 import type { DataSource, DataSourceOptions, QueryRunner } from 'typeorm';
 import type { WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
 import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import type { DiscardConnection } from './statement-deadline.js';
 import type { DialectSql } from './dialect-sql.interface.js';
 import type { SchemaStep } from './schema-step.interface.js';
 import type { ClaimKind, SqlStatement } from './sql-dialect.interface.js';
@@ -70,9 +71,15 @@ export interface ClaimLockProfile {
   maxNameLength?: number;
 }
 
+/** The client-side deadline of statements (`statementTimeoutMs`), and how a connection past it is discarded. */
+export interface StatementDeadline {
+  statementTimeoutMs: number;
+  discard?: DiscardConnection;
+}
+
 /** Cross-replica wake-ups, where the database can carry them. */
 export interface WakeUpProfile {
-  transport(dataSource: DataSource, tables: ResolvedTableNames, instanceId: string): WakeUpTransport;
+  transport(dataSource: DataSource, tables: ResolvedTableNames, instanceId: string, deadline: StatementDeadline): WakeUpTransport;
   /** The outbox inserts that also send a wake-up with their transaction's commit: two more parameters, channel and sender. */
   notifyingInserts?: Pick<DialectSql, 'insertOutbox' | 'insertOutboxOne'>;
 }
@@ -159,6 +166,12 @@ export interface DialectProfile<Name extends string = string> {
 
   /** Runs one statement on `runner`'s connection; the driver's rows (none without a result set). */
   execute(runner: QueryRunner, statement: SqlStatement): Promise<DriverRow[]>;
+  /**
+   * Ends a runner's connection at once, without a round trip, so that its pending statement fails
+   * and the pool drops it: what a statement past `statementTimeoutMs` does. Undefined: the driver
+   * bounds its requests itself (SQL Server's `requestTimeout`), and QueueBox sets no deadline.
+   */
+  discardConnection?(runner: QueryRunner): void;
   /** What a driver error means to the claim mechanism, or undefined. */
   classifyError(error: unknown): DatabaseErrorKind | undefined;
   /** A start-up check of the database (version, settings QueueBox depends on). */

@@ -149,8 +149,13 @@ export interface SqlDialect {
    */
   readonly isolationSticks: boolean;
 
-  /** Runs one statement on `runner`'s connection and returns the driver's rows (none for a statement without a result set). */
+  /**
+   * Runs one statement on `runner`'s connection and returns the driver's rows (none for a
+   * statement without a result set), within `statementTimeoutMs` (a `StatementTimeoutError` past it).
+   */
   execute(runner: QueryRunner, statement: SqlStatement): Promise<DriverRow[]>;
+  /** Runs `work` on `runner`'s connection within `statementTimeoutMs`: a transaction's BEGIN or COMMIT. */
+  bounded<T>(runner: QueryRunner, work: () => Promise<T>): Promise<T>;
   /** What a driver error means to the claim mechanism, or undefined when it means nothing special. */
   classifyError(error: unknown): DatabaseErrorKind | undefined;
   /** The cross-replica wake-up of this database, or undefined when replicas rely on polling. */

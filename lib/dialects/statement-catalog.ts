@@ -31,6 +31,7 @@ import {
   decodeRowStates,
 } from './decode-rows.js';
 import type { DialectName } from './dialect-registry.js';
+import { DEFAULT_STATEMENT_TIMEOUT_MS, withinDeadline } from './statement-deadline.js';
 import type { DialectProfile, ParameterEncoders } from './dialect-profile.interface.js';
 import type {
   ClaimKind,
@@ -77,6 +78,8 @@ export interface CatalogOptions {
    * transactions (PgBouncer before 1.21 in transaction mode).
    */
   prepared?: boolean;
+  /** The client-side deadline of every statement, in ms (`statementTimeoutMs`; default 30 000). */
+  statementTimeoutMs?: number;
 }
 
 /**
@@ -92,6 +95,7 @@ export class StatementCatalog implements SqlDialect {
   private readonly notifying?: Readonly<Record<'insertOutbox' | 'insertOutboxOne', string>>;
   private readonly encode: ParameterEncoders;
   private readonly prepared: boolean;
+  private readonly statementTimeoutMs: number;
   private readonly names: Partial<Record<StatementKey, string>> = {};
 
   constructor(
@@ -107,6 +111,7 @@ export class StatementCatalog implements SqlDialect {
     this.notifying = notifying && { insertOutbox: notifying.insertOutbox(tables), insertOutboxOne: notifying.insertOutboxOne(tables) };
     this.encode = profile.encode;
     this.prepared = profile.prepares && (options.prepared ?? true);
+    this.statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   }
 
   get type(): DialectName {
@@ -122,7 +127,11 @@ export class StatementCatalog implements SqlDialect {
   }
 
   execute(runner: QueryRunner, statement: SqlStatement): Promise<DriverRow[]> {
-    return this.profile.execute(runner, statement);
+    return this.bounded(runner, () => this.profile.execute(runner, statement));
+  }
+
+  bounded<T>(runner: QueryRunner, work: () => Promise<T>): Promise<T> {
+    return withinDeadline(runner, this.statementTimeoutMs, this.profile.discardConnection, work);
   }
 
   classifyError(error: unknown): DatabaseErrorKind | undefined {
@@ -130,7 +139,7 @@ export class StatementCatalog implements SqlDialect {
   }
 
   createWakeUpTransport(dataSource: DataSource, instanceId: string): WakeUpTransport | undefined {
-    return this.profile.wakeUp?.transport(dataSource, this.tables, instanceId);
+    return this.profile.wakeUp?.transport(dataSource, this.tables, instanceId, { statementTimeoutMs: this.statementTimeoutMs, discard: this.profile.discardConnection });
   }
 
   startupProbe(): SqlStatement<DatabaseFacts> | undefined {

@@ -4,6 +4,7 @@ import { DEFAULT_INBOX_TABLE, DEFAULT_OUTBOX_TABLE } from '../queuebox.constants
 import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
 import type { QueueBoxModuleOptions } from '../interfaces/queuebox-options.interface.js';
 import { strictestLimits } from '../dialects/dialect-registry.js';
+import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../dialects/statement-deadline.js';
 import { DAY_MS, MAX_INTERVAL_MS } from '../queuebox.limits.js';
 import {
   batchAboveConcurrency,
@@ -77,7 +78,7 @@ const DEFAULT_BATCH_SIZE = 50;
  * `forRootAsync` alike. Throws `InvalidQueueBoxOptionsError` naming the option path.
  */
 export function resolveOptions(raw: QueueBoxModuleOptions | undefined, context: ResolveContext = {}): ResolvedQueueBoxOptions {
-  const options = readObject(raw, '(options)', ['schema', 'tables', 'workers', 'outbox', 'destinations', 'inbox', 'retention', 'preparedStatements']);
+  const options = readObject(raw, '(options)', ['schema', 'tables', 'workers', 'outbox', 'destinations', 'inbox', 'retention', 'preparedStatements', 'statementTimeoutMs']);
   const tables = readObject(options.tables, 'tables', ['outbox', 'inbox']);
   const workers = readObject(options.workers, 'workers', ['enabled']);
   const outbox = resolveOutbox(readObject(options.outbox, 'outbox', OUTBOX_KEYS));
@@ -90,6 +91,7 @@ export function resolveOptions(raw: QueueBoxModuleOptions | undefined, context: 
     },
     workersEnabled: readBoolean(workers.enabled, 'workers.enabled', true),
     preparedStatements: readBoolean(options.preparedStatements, 'preparedStatements', true),
+    statementTimeoutMs: readInt(options.statementTimeoutMs, 'statementTimeoutMs', DEFAULT_STATEMENT_TIMEOUT_MS, 100, DAY_MS),
     outbox,
     destinations,
     inbox: resolveInbox(readObject(options.inbox, 'inbox', ['maxPayloadBytes', 'sources', 'signatureToleranceSeconds', 'relay']), outbox, destinations, context),

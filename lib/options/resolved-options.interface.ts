@@ -7,6 +7,7 @@ export interface ResolvedQueueBoxOptions {
   tables: ResolvedTableNames;
   workersEnabled: boolean;
   preparedStatements: boolean;
+  statementTimeoutMs: number;
   outbox: ResolvedOutboxOptions;
   destinations: ReadonlyMap<string, ResolvedDestination>;
   inbox: ResolvedInboxOptions;

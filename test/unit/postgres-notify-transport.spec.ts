@@ -51,11 +51,12 @@ describe('PostgresNotifyTransport', () => {
         return runner;
       },
     } as unknown as DataSource;
-    const transport = new PostgresNotifyTransport(dataSource, resolveOptions({}).tables, 'replica-1');
+    const transport = new PostgresNotifyTransport(dataSource, resolveOptions({}).tables, 'replica-1', { statementTimeoutMs: 30_000 });
 
     await transport.listen(() => undefined);
     // Both the lost connection and the failed set-up ask for a reconnect: one must be made.
-    await vi.advanceTimersByTimeAsync(10_000);
+    // Past the reconnect delay (2 s), before the first health check (10 s).
+    await vi.advanceTimersByTimeAsync(5_000);
     const listening = runners.filter((runner) => !runner.isReleased);
     expect(runners.length).toBe(2);
     expect(listening.length).toBe(1);

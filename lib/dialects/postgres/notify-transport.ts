@@ -5,6 +5,8 @@ import type { ClaimTable } from '../../interfaces/claim.interface.js';
 import type { CommitWakeUp, WakeUpTransport } from '../../interfaces/wake-up-transport.interface.js';
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
 import { errorText } from '../../runtime/error-text.js';
+import type { StatementDeadline } from '../dialect-profile.interface.js';
+import { withinDeadline } from '../statement-deadline.js';
 import * as notifySql from './notify.sql.js';
 
 /** The part of a node-postgres client the listener uses. */
@@ -15,6 +17,12 @@ interface NotifyingClient {
 }
 
 const RECONNECT_DELAY_MS = 2_000;
+/**
+ * How often the LISTEN connection proves it is alive. A connection that a network cut left open
+ * without FIN or RST raises no error and delivers no notification: only a round trip (within
+ * `statementTimeoutMs`) notices it. Polling covers the wake-ups meanwhile.
+ */
+export const LISTEN_HEALTH_INTERVAL_MS = 10_000;
 const TABLES: readonly ClaimTable[] = ['outbox', 'inbox'];
 
 /** The channel of a table: QueueBox's, per (schema-qualified) table, so instances on other schemas do not wake each other. */
@@ -29,13 +37,16 @@ export function wakeChannel(tables: ResolvedTableNames, table: ClaimTable): stri
  * pooled connection (a NOTIFY inside producers' transactions would serialize their commits).
  * Listening holds one connection of the application's pool in LISTEN on both tables' channels,
  * reconnects after a failure, and then reports every table once. A notification whose payload is
- * this instance's id was sent here: this instance already woke.
+ * this instance's id was sent here: this instance already woke. Every statement has the
+ * client-side deadline, and the LISTEN connection is checked every `LISTEN_HEALTH_INTERVAL_MS`.
  */
 export class PostgresNotifyTransport implements WakeUpTransport {
   private readonly logger = new Logger('WakeUpHub');
   private readonly channels = new Map<string, ClaimTable>();
   private runner?: QueryRunner;
   private retryTimer?: NodeJS.Timeout;
+  private healthTimer?: NodeJS.Timeout;
+  private checking = false;
   private closed = false;
   private onWake: (table: ClaimTable) => void = () => undefined;
   private readonly sending = new Set<Promise<void>>();
@@ -44,6 +55,7 @@ export class PostgresNotifyTransport implements WakeUpTransport {
     private readonly dataSource: DataSource,
     private readonly tables: ResolvedTableNames,
     private readonly instanceId: string,
+    private readonly deadline: StatementDeadline,
   ) {
     for (const table of TABLES) this.channels.set(wakeChannel(tables, table), table);
   }
@@ -74,6 +86,8 @@ export class PostgresNotifyTransport implements WakeUpTransport {
     this.closed = true;
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
+    clearInterval(this.healthTimer);
+    this.healthTimer = undefined;
     await Promise.allSettled(this.sending);
     await this.dropConnection(true);
   }
@@ -81,7 +95,7 @@ export class PostgresNotifyTransport implements WakeUpTransport {
   private async notify(channel: string): Promise<void> {
     const runner = this.dataSource.createQueryRunner();
     try {
-      await runner.query(notifySql.notify(), [channel, this.instanceId]);
+      await this.bounded(runner, () => runner.query(notifySql.notify(), [channel, this.instanceId]));
     } catch (error) {
       // Other replicas still poll; a failed wake-up costs latency, never a message.
       this.logger.warn('wake-up NOTIFY failed', { error: errorText(error) });
@@ -105,9 +119,46 @@ export class PostgresNotifyTransport implements WakeUpTransport {
     };
     client.on('error', lost);
     client.on('end', lost);
-    for (const channel of this.channels.keys()) await runner.query(notifySql.listen(channel));
+    for (const channel of this.channels.keys()) await this.bounded(runner, () => runner.query(notifySql.listen(channel)));
+    this.watchHealth();
     // Anything committed while no one listened is picked up now.
     for (const table of this.channels.values()) this.onWake(table);
+  }
+
+  private bounded<T>(runner: QueryRunner, work: () => Promise<T>): Promise<T> {
+    return withinDeadline(runner, this.deadline.statementTimeoutMs, this.deadline.discard, work);
+  }
+
+  /** One timer for the transport's life: each tick checks whichever LISTEN connection is current. */
+  private watchHealth(): void {
+    if (this.healthTimer) return;
+    this.healthTimer = setInterval(() => void this.checkHealth(), LISTEN_HEALTH_INTERVAL_MS);
+    this.healthTimer.unref();
+  }
+
+  /**
+   * A round trip on the LISTEN connection that also asks the session which channels it listens
+   * on. No answer within the deadline, an error, or a channel missing: the connection is ended
+   * and replaced.
+   */
+  private async checkHealth(): Promise<void> {
+    const runner = this.runner;
+    if (this.closed || this.checking || !runner || runner.isReleased) return;
+    this.checking = true;
+    try {
+      const rows = (await this.bounded(runner, () => runner.query(notifySql.listeningChannels()))) as { channel: string }[];
+      const listening = new Set(rows.map((row) => row.channel));
+      const missing = [...this.channels.keys()].filter((channel) => !listening.has(channel));
+      if (missing.length > 0) throw new Error(`not listening on ${missing.join(', ')}`);
+    } catch (error) {
+      if (this.closed || this.runner !== runner) return;
+      this.logger.warn('LISTEN connection failed its health check; reconnecting', { error: errorText(error) });
+      this.deadline.discard?.(runner);
+      await this.dropConnection(false);
+      this.scheduleReconnect();
+    } finally {
+      this.checking = false;
+    }
   }
 
   /**

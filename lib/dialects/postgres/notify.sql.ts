@@ -13,5 +13,8 @@ export const notify = (): string => /* sql */ `SELECT pg_notify($1, $2)`;
 /** LISTEN takes no parameters; the channel is built from validated identifiers only. */
 export const listen = (channel: string): string => /* sql */ `LISTEN "${channel}"`;
 
+/** The LISTEN connection's health check: a round trip that also names the channels the session listens on. */
+export const listeningChannels = (): string => /* sql */ `SELECT pg_listening_channels() AS channel`;
+
 /** Before a listening connection goes back to the pool. */
 export const unlistenAll = (): string => /* sql */ `UNLISTEN *`;

@@ -1,5 +1,6 @@
 import type { DialectProfile } from '../dialect-profile.interface.js';
 import * as claimLockSql from './claim-lock.sql.js';
+import { discardPostgresConnection } from './discard-connection.js';
 import { PostgresNotifyTransport } from './notify-transport.js';
 import { guardPoolErrors } from './pool-error-guard.js';
 import { classifyPostgresError } from './postgres-errors.js';
@@ -35,7 +36,7 @@ export const postgresDialect: DialectProfile<'postgres'> = {
   isolationSticks: false,
   prepares: true,
   wakeUp: {
-    transport: (dataSource, tables, instanceId) => new PostgresNotifyTransport(dataSource, tables, instanceId),
+    transport: (dataSource, tables, instanceId, deadline) => new PostgresNotifyTransport(dataSource, tables, instanceId, deadline),
     notifyingInserts: postgresNotifyingInserts,
   },
   limits: {
@@ -61,6 +62,7 @@ export const postgresDialect: DialectProfile<'postgres'> = {
     script: { begin: ['BEGIN;'], end: ['COMMIT;'], terminate: (statement) => `${statement};`, client: 'psql -v ON_ERROR_STOP=1 -f <file>' },
   },
   execute: executeOnPostgres,
+  discardConnection: discardPostgresConnection,
   classifyError: classifyPostgresError,
   prepareDataSource: guardPoolErrors,
 };

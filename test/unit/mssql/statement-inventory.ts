@@ -33,6 +33,7 @@ export const methodsWithoutStatements = new Set([
   'claimLockAlways',
   'isolationSticks',
   'execute',
+  'bounded',
   'classifyError',
   'createWakeUpTransport',
   'statement',

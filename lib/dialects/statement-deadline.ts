@@ -1,0 +1,38 @@
+import type { QueryRunner } from 'typeorm';
+import { StatementTimeoutError } from '../errors/statement-timeout.error.js';
+import { statementTimedOut } from '../queuebox.messages.js';
+
+/** The default of the `statementTimeoutMs` option. */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+
+/** Ends a runner's connection at once, so that the pool discards it (dialect-profile.interface.ts, `discardConnection`). */
+export type DiscardConnection = (runner: QueryRunner) => void;
+
+/**
+ * Runs `work` (statements on `runner`'s connection) with a client-side deadline. A statement on a
+ * connection that a network cut left open without FIN or RST never gets an answer, and the
+ * server's `statement_timeout` cannot help: its error would travel the same dead connection. At
+ * the deadline the connection is ended (`discard`), which fails its pending statement and makes
+ * the pool drop it instead of handing it out again, and the caller gets `StatementTimeoutError`.
+ *
+ * node-postgres' own `query_timeout` is not used: it fails the query but leaves it active on the
+ * connection, which then goes back to the pool busy, and every later query on it waits behind it.
+ */
+export async function withinDeadline<T>(runner: QueryRunner, timeoutMs: number, discard: DiscardConnection | undefined, work: () => Promise<T>): Promise<T> {
+  if (!discard) return work();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      discard(runner);
+      reject(new StatementTimeoutError(timeoutMs, statementTimedOut(timeoutMs)));
+    }, timeoutMs);
+  });
+  const running = work();
+  try {
+    return await Promise.race([running, expired]);
+  } finally {
+    clearTimeout(timer);
+    // Once the deadline has won, the statement's own failure (the discarded connection) is no news.
+    running.catch(() => undefined);
+  }
+}
