@@ -2,10 +2,14 @@
  * What one chaos run does: its size, its faults and its timings. Two profiles (`long`, the
  * default of `npm run chaos`, and `ci`), overridable on the command line:
  *
- *   --profile ci|long  --messages N  --replicas N  --control no-fence|no-order  --keep-schema
+ *   --profile ci|long  --messages N  --replicas N  --produce-seconds N  --rate N
+ *   --control no-fence|no-order  --keep-schema  --external-database
  *
- * The database is `QUEUEBOX_PG_URL` (else the machine's test database); every run works in a
- * fresh schema of its own, dropped afterwards unless `--keep-schema`.
+ * The database is a private PostgreSQL cluster the run starts (and crashes) itself, found in
+ * `CHAOS_PG_BIN` or /usr/lib/postgresql/15/bin; with `--external-database` (or without those
+ * programs) it is `QUEUEBOX_PG_URL` (else the machine's test database), and there is no
+ * crash-restart fault. Every run works in a fresh schema of its own, dropped afterwards unless
+ * `--keep-schema`.
  */
 export type ChaosControl = 'no-fence' | 'no-order';
 
@@ -17,12 +21,29 @@ export interface ChaosConfig {
   replicas: number;
   control?: ChaosControl;
   keepSchema: boolean;
+  /** Use `url` instead of a private cluster: no crash-restart fault then. */
+  externalDatabase: boolean;
   /** The lease of every claim (outbox, relay, pull), in ms: SIGSTOP outlasts it. */
   leaseMs: number;
   /** How long the producers and the intake sender spread their messages over. */
   produceSeconds: number;
-  /** Mean time between two faults. */
+  /** Mean time between two faults of the replicas (SIGSTOP, SIGKILL, terminated sessions). */
   faultEveryMs: number;
+  /**
+   * Mean time between two faults of the database, which alternate with each other and run
+   * alongside the replicas' faults: a network cut (every connection through the proxy silent for
+   * `cutMs`, then resumed or reset) and a crash-restart (`pg_ctl stop -m immediate`, down
+   * `restartDownMs`, then crash recovery).
+   */
+  databaseFaultEveryMs: number;
+  /** How long a network cut lasts: longer than the lease. */
+  cutMs: { min: number; max: number };
+  /** How long the crashed server stays down. */
+  restartDownMs: { min: number; max: number };
+  /** The replicas' `statementTimeoutMs`: shorter than a cut, so that the deadline is what ends a silent statement. */
+  statementTimeoutMs: number;
+  /** A loop whose last tick is older than this after the faults ended is stalled. */
+  stallMs: number;
   /** A SIGSTOP lasts this long: past the lease, so that every claim the replica held expires. */
   stopMs: number;
   /** Longest wait, after the last fault, for every row to be finished. */
@@ -38,8 +59,8 @@ export interface ChaosConfig {
 }
 
 const PROFILES = {
-  ci: { messages: 3_000, replicas: 3, leaseMs: 2_000, produceSeconds: 25, faultEveryMs: 1_500, drainTimeoutMs: 60_000 },
-  long: { messages: 100_000, replicas: 4, leaseMs: 3_000, produceSeconds: 240, faultEveryMs: 3_000, drainTimeoutMs: 600_000 },
+  ci: { messages: 3_000, replicas: 3, leaseMs: 2_000, produceSeconds: 30, faultEveryMs: 1_500, databaseFaultEveryMs: 6_000, drainTimeoutMs: 90_000 },
+  long: { messages: 200_000, replicas: 4, leaseMs: 3_000, produceSeconds: 1_500, faultEveryMs: 3_000, databaseFaultEveryMs: 30_000, drainTimeoutMs: 900_000 },
 } as const;
 
 /** Reads the profile and the command line's overrides; throws on an unknown flag or value. */
@@ -53,7 +74,7 @@ export function readChaosConfig(argv: readonly string[]): ChaosConfig {
     else if (argv[i + 1] !== undefined && !argv[i + 1].startsWith('--')) flags.set(name, argv[(i += 1)]);
     else flags.set(name, true);
   }
-  const known = new Set(['profile', 'messages', 'replicas', 'control', 'keep-schema', 'produce-seconds']);
+  const known = new Set(['profile', 'messages', 'replicas', 'control', 'keep-schema', 'produce-seconds', 'rate', 'external-database']);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`chaos: unknown option --${name}`);
   const profileName = flags.get('profile') ?? 'long';
   if (profileName !== 'ci' && profileName !== 'long') throw new Error('chaos: --profile must be ci or long');
@@ -61,16 +82,29 @@ export function readChaosConfig(argv: readonly string[]): ChaosConfig {
   if (control !== undefined && control !== 'no-fence' && control !== 'no-order') throw new Error('chaos: --control must be no-fence or no-order');
   const profile = PROFILES[profileName];
   const leaseMs = profile.leaseMs;
+  const messages = positiveInteger(flags.get('messages'), profile.messages, 'messages');
+  if (flags.has('rate') && flags.has('produce-seconds')) throw new Error('chaos: give --rate or --produce-seconds, not both');
+  // The feed rate (messages per second over all paths) sets how long production lasts.
+  const rate = flags.has('rate') ? positiveInteger(flags.get('rate'), 1, 'rate') : undefined;
+  const produceSeconds = rate ? Math.max(1, Math.ceil(messages / rate)) : positiveInteger(flags.get('produce-seconds'), profile.produceSeconds, 'produce-seconds');
+  const statementTimeoutMs = leaseMs;
   return {
     profile: profileName,
     url: process.env.QUEUEBOX_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
-    messages: positiveInteger(flags.get('messages'), profile.messages, 'messages'),
+    messages,
     replicas: positiveInteger(flags.get('replicas'), profile.replicas, 'replicas'),
     control,
     keepSchema: flags.get('keep-schema') === true,
+    externalDatabase: flags.get('external-database') === true,
     leaseMs,
-    produceSeconds: positiveInteger(flags.get('produce-seconds'), profile.produceSeconds, 'produce-seconds'),
+    produceSeconds,
     faultEveryMs: profile.faultEveryMs,
+    databaseFaultEveryMs: profile.databaseFaultEveryMs,
+    cutMs: { min: Math.round(leaseMs * 1.5), max: leaseMs * 3 },
+    restartDownMs: { min: 1_000, max: 5_000 },
+    statementTimeoutMs,
+    // A live loop ticks at least every poll interval (250 ms); a tick may wait a statement's deadline.
+    stallMs: statementTimeoutMs * 2 + 10_000,
     stopMs: leaseMs + 1_500,
     drainTimeoutMs: profile.drainTimeoutMs,
     rollbackRate: 0.1,

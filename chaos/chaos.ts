@@ -1,11 +1,13 @@
 /**
  * The chaos suite's coordinator (`npm run chaos`, `npm run chaos:ci`; docs/guides/chaos.md).
- * Starts a sink, replica processes of the chaos app and an intake sender; injects faults while
- * messages flow; lets the rows drain; then checks from the outside and prints one verdict line.
+ * Starts a private PostgreSQL cluster, a network-cut proxy in front of it, a sink, replica
+ * processes of the chaos app and an intake sender; injects faults while messages flow; lets the
+ * rows drain; checks that every replica's loops still tick and that each still listens; then
+ * checks from the outside and prints one verdict line.
  * Exit code: 0 PASS, 1 FAIL, 2 the harness itself failed.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,13 +16,16 @@ import { readChaosConfig, type ChaosConfig } from './chaos-config.js';
 import { createChaosSchema, dropChaosSchema } from './chaos-schema.js';
 import { FaultInjector } from './fault-injector.js';
 import { Feeder } from './feeder.js';
-import type { ReplicaConfig } from './replica/replica-config.js';
+import { NetworkCutProxy } from './network-cut-proxy.js';
+import { PrivateCluster, postgresBinDir } from './private-cluster.js';
+import { replicaApplicationName, type ReplicaConfig } from './replica/replica-config.js';
 import { ReplicaFleet } from './replica-fleet.js';
 import { Sink } from './sink.js';
 import { countAttempts, countUnfinished } from './sql/business-tables.sql.js';
 import { chaosTables } from './sql/chaos-names.js';
-import { chaosChecks, flaggedAuditRows } from './sql/checks.sql.js';
-import { verdictOf, type CheckCounters } from './verdict.js';
+import { chaosChecks, firstFinishAfter, flaggedAuditRows, landedLateSummary } from './sql/checks.sql.js';
+import { listeningReplicas } from './sql/faults.sql.js';
+import { verdictOf, type CheckCounters, type FaultKind } from './verdict.js';
 
 const PRODUCER_LANES_PER_REPLICA = 2;
 const INTAKE_LANES_PER_SOURCE = 8;
@@ -32,10 +37,25 @@ async function main(): Promise<number> {
   const tables = chaosTables(schema);
   const logDir = mkdtempSync(join(tmpdir(), 'queuebox-chaos-'));
   const progress = (line: string): void => void process.stderr.write(`chaos: ${line}\n`);
-  progress(`${config.profile} profile, ${config.messages} messages, ${config.replicas} replicas${config.control ? `, control ${config.control}` : ''}; schema ${schema}; replica logs in ${logDir}`);
+  const binDir = config.externalDatabase ? undefined : postgresBinDir();
+  const cluster = binDir ? new PrivateCluster(binDir, await freePort()) : undefined;
+  const databaseUrl = cluster?.url ?? config.url;
+  progress(
+    `${config.profile} profile, ${config.messages} messages over ${config.produceSeconds} s, ${config.replicas} replicas${config.control ? `, control ${config.control}` : ''}; ` +
+      `${cluster ? `private cluster on port ${cluster.port} (crash-restarts on)` : `database ${config.url} (no crash-restarts)`}; schema ${schema}; replica logs in ${logDir}`,
+  );
+  if (cluster) {
+    await cluster.init();
+    await cluster.start();
+  }
+  // The replicas reach the database only through the proxy, which cuts the network on demand.
+  const target = new URL(databaseUrl);
+  const proxy = new NetworkCutProxy(target.hostname, Number(target.port || 5432));
+  const replicaUrl = new URL(databaseUrl);
+  replicaUrl.host = `127.0.0.1:${await proxy.start()}`;
 
-  await createChaosSchema(config.url, schema);
-  const pool = new pg.Pool({ connectionString: config.url, max: 4, application_name: 'chaos-coordinator' });
+  await createChaosSchema(databaseUrl, schema);
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, application_name: 'chaos-coordinator' });
   pool.on('error', () => undefined);
   const sink = new Sink(config, pool, tables);
   let fleet: ReplicaFleet | undefined;
@@ -48,11 +68,12 @@ async function main(): Promise<number> {
     const perLane = Math.max(1, Math.floor(split.direct / lanes));
     const replicaConfigs: ReplicaConfig[] = ports.map((port, slot) => ({
       slot,
-      url: config.url,
+      url: replicaUrl.toString(),
       schema,
       port,
       sinkUrl,
       leaseMs: config.leaseMs,
+      statementTimeoutMs: config.statementTimeoutMs,
       secrets,
       lanes: Array.from({ length: PRODUCER_LANES_PER_REPLICA }, (_, i) => slot * PRODUCER_LANES_PER_REPLICA + i),
       perLane,
@@ -74,7 +95,7 @@ async function main(): Promise<number> {
       ports,
       secrets,
     });
-    const faults = new FaultInjector(config, fleet, pool);
+    const faults = new FaultInjector(config, fleet, pool, proxy, cluster, progress);
     let attempted = 0;
     let feeding = true;
     const feeds = feeder.run().finally(() => (feeding = false));
@@ -82,31 +103,55 @@ async function main(): Promise<number> {
     const injecting = faults.run(() => !producing());
     let unfinished = Number.NaN;
     const deadline = { at: Number.POSITIVE_INFINITY };
+    let faultsOverAt = 0;
     for (let tick = 0; ; tick += 1) {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
-      attempted = (await pool.query<{ n: number }>(countAttempts(tables))).rows[0].n;
-      unfinished = (await pool.query<{ n: number }>(countUnfinished(tables))).rows[0].n;
+      try {
+        attempted = (await pool.query<{ n: number }>(countAttempts(tables))).rows[0].n;
+        unfinished = (await pool.query<{ n: number }>(countUnfinished(tables))).rows[0].n;
+      } catch {
+        // The server is down (a crash-restart): count again next tick.
+        continue;
+      }
       if (tick % 5 === 0) {
         progress(
           `t=${elapsed()}s attempted=${attempted}/${lanes * perLane} fed=${feeder.acknowledged} sink=${sink.received} unfinished=${unfinished} ` +
-            `kills=${faults.kills} stops=${faults.stops} terminations=${faults.terminations} crashes=${fleet.crashes}`,
+            `kills=${faults.kills} stops=${faults.stops} terminations=${faults.terminations} cuts=${faults.cuts} restarts=${faults.restarts.length} crashes=${fleet.crashes}`,
         );
       }
       if (fleet.crashes > 50) throw new Error(`replicas keep crashing (${fleet.crashes}); see ${logDir}`);
       if (producing()) continue;
       if (deadline.at === Number.POSITIVE_INFINITY) {
         await injecting;
-        deadline.at = performance.now() + config.drainTimeoutMs;
+        faultsOverAt = performance.now();
+        deadline.at = faultsOverAt + config.drainTimeoutMs;
         progress(`t=${elapsed()}s production done, faults over; draining`);
       }
       if (unfinished === 0 || performance.now() > deadline.at) break;
     }
     await feeds;
+    const liveness = config.control ? { stalledLoops: 0, notListening: 0 } : await checkLiveness(fleet, pool, config, faultsOverAt, progress);
     await fleet.shutdown(5_000);
     await sink.stop();
     await feeder.save(pool, tables);
+    const seconds = elapsed();
     const checks = (await pool.query<CheckCounters>(chaosChecks(tables))).rows[0];
-    const verdict = verdictOf(checks, { kills: faults.kills, stops: faults.stops, terminations: faults.terminations, terminatedBackends: faults.terminatedBackends, crashes: fleet.crashes }, elapsed(), config.control);
+    const injected: FaultKind[] = cluster ? ['kills', 'stops', 'terminations', 'cuts', 'restarts'] : ['kills', 'stops', 'terminations', 'cuts'];
+    const counters = {
+      kills: faults.kills,
+      stops: faults.stops,
+      terminations: faults.terminations,
+      terminatedBackends: faults.terminatedBackends,
+      cuts: faults.cuts,
+      restarts: faults.restarts.length,
+      crashes: fleet.crashes,
+      ...liveness,
+    };
+    const verdict = verdictOf(checks, counters, seconds, config.control, injected);
+    await reportRecoveries(pool, tables, faults, progress);
+    progress(`network cuts: ${faults.cuts} (${faults.resets} ended by a reset, the others resumed)`);
+    for (const row of (await pool.query(landedLateSummary(tables))).rows) progress(`landed after the lease (began in time): ${JSON.stringify(row)}`);
+    reportLogVolume(logDir, seconds, progress);
     if (!verdict.pass) {
       progress(`failed: ${verdict.reasons.join(', ')}`);
       for (const row of (await pool.query(flaggedAuditRows(tables))).rows) progress(`flagged write: ${JSON.stringify(row)}`);
@@ -116,9 +161,79 @@ async function main(): Promise<number> {
   } finally {
     await fleet?.shutdown(5_000);
     await sink.stop().catch(() => undefined);
-    if (config.keepSchema) progress(`schema ${schema} kept`);
+    await proxy.stop();
+    if (config.keepSchema) progress(`schema ${schema} kept${cluster ? ` on the private cluster ${cluster.url} (still running; its data directory is ${cluster.logFile.replace(/\/server\.log$/, '')})` : ''}`);
     else await dropChaosSchema(pool, schema).catch((error: unknown) => progress(`could not drop ${schema}: ${String(error)}`));
     await pool.end();
+    if (cluster && !config.keepSchema) await cluster.destroy();
+  }
+}
+
+/**
+ * Once the faults have been over for `stallMs`: every loop of every running replica must have
+ * ticked within `stallMs` (a loop held by a statement that never returns does not), and every
+ * replica must hold a LISTEN connection.
+ */
+async function checkLiveness(
+  fleet: ReplicaFleet,
+  pool: pg.Pool,
+  config: ChaosConfig,
+  faultsOverAt: number,
+  progress: (line: string) => void,
+): Promise<{ stalledLoops: number; notListening: number }> {
+  const wait = faultsOverAt + config.stallMs - performance.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  let stalledLoops = 0;
+  for (let slot = 0; slot < fleet.size; slot += 1) {
+    const loops = await fleet.loops(slot, 10_000);
+    if (!loops) {
+      stalledLoops += 1;
+      progress(`replica ${slot} did not report its loops`);
+      continue;
+    }
+    for (const loop of loops) {
+      if (loop.state === 'stopped' || loop.state === 'stopping' || loop.lastTickAgeMs === null || loop.lastTickAgeMs > config.stallMs) {
+        stalledLoops += 1;
+        progress(`replica ${slot}: loop ${loop.name} stalled (${JSON.stringify(loop)})`);
+      }
+    }
+  }
+  const names = Array.from({ length: fleet.size }, (_, slot) => replicaApplicationName(slot));
+  // LISTEN comes back within a reconnect delay of a failed health check: look for a while.
+  let listening = new Set<string>();
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    listening = new Set((await pool.query<{ name: string }>(listeningReplicas, [names])).rows.map((row) => row.name));
+    if (listening.size === names.length) break;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  const notListening = names.filter((name) => !listening.has(name));
+  if (notListening.length > 0) progress(`replicas without a LISTEN connection: ${notListening.join(', ')}`);
+  return { stalledLoops, notListening: notListening.length };
+}
+
+/** Per crash-restart: how long the server was down, and how long from its restart to the first fenced finish of a row (database clock). */
+async function reportRecoveries(pool: pg.Pool, tables: ReturnType<typeof chaosTables>, faults: FaultInjector, progress: (line: string) => void): Promise<void> {
+  const recoveries: number[] = [];
+  for (const [i, restart] of faults.restarts.entries()) {
+    const first = (await pool.query<{ first: Date | null }>(firstFinishAfter(tables), [restart.upAt])).rows[0].first;
+    const recoveryMs = first ? first.getTime() - restart.upAt.getTime() : undefined;
+    if (recoveryMs !== undefined) recoveries.push(recoveryMs);
+    progress(`crash-restart ${i + 1}: down ${restart.downMs} ms, first finished row ${recoveryMs === undefined ? 'never' : `${recoveryMs} ms`} after the restart`);
+  }
+  if (recoveries.length > 0) {
+    const sorted = [...recoveries].sort((a, b) => a - b);
+    progress(`recovery after a crash-restart: median ${sorted[Math.floor(sorted.length / 2)]} ms, max ${sorted[sorted.length - 1]} ms over ${sorted.length} restarts`);
+  }
+}
+
+/** Lines and bytes each replica logged per minute of the run (every process of a slot appends to one file). */
+function reportLogVolume(logDir: string, seconds: number, progress: (line: string) => void): void {
+  const minutes = Math.max(seconds, 1) / 60;
+  for (const file of readdirSync(logDir).sort()) {
+    const text = readFileSync(join(logDir, file), 'utf8');
+    const lines = text.split('\n').filter(Boolean).length;
+    const bytes = Buffer.byteLength(text);
+    progress(`log volume ${file}: ${lines} lines, ${bytes} bytes; ${Math.round(lines / minutes)} lines/min, ${Math.round(bytes / minutes)} bytes/min`);
   }
 }
 

@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { LoopSnapshot } from 'queuebox';
 import type { ReplicaConfig } from './replica/replica-config.js';
 
 type SlotState = 'starting' | 'running' | 'stopped' | 'down';
@@ -61,6 +62,28 @@ export class ReplicaFleet {
     if (s.state !== 'stopped') return;
     s.child?.kill('SIGCONT');
     s.state = 'running';
+  }
+
+  /**
+   * The QueueBox loops of a running replica, as its `QueueBoxAdmin.loops()` reports them;
+   * undefined when the replica does not answer within `timeoutMs` (its event loop is stuck).
+   */
+  loops(slot: number, timeoutMs: number): Promise<LoopSnapshot[] | undefined> {
+    const child = this.slots[slot].child;
+    if (!child?.connected) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => finish(undefined), timeoutMs);
+      const onMessage = (message: { type?: string; loops?: LoopSnapshot[] }): void => {
+        if (message.type === 'loops') finish(message.loops);
+      };
+      function finish(loops: LoopSnapshot[] | undefined): void {
+        clearTimeout(timer);
+        child?.off('message', onMessage);
+        resolve(loops);
+      }
+      child.on('message', onMessage);
+      child.send({ type: 'loops' });
+    });
   }
 
   /** Resumes the paused, then stops every replica with SIGTERM (SIGKILL after `graceMs`). */

@@ -49,22 +49,43 @@ export class Sink {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/sink`;
   }
 
-  /** Writes what is buffered; resolves when everything received so far is in the table. */
+  /**
+   * Writes what is buffered; resolves when everything received so far is in the table. A batch
+   * the database refused (it is down: a crash-restart) goes back to the buffer for the next flush.
+   */
   flush(): Promise<void> {
     this.flushing = this.flushing.then(async () => {
       const batch = this.buffer;
       this.buffer = [];
       if (batch.length === 0) return;
-      await this.pool.query(insertDeliveries(this.tables), [
-        batch.map((d) => d.arrival),
-        batch.map((d) => d.path),
-        batch.map((d) => d.messageId),
-        batch.map((d) => d.businessId),
-        batch.map((d) => d.key),
-        batch.map((d) => d.status),
-      ]);
+      try {
+        await this.write(batch);
+      } catch {
+        this.buffer = [...batch, ...this.buffer];
+      }
     });
     return this.flushing;
+  }
+
+  /** Flushes until the buffer is empty (the database may be coming back from a restart). */
+  async flushAll(): Promise<void> {
+    for (let attempt = 0; ; attempt += 1) {
+      await this.flush();
+      if (this.buffer.length === 0) return;
+      if (attempt >= 600) throw new Error(`chaos: the sink could not record ${this.buffer.length} deliveries`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  private async write(batch: Delivery[]): Promise<void> {
+    await this.pool.query(insertDeliveries(this.tables), [
+      batch.map((d) => d.arrival),
+      batch.map((d) => d.path),
+      batch.map((d) => d.messageId),
+      batch.map((d) => d.businessId),
+      batch.map((d) => d.key),
+      batch.map((d) => d.status),
+    ]);
   }
 
   async stop(): Promise<void> {
@@ -72,7 +93,7 @@ export class Sink {
     for (const response of this.open) response.destroy();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     this.server?.closeAllConnections();
-    await this.flush();
+    await this.flushAll();
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {

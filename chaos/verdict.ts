@@ -16,6 +16,8 @@ export interface CheckCounters {
   doubleForwards: number;
   stuck: number;
   lateFencedWrites: number;
+  /** Information: fenced writes that began before their lease ended and reached the row after it (sql/audit-trigger.sql.ts). */
+  landedAfterLease: number;
   stolenLeases: number;
   auditedWrites: number;
 }
@@ -25,11 +27,24 @@ export interface FaultCounters {
   stops: number;
   terminations: number;
   terminatedBackends: number;
+  /** Network cuts: every connection through the proxy silent past the lease, then resumed or reset. */
+  cuts: number;
+  /** Crash-restarts of the private cluster (`pg_ctl stop -m immediate`, then crash recovery). */
+  restarts: number;
+  /** Replica exits the coordinator did not cause (an unhandled error, say). */
   crashes: number;
+  /** Loops (of running replicas) with no tick for `stallMs` once the faults were over. */
+  stalledLoops: number;
+  /** Replicas without a LISTEN connection at the end. */
+  notListening: number;
 }
 
-/** Counters that must be zero for a PASS. */
+/** The faults a run injects; `restart` only on a private cluster. */
+export type FaultKind = 'kills' | 'stops' | 'terminations' | 'cuts' | 'restarts';
+
+/** Counters that must be zero for a PASS: the checks' violations, and the replicas' liveness. */
 const VIOLATIONS = ['lost', 'rolledBackDelivered', 'orderViolations', 'doubleEffects', 'doubleForwards', 'stuck', 'lateFencedWrites', 'stolenLeases'] as const;
+const LIVENESS = ['crashes', 'stalledLoops', 'notListening'] as const;
 
 export interface Verdict {
   pass: boolean;
@@ -39,14 +54,22 @@ export interface Verdict {
 }
 
 /**
- * PASS when no violation counter moved, something was committed, fed and delivered, and every
- * kind of fault was injected at least once (a run without faults proves nothing).
+ * PASS when no violation counter moved, no replica crashed, stalled or stopped listening,
+ * something was committed, fed and delivered, and every kind of fault in `injected` happened at
+ * least once (a run without faults proves nothing).
  */
-export function verdictOf(checks: CheckCounters, faults: FaultCounters, seconds: number, control?: ChaosControl): Verdict {
+export function verdictOf(
+  checks: CheckCounters,
+  faults: FaultCounters,
+  seconds: number,
+  control?: ChaosControl,
+  injected: readonly FaultKind[] = ['kills', 'stops', 'terminations', 'cuts', 'restarts'],
+): Verdict {
   const reasons = VIOLATIONS.filter((name) => checks[name] > 0).map((name) => `${name}=${checks[name]}`);
+  reasons.push(...LIVENESS.filter((name) => faults[name] > 0).map((name) => `${name}=${faults[name]}`));
   // A control run sends nothing to the intake (its replicas run no QueueBox worker).
   if (checks.committed === 0 || checks.delivered === 0 || (!control && (checks.fed === 0 || checks.effects === 0))) reasons.push('nothing flowed');
-  for (const fault of ['kills', 'stops', 'terminations'] as const) if (faults[fault] === 0) reasons.push(`no ${fault}`);
+  for (const fault of injected) if (faults[fault] === 0) reasons.push(`no ${fault}`);
   const pass = reasons.length === 0;
   const counters = { ...checks, ...faults, seconds };
   const fields = Object.entries(counters).map(([name, value]) => `${name}=${value}`);

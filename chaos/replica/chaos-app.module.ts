@@ -31,6 +31,7 @@ export class ChaosAppModule {
         }),
         QueueBoxModule.forRoot({
           schema: config.schema,
+          statementTimeoutMs: config.statementTimeoutMs,
           intake: { path: 'inbox' },
           workers: { enabled: config.control === undefined },
           destinations: {

@@ -3,6 +3,7 @@ import type { ChaosControl } from '../chaos-config.js';
 /** What the coordinator tells one replica process (as JSON in `CHAOS_REPLICA`). */
 export interface ReplicaConfig {
   slot: number;
+  /** The database as the replica sees it: through the coordinator's network-cut proxy. */
   url: string;
   schema: string;
   /** The replica's HTTP port: the intake is `POST /inbox/:source`. */
@@ -10,6 +11,8 @@ export interface ReplicaConfig {
   /** The sink's base URL; the destinations are `<sinkUrl>/direct` and `<sinkUrl>/relayed`. */
   sinkUrl: string;
   leaseMs: number;
+  /** QueueBox's `statementTimeoutMs`: shorter than a network cut. */
+  statementTimeoutMs: number;
   /** The intake sources' secrets (`whsec_…`). */
   secrets: { feed: string; jobs: string };
   /** The producer lanes this replica runs: each owns its keys, and enqueues one transaction at a time. */

@@ -1,9 +1,10 @@
 /**
  * One replica process of the chaos app (started, killed, paused and restarted by the
- * coordinator). Tells its parent `ready` once it listens.
+ * coordinator). Tells its parent `ready` once it listens, and its loops' state when asked.
  */
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
+import { QueueBoxAdmin } from 'queuebox';
 import { ChaosAppModule } from './chaos-app.module.js';
 import { readReplicaConfig } from './replica-config.js';
 
@@ -12,6 +13,10 @@ async function main(): Promise<void> {
   const app = await NestFactory.create(ChaosAppModule.forRoot(config), { logger: ['error', 'warn', 'log'] });
   app.enableShutdownHooks(['SIGTERM']);
   await app.listen(config.port, '127.0.0.1');
+  // The coordinator asks for the loops' last ticks at the end of a run: a stalled loop fails it.
+  process.on('message', (message: { type?: string }) => {
+    if (message.type === 'loops') process.send?.({ type: 'loops', slot: config.slot, loops: app.get(QueueBoxAdmin).loops() });
+  });
   process.send?.({ type: 'ready', slot: config.slot });
 }
 

@@ -50,10 +50,14 @@ export const recordEffect = (t: ChaosTables): string => /* sql */ `
 INSERT INTO ${t.effects} (business_id, key, inbox_id, effect_seq) VALUES ($1, $2, $3, nextval('${t.effectSeq}'))
 ON CONFLICT (business_id) DO UPDATE SET effects = ${t.effects}.effects + 1`;
 
-/** $1..$7 arrays of the sink's buffered deliveries. */
+/**
+ * $1..$6 arrays of the sink's buffered deliveries. Idempotent: a batch whose commit the server
+ * made just before it crashed is written again after the restart.
+ */
 export const insertDeliveries = (t: ChaosTables): string => /* sql */ `
 INSERT INTO ${t.deliveries} (arrival, path, message_id, business_id, key, status)
-SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[])`;
+SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[])
+ON CONFLICT (arrival) DO NOTHING`;
 
 /** The intake sender's acknowledged deliveries. */
 export const insertFed = (t: ChaosTables): string => /* sql */ `

@@ -49,10 +49,28 @@ SELECT
   (SELECT coalesce(sum(effects - 1), 0) FROM ${t.effects})::integer AS "doubleEffects",
   (SELECT count(*) FROM (SELECT business_id FROM forwards GROUP BY business_id HAVING count(*) > 1) AS twice)::integer AS "doubleForwards",
   ((SELECT count(*) FROM ${t.outbox} WHERE state <> 'sent') + (SELECT count(*) FROM ${t.inbox} WHERE state <> 'processed'))::integer AS stuck,
-  (SELECT count(*) FROM ${t.audit} WHERE late)::integer AS "lateFencedWrites",
+  ((SELECT count(*) FROM ${t.audit} WHERE late)
+   + (SELECT count(*) FROM ${t.audit} AS w WHERE w.landed_late AND EXISTS (
+        SELECT 1 FROM ${t.audit} AS o WHERE o.tbl = w.tbl AND o.row_id = w.row_id AND o.id < w.id
+          AND o.kind IN ('reclaim', 'steal') AND o.old_lease = w.old_lease)))::integer AS "lateFencedWrites",
+  (SELECT count(*) FROM ${t.audit} WHERE landed_late)::integer AS "landedAfterLease",
   (SELECT count(*) FROM ${t.audit} WHERE early)::integer AS "stolenLeases",
   (SELECT count(*) FROM ${t.audit})::integer AS "auditedWrites"`;
 
+/**
+ * The fenced writes that reached their row after the lease although they began in time, by kind:
+ * how many, and how long the longest waited between its start and the row (information).
+ */
+export const landedLateSummary = (t: ChaosTables): string => /* sql */ `
+SELECT tbl, kind, count(*)::integer AS n,
+       round(max(extract(epoch FROM at - statement_at)) * 1000)::integer AS "maxWaitMs",
+       round(max(extract(epoch FROM at - old_lease)) * 1000)::integer AS "maxPastLeaseMs"
+FROM ${t.audit} WHERE landed_late GROUP BY tbl, kind ORDER BY tbl, kind`;
+
 /** A few of the audit's flagged rows, for the report of a failed run. */
 export const flaggedAuditRows = (t: ChaosTables): string => /* sql */ `
-SELECT tbl, row_id, kind, old_state, new_state, old_lease, at, statement_at FROM ${t.audit} WHERE late OR early ORDER BY id LIMIT 5`;
+SELECT tbl, row_id, kind, old_state, new_state, old_lease, at, statement_at FROM ${t.audit} WHERE late OR early ORDER BY id LIMIT 20`;
+
+/** $1 timestamptz: the first fenced finish of a row after that moment (a crash-restart's recovery). */
+export const firstFinishAfter = (t: ChaosTables): string => /* sql */ `
+SELECT min(at) AS first FROM ${t.audit} WHERE kind = 'finish' AND at > $1`;

@@ -17,10 +17,11 @@ const clean: CheckCounters = {
   doubleForwards: 0,
   stuck: 0,
   lateFencedWrites: 0,
+  landedAfterLease: 2,
   stolenLeases: 0,
   auditedWrites: 30,
 };
-const faults: FaultCounters = { kills: 1, stops: 1, terminations: 1, terminatedBackends: 5, crashes: 0 };
+const faults: FaultCounters = { kills: 1, stops: 1, terminations: 1, terminatedBackends: 5, cuts: 1, restarts: 1, crashes: 0, stalledLoops: 0, notListening: 0 };
 
 describe('the chaos verdict', () => {
   it('passes a clean run with every kind of fault, on one line with every counter', () => {
@@ -28,8 +29,8 @@ describe('the chaos verdict', () => {
     expect(verdict.pass).toBe(true);
     expect(verdict.line).toBe(
       'chaos: PASS committed=10 rolledBack=2 fed=8 delivered=14 duplicates=1 intakeDuplicates=3 effects=4 lost=0 rolledBackDelivered=0 ' +
-        'orderViolations=0 doubleEffects=0 doubleForwards=0 stuck=0 lateFencedWrites=0 stolenLeases=0 auditedWrites=30 ' +
-        'kills=1 stops=1 terminations=1 terminatedBackends=5 crashes=0 seconds=42',
+        'orderViolations=0 doubleEffects=0 doubleForwards=0 stuck=0 lateFencedWrites=0 landedAfterLease=2 stolenLeases=0 auditedWrites=30 ' +
+        'kills=1 stops=1 terminations=1 terminatedBackends=5 cuts=1 restarts=1 crashes=0 stalledLoops=0 notListening=0 seconds=42',
     );
   });
 
@@ -43,8 +44,17 @@ describe('the chaos verdict', () => {
     },
   );
 
+  it.each(['crashes', 'stalledLoops', 'notListening'] as const)('fails when a replica %s', (name) => {
+    const verdict = verdictOf(clean, { ...faults, [name]: 1 }, 1);
+    expect(verdict.pass).toBe(false);
+    expect(verdict.reasons).toEqual([`${name}=1`]);
+  });
+
   it('fails a run in which a kind of fault never happened, or nothing flowed', () => {
     expect(verdictOf(clean, { ...faults, stops: 0 }, 1).reasons).toEqual(['no stops']);
+    expect(verdictOf(clean, { ...faults, cuts: 0, restarts: 0 }, 1).reasons).toEqual(['no cuts', 'no restarts']);
+    // On an external database there is no crash-restart to require.
+    expect(verdictOf(clean, { ...faults, restarts: 0 }, 1, undefined, ['kills', 'stops', 'terminations', 'cuts']).pass).toBe(true);
     expect(verdictOf({ ...clean, effects: 0 }, faults, 1).reasons).toEqual(['nothing flowed']);
   });
 
@@ -60,7 +70,7 @@ describe('the chaos command line', () => {
     const config = readChaosConfig(['--profile', 'ci', '--messages=500', '--control', 'no-order', '--keep-schema']);
     expect(config).toMatchObject({ profile: 'ci', messages: 500, control: 'no-order', keepSchema: true, replicas: 3 });
     expect(config.stopMs).toBeGreaterThan(config.leaseMs);
-    expect(readChaosConfig([]).messages).toBe(100_000);
+    expect(readChaosConfig([]).messages).toBe(200_000);
   });
 
   it('refuses an unknown option or value', () => {
