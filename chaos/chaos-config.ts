@@ -59,8 +59,8 @@ export interface ChaosConfig {
 }
 
 const PROFILES = {
-  ci: { messages: 3_000, replicas: 3, leaseMs: 2_000, produceSeconds: 30, faultEveryMs: 1_500, databaseFaultEveryMs: 6_000, drainTimeoutMs: 90_000 },
-  long: { messages: 200_000, replicas: 4, leaseMs: 3_000, produceSeconds: 1_500, faultEveryMs: 3_000, databaseFaultEveryMs: 30_000, drainTimeoutMs: 900_000 },
+  ci: { messages: 2_000, replicas: 3, leaseMs: 2_000, produceSeconds: 30, faultEveryMs: 2_500, databaseFaultEveryMs: 15_000, drainTimeoutMs: 120_000 },
+  long: { messages: 200_000, replicas: 4, leaseMs: 3_000, produceSeconds: 1_800, faultEveryMs: 5_000, databaseFaultEveryMs: 60_000, drainTimeoutMs: 900_000 },
 } as const;
 
 /** Reads the profile and the command line's overrides; throws on an unknown flag or value. */
@@ -87,7 +87,11 @@ export function readChaosConfig(argv: readonly string[]): ChaosConfig {
   // The feed rate (messages per second over all paths) sets how long production lasts.
   const rate = flags.has('rate') ? positiveInteger(flags.get('rate'), 1, 'rate') : undefined;
   const produceSeconds = rate ? Math.max(1, Math.ceil(messages / rate)) : positiveInteger(flags.get('produce-seconds'), profile.produceSeconds, 'produce-seconds');
-  const statementTimeoutMs = leaseMs;
+  const stopMs = leaseMs + 1_500;
+  // Above a SIGSTOP: a statement may wait that long, legitimately, for a row lock the paused
+  // replica holds (the same idempotency key sent to two replicas). Below a network cut: there,
+  // the deadline is what ends a statement.
+  const statementTimeoutMs = stopMs + 500;
   return {
     profile: profileName,
     url: process.env.QUEUEBOX_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
@@ -100,12 +104,13 @@ export function readChaosConfig(argv: readonly string[]): ChaosConfig {
     produceSeconds,
     faultEveryMs: profile.faultEveryMs,
     databaseFaultEveryMs: profile.databaseFaultEveryMs,
-    cutMs: { min: Math.round(leaseMs * 1.5), max: leaseMs * 3 },
+    cutMs: { min: statementTimeoutMs + 1_000, max: statementTimeoutMs + 3_000 },
     restartDownMs: { min: 1_000, max: 5_000 },
     statementTimeoutMs,
-    // A live loop ticks at least every poll interval (250 ms); a tick may wait a statement's deadline.
-    stallMs: statementTimeoutMs * 2 + 10_000,
-    stopMs: leaseMs + 1_500,
+    // A live loop ticks every poll interval (250 ms) when idle; after failed ticks it backs off up
+    // to 30 s (PollLoop's cap), and a tick may wait a statement's deadline or two.
+    stallMs: 30_000 + statementTimeoutMs * 2 + 5_000,
+    stopMs,
     drainTimeoutMs: profile.drainTimeoutMs,
     rollbackRate: 0.1,
     duplicateRate: 0.2,

@@ -54,6 +54,13 @@ async function main(): Promise<number> {
   const replicaUrl = new URL(databaseUrl);
   replicaUrl.host = `127.0.0.1:${await proxy.start()}`;
 
+  // Interrupted (Ctrl-C, a test's timeout): the private cluster and the replicas go with the coordinator.
+  const interrupted = (): void => {
+    void cluster?.destroy().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+
   await createChaosSchema(databaseUrl, schema);
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, application_name: 'chaos-coordinator' });
   pool.on('error', () => undefined);

@@ -17,6 +17,8 @@ async function main(): Promise<void> {
   process.on('message', (message: { type?: string }) => {
     if (message.type === 'loops') process.send?.({ type: 'loops', slot: config.slot, loops: app.get(QueueBoxAdmin).loops() });
   });
+  // A coordinator that died (a harness failure, a timeout) leaves no replica behind.
+  process.on('disconnect', () => process.exit(0));
   process.send?.({ type: 'ready', slot: config.slot });
 }
 

@@ -15,11 +15,17 @@ export type DiscardConnection = (runner: QueryRunner) => void;
  * the deadline the connection is ended (`discard`), which fails its pending statement and makes
  * the pool drop it instead of handing it out again, and the caller gets `StatementTimeoutError`.
  *
+ * The wait for a connection from the pool is not part of the deadline (the pool's own
+ * `connectionTimeoutMillis` bounds it).
+ *
  * node-postgres' own `query_timeout` is not used: it fails the query but leaves it active on the
  * connection, which then goes back to the pool busy, and every later query on it waits behind it.
  */
 export async function withinDeadline<T>(runner: QueryRunner, timeoutMs: number, discard: DiscardConnection | undefined, work: () => Promise<T>): Promise<T> {
   if (!discard) return work();
+  // The deadline is the database's answer, not the wait for a pooled connection: a runner given
+  // up while the pool was still connecting it would get its connection later, and keep it.
+  if (!runner.isReleased) await runner.connect();
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {
