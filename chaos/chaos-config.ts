@@ -2,7 +2,7 @@
  * What one chaos run does: its size, its faults and its timings. Two profiles (`long`, the
  * default of `npm run chaos`, and `ci`), overridable on the command line:
  *
- *   --profile ci|long  --messages N  --replicas N  --produce-seconds N  --rate N
+ *   --profile ci|long  --messages N  --replicas N  --produce-seconds N  --rate N  --intake-percent N
  *   --control no-fence|no-order  --keep-schema  --external-database
  *
  * The database is a private PostgreSQL cluster the run starts (and crashes) itself, found in
@@ -46,8 +46,15 @@ export interface ChaosConfig {
   stallMs: number;
   /** A SIGSTOP lasts this long: past the lease, so that every claim the replica held expires. */
   stopMs: number;
+  /**
+   * Faults stop once production is over, or after this long, whichever comes first: the rest of
+   * the messages then flow without faults, so that a run's length stays bounded on a loaded machine.
+   */
+  faultWindowMs: number;
   /** Longest wait, after the last fault, for every row to be finished. */
   drainTimeoutMs: number;
+  /** Share of the messages sent to the intake (half relayed, half pulled); the rest are enqueued by producers. */
+  intakeShare: number;
   /** Share of producer transactions rolled back on purpose. */
   rollbackRate: number;
   /** Share of intake deliveries sent twice (to two replicas at once). */
@@ -59,8 +66,8 @@ export interface ChaosConfig {
 }
 
 const PROFILES = {
-  ci: { messages: 2_000, replicas: 3, leaseMs: 2_000, produceSeconds: 30, faultEveryMs: 2_500, databaseFaultEveryMs: 15_000, drainTimeoutMs: 120_000 },
-  long: { messages: 200_000, replicas: 4, leaseMs: 3_000, produceSeconds: 1_800, faultEveryMs: 5_000, databaseFaultEveryMs: 60_000, drainTimeoutMs: 900_000 },
+  ci: { messages: 2_000, replicas: 3, leaseMs: 2_000, produceSeconds: 30, faultEveryMs: 2_500, databaseFaultEveryMs: 15_000, faultWindowFactor: 1.5, drainTimeoutMs: 120_000 },
+  long: { messages: 200_000, replicas: 4, leaseMs: 3_000, produceSeconds: 1_800, faultEveryMs: 5_000, databaseFaultEveryMs: 60_000, faultWindowFactor: 1.2, drainTimeoutMs: 900_000 },
 } as const;
 
 /** Reads the profile and the command line's overrides; throws on an unknown flag or value. */
@@ -74,7 +81,7 @@ export function readChaosConfig(argv: readonly string[]): ChaosConfig {
     else if (argv[i + 1] !== undefined && !argv[i + 1].startsWith('--')) flags.set(name, argv[(i += 1)]);
     else flags.set(name, true);
   }
-  const known = new Set(['profile', 'messages', 'replicas', 'control', 'keep-schema', 'produce-seconds', 'rate', 'external-database']);
+  const known = new Set(['profile', 'messages', 'replicas', 'control', 'keep-schema', 'produce-seconds', 'rate', 'external-database', 'intake-percent']);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`chaos: unknown option --${name}`);
   const profileName = flags.get('profile') ?? 'long';
   if (profileName !== 'ci' && profileName !== 'long') throw new Error('chaos: --profile must be ci or long');
@@ -104,6 +111,7 @@ export function readChaosConfig(argv: readonly string[]): ChaosConfig {
     produceSeconds,
     faultEveryMs: profile.faultEveryMs,
     databaseFaultEveryMs: profile.databaseFaultEveryMs,
+    faultWindowMs: Math.round(produceSeconds * 1000 * profile.faultWindowFactor),
     cutMs: { min: statementTimeoutMs + 1_000, max: statementTimeoutMs + 3_000 },
     restartDownMs: { min: 1_000, max: 5_000 },
     statementTimeoutMs,
@@ -112,12 +120,19 @@ export function readChaosConfig(argv: readonly string[]): ChaosConfig {
     stallMs: 30_000 + statementTimeoutMs * 2 + 5_000,
     stopMs,
     drainTimeoutMs: profile.drainTimeoutMs,
+    intakeShare: flags.has('intake-percent') ? percent(flags.get('intake-percent')) : 0.4,
     rollbackRate: 0.1,
     duplicateRate: 0.2,
     sinkFailRate: 0.1,
     sinkDelayRate: 0.05,
     sinkLongDelayRate: 0.01,
   };
+}
+
+function percent(value: string | true | undefined): number {
+  const n = typeof value === 'string' ? Number(value) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1 || n > 99) throw new Error('chaos: --intake-percent must be an integer from 1 to 99');
+  return n / 100;
 }
 
 function positiveInteger(value: string | true | undefined, fallback: number, name: string): number {

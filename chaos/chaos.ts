@@ -107,7 +107,7 @@ async function main(): Promise<number> {
     let feeding = true;
     const feeds = feeder.run().finally(() => (feeding = false));
     const producing = (): boolean => feeding || attempted < lanes * perLane;
-    const injecting = faults.run(() => !producing());
+    const injecting = faults.run(() => !producing() || performance.now() - started > config.faultWindowMs);
     let unfinished = Number.NaN;
     const deadline = { at: Number.POSITIVE_INFINITY };
     let faultsOverAt = 0;
@@ -245,11 +245,11 @@ function reportLogVolume(logDir: string, seconds: number, progress: (line: strin
 }
 
 /**
- * Messages per path: 60 % enqueued by producers, 40 % sent to the intake (half relayed, half
- * pulled); a control run enqueues them all.
+ * Messages per path: `intakeShare` (40 % unless told) sent to the intake (half relayed, half
+ * pulled), the rest enqueued by producers; a control run enqueues them all.
  */
 function splitMessages(config: ChaosConfig): { direct: number; intake: number } {
-  const direct = config.control ? config.messages : Math.round(config.messages * 0.6);
+  const direct = config.control ? config.messages : Math.round(config.messages * (1 - config.intakeShare));
   return { direct, intake: config.messages - direct };
 }
 
