@@ -16,7 +16,7 @@ import { readChaosConfig, type ChaosConfig } from './chaos-config.js';
 import { createChaosSchema, dropChaosSchema } from './chaos-schema.js';
 import { FaultInjector } from './fault-injector.js';
 import { Feeder } from './feeder.js';
-import { NetworkCutProxy } from './network-cut-proxy.js';
+import { ProxyClient } from './proxy-client.js';
 import { PrivateCluster, postgresBinDir } from './private-cluster.js';
 import { replicaApplicationName, type ReplicaConfig } from './replica/replica-config.js';
 import { ReplicaFleet } from './replica-fleet.js';
@@ -50,7 +50,7 @@ async function main(): Promise<number> {
   }
   // The replicas reach the database only through the proxy, which cuts the network on demand.
   const target = new URL(databaseUrl);
-  const proxy = new NetworkCutProxy(target.hostname, Number(target.port || 5432));
+  const proxy = new ProxyClient(target.hostname, Number(target.port || 5432));
   const replicaUrl = new URL(databaseUrl);
   replicaUrl.host = `127.0.0.1:${await proxy.start()}`;
 

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { ChaosConfig } from './chaos-config.js';
-import type { NetworkCutProxy } from './network-cut-proxy.js';
+import type { ProxyClient } from './proxy-client.js';
 import type { PrivateCluster } from './private-cluster.js';
 import { replicaApplicationName } from './replica/replica-config.js';
 import type { ReplicaFleet } from './replica-fleet.js';
@@ -38,7 +38,7 @@ export class FaultInjector {
     private readonly config: ChaosConfig,
     private readonly fleet: ReplicaFleet,
     private readonly pool: pg.Pool,
-    private readonly proxy: NetworkCutProxy,
+    private readonly proxy: ProxyClient,
     private readonly cluster: PrivateCluster | undefined,
     private readonly progress: (line: string) => void,
   ) {}
@@ -76,12 +76,12 @@ export class FaultInjector {
   /** Every connection through the proxy goes silent past the lease; then, at random, forwarding resumes or every connection is reset. */
   private async cut(): Promise<void> {
     const { min, max } = this.config.cutMs;
-    this.proxy.blackhole();
+    await this.proxy.blackhole();
     this.cuts += 1;
     await sleep(min + Math.random() * (max - min));
-    if (Math.random() < 0.5) this.proxy.resume();
+    if (Math.random() < 0.5) await this.proxy.resume();
     else {
-      this.proxy.reset();
+      await this.proxy.reset();
       this.resets += 1;
     }
   }

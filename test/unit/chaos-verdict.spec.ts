@@ -73,6 +73,24 @@ describe('the chaos command line', () => {
     expect(readChaosConfig([]).messages).toBe(200_000);
   });
 
+  it('orders the timings: a SIGSTOP past the lease, the statement deadline past a SIGSTOP, a network cut past the deadline', () => {
+    for (const profile of ['ci', 'long']) {
+      const config = readChaosConfig(['--profile', profile]);
+      expect(config.stopMs).toBeGreaterThan(config.leaseMs);
+      expect(config.statementTimeoutMs).toBeGreaterThan(config.stopMs);
+      expect(config.cutMs.min).toBeGreaterThan(config.statementTimeoutMs);
+      expect(config.cutMs.min).toBeGreaterThan(config.leaseMs);
+    }
+  });
+
+  it('sets production from a feed rate, and the intake share', () => {
+    const config = readChaosConfig(['--messages', '200000', '--rate', '80', '--intake-percent', '20']);
+    expect(config.produceSeconds).toBe(2_500);
+    expect(config.intakeShare).toBe(0.2);
+    expect(() => readChaosConfig(['--rate', '10', '--produce-seconds', '5'])).toThrow('not both');
+    expect(() => readChaosConfig(['--intake-percent', '100'])).toThrow('--intake-percent must be an integer from 1 to 99');
+  });
+
   it('refuses an unknown option or value', () => {
     expect(() => readChaosConfig(['--mesages', '5'])).toThrow('unknown option --mesages');
     expect(() => readChaosConfig(['--control', 'no-lease'])).toThrow('--control must be no-fence or no-order');
