@@ -22,6 +22,7 @@ describe('resolveOptions', () => {
     expect(resolved.outbox).toMatchObject({ claimTimeoutMs: 300_000, shutdownTimeoutMs: 10_000, claimLock: false, maxAttempts: 10 });
     expect(resolved.tables).toEqual({ schema: undefined, outbox: 'queuebox_outbox_messages', inbox: 'queuebox_inbox_messages' });
     expect(resolved.workersEnabled).toBe(true);
+    expect(resolved.statementTimeoutMs).toBe(30_000);
     expect(resolved.outbox.notify).toEqual({ enabled: true, coalesceMs: 2 });
   });
 
@@ -40,6 +41,8 @@ describe('resolveOptions', () => {
     [{ outbox: { backoff: { initialDelayMs: 500, maxDelayMs: 100 } } }, 'outbox.backoff.maxDelayMs'],
     [{ outbox: { notify: [] } }, 'outbox.notify'],
     [{ workers: { enabled: 1 } }, 'workers.enabled'],
+    [{ statementTimeoutMs: 99 }, 'statementTimeoutMs'],
+    [{ statementTimeoutMs: 1.5 }, 'statementTimeoutMs'],
     [{ destinations: { d: { type: 'smtp' } } }, 'destinations.d.type'],
     [{ destinations: { d: { type: 'http', url: 'not a url' } } }, 'destinations.d.url'],
     [{ destinations: { d: { type: 'http', url: 'http://x', headers: { a: 1 } } } }, 'destinations.d.headers.a'],
