@@ -54,8 +54,10 @@ async function main(): Promise<number> {
   const replicaUrl = new URL(databaseUrl);
   replicaUrl.host = `127.0.0.1:${await proxy.start()}`;
 
-  // Interrupted (Ctrl-C, a test's timeout): the private cluster and the replicas go with the coordinator.
+  // Interrupted (Ctrl-C, a test's timeout): the replicas (paused ones too) and the private cluster go with the coordinator.
+  let fleet: ReplicaFleet | undefined;
   const interrupted = (): void => {
+    fleet?.killAll();
     void cluster?.destroy().finally(() => process.exit(130));
   };
   process.once('SIGINT', interrupted);
@@ -65,7 +67,6 @@ async function main(): Promise<number> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, application_name: 'chaos-coordinator' });
   pool.on('error', () => undefined);
   const sink = new Sink(config, pool, tables);
-  let fleet: ReplicaFleet | undefined;
   try {
     const sinkUrl = await sink.start();
     const secrets = { feed: newSecret(), jobs: newSecret() };

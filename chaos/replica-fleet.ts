@@ -86,6 +86,12 @@ export class ReplicaFleet {
     });
   }
 
+  /** SIGKILL to every replica, paused or not, and no restart: the coordinator is going away. */
+  killAll(): void {
+    this.shuttingDown = true;
+    for (const s of this.slots) s.child?.kill('SIGKILL');
+  }
+
   /** Resumes the paused, then stops every replica with SIGTERM (SIGKILL after `graceMs`). */
   async shutdown(graceMs: number): Promise<void> {
     this.shuttingDown = true;
