@@ -1,5 +1,5 @@
-import type { StatementRunner } from '../claims/statement-runner.js';
-import type { ClaimTable, DeadRowFilter, SqlDialect } from '../dialects/sql-dialect.interface.js';
+import type { StatementRunner } from '../database/statement-runner.js';
+import type { ClaimTable, DeadRowFilter, SqlDialect } from '../database/sql-dialect.interface.js';
 import type { DeadLetterBatchResult } from '../interfaces/admin.interface.js';
 
 /** A replay or a discard: the same chunking, another statement. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { StatementRunner } from '../claims/statement-runner.js';
-import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
+import { StatementRunner } from '../database/statement-runner.js';
+import type { SqlDialect } from '../database/sql-dialect.interface.js';
 import { DeadLetterNotFoundError } from '../errors/dead-letter-not-found.error.js';
 import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
 import { InboxRelay } from '../inbox/inbox-relay.js';
@@ -29,7 +29,7 @@ import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { checkFilter, checkInteger, checkRowId, checkRowIds, checkTable } from './admin-input.js';
 import { type DeadLetterAction, deadLettersByFilter, deadLettersByIds } from './dead-letter-batches.js';
 import { loopSnapshot } from './loop-snapshot.js';
-import { settleAll } from '../runtime/settle-all.js';
+import { settleAll } from '../engine/settle-all.js';
 
 const MAX_PAGE = 1_000;
 const DEFAULT_PAGE = 100;

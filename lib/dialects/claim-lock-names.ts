@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
-import type { ClaimTable } from './sql-dialect.interface.js';
+import type { ClaimTable } from '../database/sql-dialect.interface.js';
 
 const TABLE_OF = { outbox: 'outbox', relay: 'inbox' } as const satisfies Record<string, ClaimTable>;
 

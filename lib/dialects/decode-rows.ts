@@ -12,7 +12,7 @@ import type {
   InsertedOutboxRow,
   PendingWorkRow,
   RenewalRow,
-} from './statement-results.js';
+} from '../database/statement-results.js';
 
 /*
  * Decoders of the statement results (statement-results.ts). The dialects alias every column to

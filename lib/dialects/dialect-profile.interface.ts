@@ -3,8 +3,8 @@ import type { WakeUpTransport } from '../interfaces/wake-up-transport.interface.
 import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
 import type { DialectSql } from './dialect-sql.interface.js';
 import type { SchemaStep } from './schema-step.interface.js';
-import type { ClaimKind, SqlStatement } from './sql-dialect.interface.js';
-import type { DatabaseErrorKind, DatabaseFacts, DriverRow } from './statement-results.js';
+import type { ClaimKind, SqlStatement } from '../database/sql-dialect.interface.js';
+import type { DatabaseErrorKind, DatabaseFacts, DriverRow } from '../database/statement-results.js';
 
 /*
  * What one database is to QueueBox: its SQL texts, how it binds values, and what it can and

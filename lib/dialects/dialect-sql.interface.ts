@@ -1,5 +1,5 @@
 import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
-import type { ClaimKind, ClaimTable } from './sql-dialect.interface.js';
+import type { ClaimKind, ClaimTable } from '../database/sql-dialect.interface.js';
 
 /**
  * The SQL text functions every dialect's mirrored *.sql.ts files export (lib/dialects/postgres/,

@@ -3,7 +3,7 @@ import { UnsupportedDatabaseError } from '../errors/unsupported-database.error.j
 import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
 import { unsupportedDatabase } from '../queuebox.messages.js';
 import { dialectOfType, dialectProfiles } from './dialect-registry.js';
-import type { SqlDialect } from './sql-dialect.interface.js';
+import type { SqlDialect } from '../database/sql-dialect.interface.js';
 import { StatementCatalog } from './statement-catalog.js';
 
 /** Chooses the SQL dialect from the DataSource type (dialect-registry.ts), once its profile has readied (and checked) the DataSource. */

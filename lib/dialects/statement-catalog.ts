@@ -45,7 +45,7 @@ import type {
   OutboxInsertRow,
   SqlDialect,
   SqlStatement,
-} from './sql-dialect.interface.js';
+} from '../database/sql-dialect.interface.js';
 import type {
   BacklogRow,
   ClaimedInboxRow,
@@ -59,7 +59,7 @@ import type {
   InsertedOutboxRow,
   PendingWorkRow,
   RenewalRow,
-} from './statement-results.js';
+} from '../database/statement-results.js';
 import { perClaimKind, statementTexts, type StatementKey, type StatementTexts } from './statement-keys.js';
 
 const decodeClaimedOutbox = claimDecoder(decodeOutboxRow);

@@ -1,6 +1,6 @@
 import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
 import type { DialectSql } from './dialect-sql.interface.js';
-import type { ClaimKind, ClaimTable } from './sql-dialect.interface.js';
+import type { ClaimKind, ClaimTable } from '../database/sql-dialect.interface.js';
 
 /*
  * The names of the statements the catalog sends, as types: its text table is a record over

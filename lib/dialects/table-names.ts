@@ -1,5 +1,5 @@
 import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
-import type { ClaimTable } from './sql-dialect.interface.js';
+import type { ClaimTable } from '../database/sql-dialect.interface.js';
 
 /** The schema-qualified name of a QueueBox table, each part quoted by the dialect's `quote`. */
 export function qualifiedTable(tables: ResolvedTableNames, table: ClaimTable, quote: (identifier: string) => string): string {

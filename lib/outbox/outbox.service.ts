@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { QueueBoxAdmin } from '../admin/queuebox-admin.service.js';
 import type { EntityManager } from 'typeorm';
-import { StatementRunner } from '../claims/statement-runner.js';
-import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
+import { StatementRunner } from '../database/statement-runner.js';
+import type { SqlDialect } from '../database/sql-dialect.interface.js';
 import type { DeadLetterQuery, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type { EnqueuedMessage, OutboxMessageInput } from '../interfaces/outbox-message.interface.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';

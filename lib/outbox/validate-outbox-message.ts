@@ -1,4 +1,4 @@
-import type { OutboxInsertRow } from '../dialects/sql-dialect.interface.js';
+import type { OutboxInsertRow } from '../database/sql-dialect.interface.js';
 import { InvalidMessageError } from '../errors/invalid-message.error.js';
 import { PayloadTooLargeError } from '../errors/payload-too-large.error.js';
 import { UnknownDestinationError } from '../errors/unknown-destination.error.js';

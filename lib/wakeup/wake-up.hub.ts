@@ -1,7 +1,7 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner } from 'typeorm';
-import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
+import type { SqlDialect } from '../database/sql-dialect.interface.js';
 import type { ClaimTable } from '../interfaces/claim.interface.js';
 import type { CommitWakeUp, WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { WalkCursor } from '../../lib/claims/walk-cursor.js';
+import { WalkCursor } from '../../lib/engine/walk-cursor.js';
 import type { DialectProfile, ParameterEncoders } from '../../lib/dialects/dialect-profile.interface.js';
 import type { DialectSql } from '../../lib/dialects/dialect-sql.interface.js';
 import { mssqlDialect } from '../../lib/dialects/mssql/mssql.dialect.js';
 import { postgresDialect } from '../../lib/dialects/postgres/postgres.dialect.js';
 import { postgresSql } from '../../lib/dialects/postgres/postgres-statements.js';
-import type { ClaimRequest } from '../../lib/dialects/sql-dialect.interface.js';
+import type { ClaimRequest } from '../../lib/database/sql-dialect.interface.js';
 import { StatementCatalog } from '../../lib/dialects/statement-catalog.js';
 import { resolveOptions } from '../../lib/options/resolve-options.js';
 

@@ -1,5 +1,5 @@
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable } from '../sql-dialect.interface.js';
+import type { ClaimTable } from '../../database/sql-dialect.interface.js';
 import { DB_NOW, KEY_TYPE, READ_COMMITTED, SKIP_HINTS, UPDATE_HINTS, doneState, guidOut, jsonKeys, qualified, timeOut } from './mssql-names.js';
 
 /*

@@ -1,5 +1,5 @@
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable } from '../sql-dialect.interface.js';
+import type { ClaimTable } from '../../database/sql-dialect.interface.js';
 import { READ_COMMITTED, SKIP_HINTS, qualified } from './mssql-names.js';
 
 /** The column a table's rows are grouped by: the destination (outbox) or the source (inbox). */

@@ -1,5 +1,5 @@
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable } from '../sql-dialect.interface.js';
+import type { ClaimTable } from '../../database/sql-dialect.interface.js';
 import { DB_NOW, guidOut, jsonIds, qualified, timeOut } from './mssql-names.js';
 
 const streamOf = (table: ClaimTable): string => (table === 'outbox' ? 'destination' : 'source');

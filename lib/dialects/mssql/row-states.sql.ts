@@ -1,5 +1,5 @@
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable } from '../sql-dialect.interface.js';
+import type { ClaimTable } from '../../database/sql-dialect.interface.js';
 import { jsonIds, qualified, READ_COMMITTED, SKIP_HINTS } from './mssql-names.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimKind, ClaimTable } from '../sql-dialect.interface.js';
+import type { ClaimKind, ClaimTable } from '../../database/sql-dialect.interface.js';
 import { DB_NOW, qualified } from './postgres-names.js';
 
 /*

@@ -4,7 +4,7 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import type { ClaimTable } from '../../interfaces/claim.interface.js';
 import type { CommitWakeUp, WakeUpTransport } from '../../interfaces/wake-up-transport.interface.js';
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import { errorText } from '../../runtime/error-text.js';
+import { errorText } from '../../errors/error-text.js';
 import * as notifySql from './notify.sql.js';
 
 /** The part of a node-postgres client the listener uses. */

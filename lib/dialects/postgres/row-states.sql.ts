@@ -1,5 +1,5 @@
 import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable } from '../sql-dialect.interface.js';
+import type { ClaimTable } from '../../database/sql-dialect.interface.js';
 import { qualified } from './postgres-names.js';
 
 /** $1 bigint[] ids. The state of each listed row that exists, in id order. No locks: a report. */

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { ClaimRepository } from '../../../lib/claims/claim.repository.js';
-import { WalkCursor } from '../../../lib/claims/walk-cursor.js';
-import type { ClaimTable, SqlDialect, SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
-import type { ClaimResult } from '../../../lib/dialects/statement-results.js';
+import type { ClaimRepository } from '../../../lib/engine/claim.repository.js';
+import { WalkCursor } from '../../../lib/engine/walk-cursor.js';
+import type { ClaimTable, SqlDialect, SqlStatement } from '../../../lib/database/sql-dialect.interface.js';
+import type { ClaimResult } from '../../../lib/database/statement-results.js';
 import { createTestSchema, describeWithDatabase, openDataSource, sqlServerDatabase } from '../../fixtures/database.js';
 import { untilDatabase } from '../../fixtures/db-clock.js';
 import { waitFor } from '../../fixtures/http-receiver.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { ClaimRepository } from '../../../lib/claims/claim.repository.js';
-import { WalkCursor } from '../../../lib/claims/walk-cursor.js';
-import type { ClaimTable, SqlDialect, SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
+import type { ClaimRepository } from '../../../lib/engine/claim.repository.js';
+import { WalkCursor } from '../../../lib/engine/walk-cursor.js';
+import type { ClaimTable, SqlDialect, SqlStatement } from '../../../lib/database/sql-dialect.interface.js';
 import { createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';
 import { untilDatabase } from '../../fixtures/db-clock.js';
 import { claimInbox, claimOutbox, claimPull, insertRows, repositoryFor } from '../../fixtures/outbox-rows.js';

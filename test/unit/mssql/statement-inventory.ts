@@ -1,7 +1,7 @@
-import { WalkCursor } from '../../../lib/claims/walk-cursor.js';
+import { WalkCursor } from '../../../lib/engine/walk-cursor.js';
 import { mssqlDialect } from '../../../lib/dialects/mssql/mssql.dialect.js';
 import { mssqlSchemaSteps } from '../../../lib/dialects/mssql/mssql-schema-steps.js';
-import type { ClaimPlan, ClaimRequest, DeadRowPage, SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
+import type { ClaimPlan, ClaimRequest, DeadRowPage, SqlStatement } from '../../../lib/database/sql-dialect.interface.js';
 import { StatementCatalog } from '../../../lib/dialects/statement-catalog.js';
 import { resolveOptions } from '../../../lib/options/resolve-options.js';
 

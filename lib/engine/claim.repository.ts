@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { ClaimOptions, ClaimPlan, ClaimRequest, ClaimTable, SqlDialect, SqlStatement } from '../dialects/sql-dialect.interface.js';
-import type { ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, CompletionRow } from '../dialects/statement-results.js';
+import type { ClaimOptions, ClaimPlan, ClaimRequest, ClaimTable, SqlDialect, SqlStatement } from '../database/sql-dialect.interface.js';
+import type { ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, CompletionRow } from '../database/statement-results.js';
 import type { Claim, ClaimComponent, FenceResult } from '../interfaces/claim.interface.js';
 import { QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
-import { StatementRunner } from './statement-runner.js';
+import { StatementRunner } from '../database/statement-runner.js';
 
 /** Longest error text kept on a row: enough to diagnose, bounded so a huge stack cannot bloat it. */
 const MAX_ERROR_LENGTH = 4_000;

@@ -4,8 +4,8 @@ import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../
 import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
 import type { CommitWakeUp, WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
-import type { DialectProfile } from './dialect-profile.interface.js';
-import type { DialectName } from './dialect-registry.js';
+import type { DialectProfile } from '../dialects/dialect-profile.interface.js';
+import type { DialectName } from '../dialects/dialect-registry.js';
 import type {
   BacklogRow,
   ClaimCursor,
