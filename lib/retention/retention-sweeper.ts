@@ -1,7 +1,7 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { StatementRunner } from '../database/statement-runner.js';
-import type { ClaimTable, SqlDialect } from '../database/sql-dialect.interface.js';
+import type { QueueBoxTable, SqlDialect } from '../database/sql-dialect.interface.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
@@ -26,7 +26,7 @@ interface ScheduledSweep {
 const PURGE_CHUNK = 1_000;
 
 interface PurgeRule {
-  table: ClaimTable;
+  table: QueueBoxTable;
   state: 'done' | 'dead';
   olderThanMs: number;
   label: string;

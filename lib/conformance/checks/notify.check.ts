@@ -1,4 +1,4 @@
-import type { ClaimTable } from '../../interfaces/claim.interface.js';
+import type { QueueBoxTable } from '../../interfaces/claim.interface.js';
 import type { ConformanceCheckDefinition } from '../conformance-check.js';
 import { expectThat } from '../conformance-failure.js';
 import { noWakeUpTransport } from '../conformance.messages.js';
@@ -14,7 +14,7 @@ export const notifyCheck: ConformanceCheckDefinition = {
   async run(context) {
     const receiver = context.dialect.createWakeUpTransport(context.dataSource, 'conformance-receiver')!;
     const sender = context.dialect.createWakeUpTransport(context.dataSource, 'conformance-sender')!;
-    const woken: ClaimTable[] = [];
+    const woken: QueueBoxTable[] = [];
     let arrived = (): void => undefined;
     try {
       // After LISTEN, the transport reports every table once (a wake-up may have been missed): skip those.
