@@ -4,7 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { QueueBoxAdmin } from '../admin/queuebox-admin.service.js';
 import { StatementRunner } from '../database/statement-runner.js';
 import type { SqlDialect } from '../database/sql-dialect.interface.js';
-import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import { QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { QueueBoxModule } from '../queuebox.module.js';
 import type { CliConnection } from './connection-url.js';

@@ -2,25 +2,10 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import type { QueueBoxTable } from '../interfaces/claim.interface.js';
 import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
-import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import type { CommitWakeUp, WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
-import type { DialectProfile } from '../dialects/dialect-profile.interface.js';
-import type { DialectName } from '../dialects/dialect-registry.js';
-import type {
-  BacklogRow,
-  ClaimCursor,
-  ClaimedInboxRow,
-  ClaimedOutboxRow,
-  ClaimResult,
-  CompletionRow,
-  DeadCountRow,
-  DatabaseErrorKind,
-  DatabaseFacts,
-  DriverRow,
-  InsertedOutboxRow,
-  PendingWorkRow,
-  RenewalRow,
-} from './statement-results.js';
+import type { BacklogRow, ClaimCursor, ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, CompletionRow, DeadCountRow, DatabaseErrorKind, DatabaseFacts, DriverRow, InsertedOutboxRow, RenewalRow } from './statement-results.js';
+import type { PendingWorkRow } from '../interfaces/pending-work.interface.js';
 
 /**
  * One SQL statement (one request to the database) with its bound values and the decoder of its
@@ -134,9 +119,12 @@ export interface ClaimOptions {
  * statement catalog (statement-catalog.ts) over the database's profile.
  */
 export interface SqlDialect {
-  readonly type: DialectName;
-  /** What the database can and cannot do (dialect-profile.interface.ts). */
-  readonly profile: DialectProfile<DialectName>;
+  /** The registry's name of the database (`postgres`, `mssql`): a DataSource type it serves. */
+  readonly type: string;
+  /** The database's name for people (`PostgreSQL`, `SQL Server`), for messages. */
+  readonly displayName: string;
+  /** True when the database carries wake-ups to other replicas (PostgreSQL's LISTEN/NOTIFY). */
+  readonly wakesReplicas: boolean;
   readonly tables: ResolvedTableNames;
   /** True when every claim takes its claim lock whatever the options say (SQL Server). */
   readonly claimLockAlways: boolean;

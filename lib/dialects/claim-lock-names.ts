@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import type { QueueBoxTable } from '../database/sql-dialect.interface.js';
 
 /** The table part of a lock name: schema-qualified, so that instances on other schemas never wait for each other. */

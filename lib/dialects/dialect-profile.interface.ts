@@ -1,6 +1,6 @@
 import type { DataSource, DataSourceOptions, QueryRunner } from 'typeorm';
 import type { WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
-import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import type { DialectSql } from './dialect-sql.interface.js';
 import type { SchemaStep } from './schema-step.interface.js';
 import type { ClaimComponent, SqlStatement } from '../database/sql-dialect.interface.js';

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { UnsupportedDatabaseError } from '../errors/unsupported-database.error.js';
-import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import { unsupportedDatabase } from '../queuebox.messages.js';
 import { dialectOfType, dialectProfiles } from './dialect-registry.js';
 import type { SqlDialect } from '../database/sql-dialect.interface.js';

@@ -3,7 +3,7 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type { CommitWakeUp, WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
-import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
 import { noOwnSchema } from '../queuebox.messages.js';
 import { claimLockName, type ClaimLockTarget } from './claim-lock-names.js';
@@ -46,20 +46,8 @@ import type {
   SqlDialect,
   SqlStatement,
 } from '../database/sql-dialect.interface.js';
-import type {
-  BacklogRow,
-  ClaimedInboxRow,
-  ClaimedOutboxRow,
-  ClaimResult,
-  CompletionRow,
-  DatabaseErrorKind,
-  DatabaseFacts,
-  DeadCountRow,
-  DriverRow,
-  InsertedOutboxRow,
-  PendingWorkRow,
-  RenewalRow,
-} from '../database/statement-results.js';
+import type { BacklogRow, ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, CompletionRow, DatabaseErrorKind, DatabaseFacts, DeadCountRow, DriverRow, InsertedOutboxRow, RenewalRow } from '../database/statement-results.js';
+import type { PendingWorkRow } from '../interfaces/pending-work.interface.js';
 import { perClaimComponent, statementTexts, type StatementKey, type StatementTexts } from './statement-keys.js';
 
 const decodeClaimedOutbox = claimDecoder(decodeOutboxRow);
@@ -111,6 +99,14 @@ export class StatementCatalog implements SqlDialect {
 
   get type(): DialectName {
     return this.profile.name;
+  }
+
+  get displayName(): string {
+    return this.profile.displayName;
+  }
+
+  get wakesReplicas(): boolean {
+    return this.profile.wakeUp !== undefined;
   }
 
   get claimLockAlways(): boolean {

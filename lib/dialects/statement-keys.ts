@@ -1,4 +1,4 @@
-import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import type { DialectSql } from './dialect-sql.interface.js';
 import type { ClaimComponent, QueueBoxTable } from '../database/sql-dialect.interface.js';
 

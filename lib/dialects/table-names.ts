@@ -1,4 +1,4 @@
-import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import type { QueueBoxTable } from '../database/sql-dialect.interface.js';
 
 /** The schema-qualified name of a QueueBox table, each part quoted by the dialect's `quote`. */

@@ -1,5 +1,5 @@
 import type { ClaimComponent, QueueBoxTable } from '../interfaces/claim.interface.js';
-import type { LeaseAdvice } from '../leases/lease-advice.interface.js';
+import type { LeaseAdvice } from '../interfaces/lease-advice.interface.js';
 
 /**
  * The events QueueBox emits in-process, by name, with their payloads. Payloads carry ids and

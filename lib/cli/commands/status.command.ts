@@ -1,6 +1,6 @@
 import type { Backlog, BlockedKey, ClaimAtRisk } from '../../interfaces/admin.interface.js';
 import type { DialectName } from '../../dialects/dialect-registry.js';
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import { asFlagErrors } from '../admin-errors.js';
 import type { CliCommand } from '../cli-command.interface.js';
 import { CONNECTION_FLAGS, OUTPUT_FLAGS, parseFlags, readIntFlag, readTableFlags } from '../cli-flags.js';

@@ -10,7 +10,7 @@ import { noWakeUpTransport } from '../conformance.messages.js';
 export const notifyCheck: ConformanceCheckDefinition = {
   name: 'notify',
   title: 'wake-ups reach other instances (LISTEN/NOTIFY)',
-  skipReason: ({ dialect }) => (dialect.profile.wakeUp ? undefined : noWakeUpTransport(dialect.profile.displayName)),
+  skipReason: ({ dialect }) => (dialect.wakesReplicas ? undefined : noWakeUpTransport(dialect.displayName)),
   async run(context) {
     const receiver = context.dialect.createWakeUpTransport(context.dataSource, 'conformance-receiver')!;
     const sender = context.dialect.createWakeUpTransport(context.dataSource, 'conformance-sender')!;

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { QueueBoxTable } from '../../interfaces/claim.interface.js';
 import type { CommitWakeUp, WakeUpTransport } from '../../interfaces/wake-up-transport.interface.js';
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import { errorText } from '../../errors/error-text.js';
 import * as notifySql from './notify.sql.js';
 
