@@ -1,5 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import { QueueBoxAdmin } from './admin/queuebox-admin.service.js';
+import { DeadLetters } from './dead-letters/dead-letters.service.js';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ClaimRepository } from './engine/claim.repository.js';
@@ -80,6 +81,7 @@ export function queueBoxProviders(dataSourceName: string | undefined): Provider[
     PullService,
     PullWorkerExplorer,
     RetentionSweeper,
+    DeadLetters,
     QueueBoxAdmin,
     TracingProbe,
     QueueBoxEvents,
