@@ -30,6 +30,8 @@ export interface InventoryStatement {
 export const methodsWithoutStatements = new Set([
   'constructor',
   'type',
+  'displayName',
+  'wakesReplicas',
   'claimLockAlways',
   'isolationSticks',
   'execute',
