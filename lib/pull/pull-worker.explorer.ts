@@ -89,7 +89,7 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
           leaseAdvisor: this.leaseAdvisor,
           events: this.events,
           // The first runner samples the backlog of every pulled source (one query for all).
-          sampleBacklog: this.pollers.length === 0 ? { every: this.options.outbox.metricsIntervalMs, sample: () => this.backlog.sample() } : undefined,
+          sampleBacklog: this.pollers.length === 0 ? { every: this.options.workers.metricsIntervalMs, sample: () => this.backlog.sample() } : undefined,
         }),
       );
     }
@@ -99,7 +99,7 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
   }
 
   onApplicationBootstrap(): void {
-    if (!this.options.workersEnabled || this.pollers.length === 0) return;
+    if (!this.options.workers.enabled || this.pollers.length === 0) return;
     // A new inbox row may be for any source: every runner tries a claim (a cheap, indexed one).
     this.unsubscribe = this.wakeUps.subscribe('inbox', () => this.pollers.forEach((runner) => runner.wake()));
     for (const runner of this.pollers) runner.start();
