@@ -18,6 +18,7 @@ import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.con
 import { transformInvalid, transformNotRegistered } from '../queuebox.messages.js';
 import type { ReportedRow } from '../runtime/claim-outcomes.js';
 import type { ClaimRole, RowFailure, RowJob } from '../runtime/claim-role.interface.js';
+import { AdaptivePace, RELAY_PACE_BOUNDS } from '../runtime/claim-pace.js';
 import { ClaimWorker, type ClaimWorkerStatus } from '../runtime/claim-worker.js';
 import { CreateSpans } from '../tracing/create-spans.js';
 import type { MessageSpan } from '../tracing/message-span.interface.js';
@@ -65,6 +66,8 @@ export class InboxRelay implements ClaimRole<ClaimedInboxRow>, OnModuleInit, OnA
         pollIntervalMs: relay.pollIntervalMs,
         batchSize: relay.batchSize,
         concurrency: relay.concurrency,
+        pace: relay.adaptive ? new AdaptivePace(RELAY_PACE_BOUNDS, relay.claimTimeoutMs) : undefined,
+        onPace: (concurrency, batchSize) => metrics.loopPace('inbox', concurrency, batchSize),
         shutdownTimeoutMs: relay.shutdownTimeoutMs,
         reclaimEveryMs: relay.claimTimeoutMs / 5,
         sampleEveryMs: options.outbox.metricsIntervalMs,

@@ -111,9 +111,12 @@ export interface InboxRelayOptions {
   claimTimeoutMs?: number;
   /** Fallback poll interval when no wake-up arrives. Default 1000. */
   pollIntervalMs?: number;
-  /** Rows claimed per claim statement. Default 50. */
+  /**
+   * Rows claimed per claim statement. Unset with `concurrency` unset: adaptive (5–100, half the
+   * concurrency; docs/reference/options.md, "Adaptive pace"). Setting either fixes both.
+   */
   batchSize?: number;
-  /** Forwards in flight at once per instance. Default 20. */
+  /** Forwards in flight at once per instance. Unset with `batchSize` unset: adaptive (5–200, from 20). Else default 20. */
   concurrency?: number;
   /** Forward attempts before a row is marked `dead`. Default 10. */
   maxAttempts?: number;
@@ -148,9 +151,15 @@ export interface OutboxOptions {
   shutdownTimeoutMs?: number;
   /** Fallback poll interval when no wake-up arrives. Default 1000. */
   pollIntervalMs?: number;
-  /** Rows claimed per claim statement. Default 50. */
+  /**
+   * Rows claimed per claim statement. Unset with `concurrency` unset: adaptive (5–500, half the
+   * concurrency; docs/reference/options.md, "Adaptive pace"). Setting either fixes both.
+   */
   batchSize?: number;
-  /** Publishes in flight at once per instance (rows claimed and not yet marked). Default 100: two batches, so that a claim overlaps the previous batch's marks. */
+  /**
+   * Publishes in flight at once per instance (rows claimed and not yet marked). Unset with
+   * `batchSize` unset: adaptive (10–1000, from 100). Else default 100.
+   */
   concurrency?: number;
   /** Publish attempts before a message is marked `dead`. Default 10. */
   maxAttempts?: number;

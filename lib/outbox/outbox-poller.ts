@@ -14,6 +14,7 @@ import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.con
 import { destinationNotHere } from '../queuebox.messages.js';
 import type { ReportedRow } from '../runtime/claim-outcomes.js';
 import type { ClaimRole, RowFailure, RowJob } from '../runtime/claim-role.interface.js';
+import { AdaptivePace, OUTBOX_PACE_BOUNDS } from '../runtime/claim-pace.js';
 import { ClaimWorker, type ClaimWorkerStatus } from '../runtime/claim-worker.js';
 import type { MessageSpan } from '../tracing/message-span.interface.js';
 import { messagingTracer } from '../tracing/messaging-tracer.js';
@@ -55,6 +56,8 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
         pollIntervalMs: outbox.pollIntervalMs,
         batchSize: outbox.batchSize,
         concurrency: outbox.concurrency,
+        pace: outbox.adaptive ? new AdaptivePace(OUTBOX_PACE_BOUNDS, outbox.claimTimeoutMs) : undefined,
+        onPace: (concurrency, batchSize) => metrics.loopPace('outbox', concurrency, batchSize),
         shutdownTimeoutMs: outbox.shutdownTimeoutMs,
         reclaimEveryMs: outbox.claimTimeoutMs / 5,
         sampleEveryMs: outbox.metricsIntervalMs,

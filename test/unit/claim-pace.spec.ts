@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AdaptivePace, FixedPace, OUTBOX_PACE_BOUNDS, PACE_WINDOW_MS, RELAY_PACE_BOUNDS } from '../../lib/runtime/claim-pace.js';
+import { AdaptivePace, type ClaimPace, FixedPace, OUTBOX_PACE_BOUNDS, PACE_WINDOW_MS, RELAY_PACE_BOUNDS } from '../../lib/runtime/claim-pace.js';
 
 const LEASE_MS = 300_000;
 
@@ -129,7 +129,7 @@ describe('AdaptivePace', () => {
 
 describe('FixedPace', () => {
   it('keeps the values a user set, whatever the loop sees', () => {
-    const pace = new FixedPace(7, 3);
+    const pace: ClaimPace = new FixedPace(7, 3);
     pace.claimed(3, 3, 7);
     for (let i = 0; i < 100; i++) pace.record('failed', 1);
     expect(pace.observe(0)).toBe(false);

@@ -81,7 +81,7 @@ export const ADMIN_PAGE_SCRIPT = `
         cell(row, loop.name);
         cell(row, loops.workersEnabled ? loop.state : 'workers disabled', 'state-' + loop.state);
         cell(row, age(loop.lastTickAgeMs), 'num');
-        cell(row, loop.inFlight, 'num');
+        cell(row, loop.concurrency === null || loop.concurrency === undefined ? loop.inFlight : loop.inFlight + ' / ' + loop.concurrency, 'num');
         cell(row, loop.consecutiveErrors, 'num');
         cell(row, loop.lastError, 'error');
       }, 'No loops', 6);
