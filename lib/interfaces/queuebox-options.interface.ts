@@ -174,6 +174,14 @@ export interface OutboxOptions {
    * `queuebox_outbox_order_inversions_total` to know whether you need it. Default false.
    */
   claimLock?: boolean;
+  /**
+   * PostgreSQL: the `sent` marks commit without waiting for their WAL flush (`synchronous_commit`
+   * off for the mark's own transaction only), several times faster per key. A database crash can
+   * lose the marks of its last moments: those messages are published again after their lease (a
+   * duplicate with the same message id, which the outbox allows); none is lost. `false`: every mark
+   * waits for its flush. Ignored on SQL Server. Default true.
+   */
+  asyncMarks?: boolean;
   /** Cross-replica wake-up through PostgreSQL LISTEN/NOTIFY. */
   notify?: NotifyOptions;
   /** How often the backlog and oldest-age gauges are sampled. Default 15000. */

@@ -64,6 +64,7 @@ const OUTBOX_KEYS = [
   'backoff',
   'maxPayloadBytes',
   'claimLock',
+  'asyncMarks',
   'notify',
   'metricsIntervalMs',
 ];
@@ -114,6 +115,7 @@ function resolveOutbox(outbox: Record<string, unknown>): ResolvedOutboxOptions {
     backoff: resolveBackoff(readObject(outbox.backoff, 'outbox.backoff', BACKOFF_KEYS), 'outbox.backoff'),
     maxPayloadBytes: readInt(outbox.maxPayloadBytes, 'outbox.maxPayloadBytes', 262_144, 1, 1_073_741_824),
     claimLock: readBoolean(outbox.claimLock, 'outbox.claimLock', false),
+    asyncMarks: readBoolean(outbox.asyncMarks, 'outbox.asyncMarks', true),
     notify: {
       enabled: readBoolean(notify.enabled, 'outbox.notify.enabled', true),
       coalesceMs: readInt(notify.coalesceMs, 'outbox.notify.coalesceMs', DEFAULT_NOTIFY_COALESCE_MS, 0, 60_000),

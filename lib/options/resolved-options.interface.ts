@@ -80,6 +80,7 @@ export interface ResolvedOutboxOptions {
   backoff: ResolvedBackoff;
   maxPayloadBytes: number;
   claimLock: boolean;
+  asyncMarks: boolean;
   notify: { enabled: boolean; coalesceMs: number };
   metricsIntervalMs: number;
 }

@@ -53,6 +53,7 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
         maxAttempts: outbox.maxAttempts,
         backoff: outbox.backoff,
         leaseMs: outbox.claimTimeoutMs,
+        asyncMarks: outbox.asyncMarks,
         pollIntervalMs: outbox.pollIntervalMs,
         batchSize: outbox.batchSize,
         concurrency: outbox.concurrency,

@@ -58,6 +58,11 @@ export interface ClaimWorkerSettings {
    * 0 (the default): a worker claims only into free slots.
    */
   claimAhead?: number;
+  /**
+   * The autocommit finishing writes commit without waiting for their WAL flush (the outbox's
+   * `asyncMarks`; PostgreSQL). Never those in a caller's transaction.
+   */
+  asyncMarks?: boolean;
   /** The lease of every claim; renewed every third of it while the row's work runs. */
   leaseMs: number;
   shutdownTimeoutMs: number;
@@ -176,7 +181,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
     );
     // A key with a backlog flows from one completion to the next: the mark of a row claims the
     // key's next row in the same statement (not while shutting down: nothing new is taken then).
-    this.completions = new CompletionBatcher<Row>(repository, () => this.handOffLeaseMs, (rows) => this.takeOver(rows));
+    this.completions = new CompletionBatcher<Row>(repository, () => this.handOffLeaseMs, (rows) => this.takeOver(rows), settings.asyncMarks);
   }
 
   get status(): ClaimWorkerStatus {
