@@ -1,16 +1,31 @@
 import type { InjectionToken } from '@nestjs/common';
 import type { OutboxPublisher } from '../interfaces/outbox-publisher.interface.js';
 import type { InboxTransform } from '../interfaces/queuebox-options.interface.js';
+import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 
 /** Options after validation, every default applied. Internal: built by `resolveOptions`. */
 export interface ResolvedQueueBoxOptions {
   tables: ResolvedTableNames;
-  workersEnabled: boolean;
+  workers: ResolvedWorkersOptions;
+  notify: ResolvedNotifyOptions;
   preparedStatements: boolean;
   outbox: ResolvedOutboxOptions;
   destinations: ReadonlyMap<string, ResolvedDestination>;
   inbox: ResolvedInboxOptions;
   retention: ResolvedRetention;
+  /** Deprecated option names the application used, each with its replacement: logged once at start-up. */
+  deprecations: readonly string[];
+}
+
+export interface ResolvedWorkersOptions {
+  enabled: boolean;
+  shutdownTimeoutMs: number;
+  metricsIntervalMs: number;
+}
+
+export interface ResolvedNotifyOptions {
+  enabled: boolean;
+  coalesceMs: number;
 }
 
 export interface ResolvedRetention {
@@ -53,11 +68,6 @@ export interface ResolvedRelayOptions {
 }
 
 /** Validated identifiers; the dialect quotes them. */
-export interface ResolvedTableNames {
-  schema?: string;
-  outbox: string;
-  inbox: string;
-}
 
 export interface ResolvedBackoff {
   initialDelayMs: number;
@@ -81,8 +91,6 @@ export interface ResolvedOutboxOptions {
   maxPayloadBytes: number;
   claimLock: boolean;
   asyncMarks: boolean;
-  notify: { enabled: boolean; coalesceMs: number };
-  metricsIntervalMs: number;
 }
 
 export type ResolvedDestination =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AdaptivePace, type ClaimPace, FixedPace, OUTBOX_PACE_BOUNDS, PACE_WINDOW_MS, RELAY_PACE_BOUNDS } from '../../lib/runtime/claim-pace.js';
+import { AdaptivePace, type ClaimPace, FixedPace, OUTBOX_PACE_BOUNDS, PACE_WINDOW_MS, RELAY_PACE_BOUNDS } from '../../lib/engine/claim-pace.js';
 
 const LEASE_MS = 300_000;
 
