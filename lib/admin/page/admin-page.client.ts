@@ -146,7 +146,7 @@ export function adminPageClient(settings: AdminPageClientSettings): void {
         cell(row, loop.name);
         cell(row, loops.workersEnabled ? loop.state : 'workers disabled', `state-${loop.state}`);
         cell(row, age(loop.lastTickAgeMs), 'num');
-        cell(row, loop.inFlight, 'num');
+        cell(row, loop.concurrency === null ? loop.inFlight : `${loop.inFlight} / ${loop.concurrency}`, 'num');
         cell(row, loop.consecutiveErrors, 'num');
         cell(row, loop.lastError, 'error');
       },
