@@ -1,9 +1,10 @@
-import type { Provider } from '@nestjs/common';
+import { Logger, type Provider } from '@nestjs/common';
 import { QueueBoxAdmin } from './admin/queuebox-admin.service.js';
+import { DeadLetters } from './dead-letters/dead-letters.service.js';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { ClaimRepository } from './claims/claim.repository.js';
-import { StatementRunner } from './claims/statement-runner.js';
+import { ClaimRepository } from './engine/claim.repository.js';
+import { StatementRunner } from './database/statement-runner.js';
 import { resolveDialect } from './dialects/resolve-dialect.js';
 import { InvalidQueueBoxOptionsError } from './errors/invalid-queuebox-options.error.js';
 import { QueueBoxEvents } from './events/queuebox-events.service.js';
@@ -30,7 +31,7 @@ import {
 } from './queuebox.constants.js';
 import { dataSourceMissing } from './queuebox.messages.js';
 import { RetentionSweeper } from './retention/retention-sweeper.js';
-import { DatabaseCheck } from './runtime/database-check.js';
+import { DatabaseCheck } from './database/database-check.js';
 import { TracingProbe } from './tracing/tracing-probe.js';
 import { WakeUpHub } from './wakeup/wake-up.hub.js';
 
@@ -44,9 +45,13 @@ export function queueBoxProviders(dataSourceName: string | undefined): Provider[
   return [
     {
       // Defaults and validation in one place for forRoot and forRootAsync: a bad option fails
-      // bootstrap with InvalidQueueBoxOptionsError naming it.
+      // bootstrap with InvalidQueueBoxOptionsError naming it; a deprecated name is a warning, once.
       provide: QUEUEBOX_RESOLVED_OPTIONS,
-      useFactory: (options: QueueBoxModuleOptions, intakePath?: string) => resolveOptions(options, { intake: intakePath !== undefined }),
+      useFactory: (options: QueueBoxModuleOptions, intakePath?: string) => {
+        const resolved = resolveOptions(options, { intake: intakePath !== undefined });
+        for (const deprecation of resolved.deprecations) new Logger('QueueBox').warn(deprecation);
+        return resolved;
+      },
       inject: [QUEUEBOX_MODULE_OPTIONS, { token: QUEUEBOX_INTAKE_PATH, optional: true }],
     },
     {
@@ -80,6 +85,7 @@ export function queueBoxProviders(dataSourceName: string | undefined): Provider[
     PullService,
     PullWorkerExplorer,
     RetentionSweeper,
+    DeadLetters,
     QueueBoxAdmin,
     TracingProbe,
     QueueBoxEvents,

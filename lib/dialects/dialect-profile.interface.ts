@@ -1,11 +1,11 @@
 import type { DataSource, DataSourceOptions, QueryRunner } from 'typeorm';
 import type { WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
-import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import type { DiscardConnection } from './statement-deadline.js';
 import type { DialectSql } from './dialect-sql.interface.js';
 import type { SchemaStep } from './schema-step.interface.js';
-import type { ClaimKind, SqlStatement } from './sql-dialect.interface.js';
-import type { DatabaseErrorKind, DatabaseFacts, DriverRow } from './statement-results.js';
+import type { ClaimComponent, SqlStatement } from '../database/sql-dialect.interface.js';
+import type { DatabaseErrorKind, DatabaseFacts, DriverRow } from '../database/statement-results.js';
 
 /*
  * What one database is to QueueBox: its SQL texts, how it binds values, and what it can and
@@ -147,7 +147,7 @@ export interface DialectProfile<Name extends string = string> {
    * claim always takes its lock and no wake-up says when to look): its text per claimer. Its
    * parameters: none (outbox), the sources (relay), the source (pull).
    */
-  readonly idleProbe?: { dueProbe(t: ResolvedTableNames, kind: ClaimKind): string };
+  readonly idleProbe?: { dueProbe(t: ResolvedTableNames, kind: ClaimComponent): string };
   /**
    * A pooled connection keeps the isolation level of its last transaction (SQL Server), so that
    * QueueBox's transactions must always name theirs.
@@ -158,6 +158,13 @@ export interface DialectProfile<Name extends string = string> {
    * statements (claims, completions, group renewals) get one, unless `preparedStatements` is off.
    */
   readonly prepares: boolean;
+  /**
+   * A statement can let its own autocommit transaction commit without waiting for its WAL flush
+   * (PostgreSQL: `synchronous_commit` set for the transaction inside the statement): the outbox's
+   * completion then takes one more parameter, the outbox's `asyncMarks`. False: marks always
+   * commit durably, and the option is ignored.
+   */
+  readonly asyncCommit: boolean;
   /** Undefined: replicas rely on polling. */
   readonly wakeUp?: WakeUpProfile;
   readonly limits: DialectLimits;

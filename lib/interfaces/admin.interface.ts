@@ -1,10 +1,8 @@
 import type { DeadInboxMessage, DeadOutboxMessage } from './dead-letter.interface.js';
 
-/**
- * The two QueueBox tables an operator acts on.
- * @publicApi
- */
-export type QueueBoxTable = 'outbox' | 'inbox';
+import type { QueueBoxTable } from './claim.interface.js';
+
+export type { QueueBoxTable } from './claim.interface.js';
 
 /**
  * What a loop is: the outbox poller, the inbox relay, a pull worker, or the retention sweeper.
@@ -42,6 +40,13 @@ export interface LoopSnapshot {
   lastTickAgeMs: number | null;
   /** Rows being worked on (0 for the retention sweeper). */
   inFlight: number;
+  /**
+   * Rows the loop may work on at once now: its limit of `inFlight` (claim loops; null for the
+   * retention sweeper). Moves with the load under the adaptive pace.
+   */
+  concurrency: number | null;
+  /** Most rows one claim asks for now (claim loops; null for the retention sweeper). */
+  batchSize: number | null;
   consecutiveErrors: number;
   /** The last tick failure, as text (never a payload). */
   lastError: string | null;

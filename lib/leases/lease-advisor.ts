@@ -6,7 +6,7 @@ import { QueueBoxEvents } from '../events/queuebox-events.service.js';
 import type { ClaimComponent } from '../interfaces/claim.interface.js';
 import { LEASE_ADVISED_SECONDS, LEASE_RENEWALS_TOTAL, LEASE_UTILIZATION_RATIO } from '../metrics/queuebox.metrics.js';
 import { leaseAdvice } from '../queuebox.messages.js';
-import type { LeaseAdvice } from './lease-advice.interface.js';
+import type { LeaseAdvice } from '../interfaces/lease-advice.interface.js';
 import { adviseLease, EVALUATE_EVERY_ROWS, LEASE_ADVICE_LOG_INTERVAL_MS, LEASE_UTILIZATION_THRESHOLD, LEASE_WINDOW_SIZE, leaseRuleHolds } from './lease-advice-rule.js';
 import { LeaseWindow } from './lease-window.js';
 
@@ -47,6 +47,7 @@ export class LeaseAdvisor {
   /**
    * A row's work ended after `durationMs` of its `leaseMs` lease; `lost`: its claim was lost.
    * Called by QueueBox's claim workers.
+   * @internal
    */
   finished(component: ClaimComponent, stream: string, leaseMs: number, durationMs: number, lost: boolean): void {
     const state = this.state(component, stream);
@@ -66,7 +67,7 @@ export class LeaseAdvisor {
     }
   }
 
-  /** A renewal kept the lease of a row of this stream. */
+  /** A renewal kept the lease of a row of this stream. Called by QueueBox's claim workers. @internal */
   renewed(component: ClaimComponent, stream: string): void {
     this.state(component, stream).renewals.inc();
   }

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { PendingWorkRow } from '../dialects/statement-results.js';
+import type { PendingWorkRow } from '../interfaces/pending-work.interface.js';
 import { DrainTimeoutError } from '../errors/drain-timeout.error.js';
 import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
 import { queueBoxInternals, type QueueBoxInternals, type QueueBoxTestApp } from './queuebox-app.js';
@@ -42,7 +42,7 @@ const DEFAULT_CHECK_INTERVAL_MS = 10;
  */
 export async function drain(app: QueueBoxTestApp, options: DrainOptions = {}): Promise<void> {
   const internals = queueBoxInternals(app, 'drain()');
-  if (!internals.options.workersEnabled) throw new InvalidArgumentError('app', drainWithoutWorkers());
+  if (!internals.options.workers.enabled) throw new InvalidArgumentError('app', drainWithoutWorkers());
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const deadline = Date.now() + timeoutMs;
   for (;;) {

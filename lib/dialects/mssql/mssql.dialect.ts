@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { InvalidQueueBoxOptionsError } from '../../errors/invalid-queuebox-options.error.js';
 import type { DialectProfile } from '../dialect-profile.interface.js';
 import { runQuery } from '../run-query.js';
-import type { DatabaseFacts, DriverRow } from '../statement-results.js';
+import type { DatabaseFacts, DriverRow } from '../../database/statement-results.js';
 import * as claimLockSql from './claim-lock.sql.js';
 import { dueProbe } from './claim.sql.js';
 import { classifyMssqlError } from './mssql-errors.js';
@@ -77,6 +77,7 @@ export const mssqlDialect: DialectProfile<'mssql'> = {
   idleProbe: { dueProbe },
   isolationSticks: true,
   prepares: false,
+  asyncCommit: false,
   // None: SQL Server has no LISTEN/NOTIFY. Replicas find other replicas' rows by polling (with a probe).
   wakeUp: undefined,
   limits: {

@@ -1,5 +1,5 @@
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimKind, ClaimTable } from '../sql-dialect.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
+import type { ClaimComponent, QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { fence } from './fence.sql.js';
 import { DB_NOW, qualified } from './postgres-names.js';
 
@@ -11,14 +11,15 @@ import { DB_NOW, qualified } from './postgres-names.js';
  */
 
 /** $1 id, $2 token, $3 lease ms. Extends the lease from the database clock. */
-export const renew = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `
+export const renew = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `
 UPDATE ${qualified(t, table)} AS m
 SET lease_expires_at = ${DB_NOW} + $3::integer * interval '1 millisecond'
 WHERE ${fence('m', '$1::bigint', '$2::uuid')}
 RETURNING m.id`;
 
 /**
- * $1 bigint[] ids, $2 uuid[] tokens (same order), $3 lease ms, $4 boolean hand-off. Marks the rows
+ * $1 bigint[] ids, $2 uuid[] tokens (same order), $3 lease ms, $4 boolean hand-off; outbox: $5
+ * boolean asynchronous commit. Marks the rows
  * finished, each fenced by its own token, and — when $4 — hands each finished keyed row's key on to
  * its next row in the same statement: that row is claimed (new token, lease, one more attempt) if
  * it is due and no other row of its key is in flight. A key with a backlog thus flows from one
@@ -28,18 +29,32 @@ RETURNING m.id`;
  * Rows come back as `done` (the ids that kept their claim; the others were lost) and `claimed`
  * (the rows handed on, with the claim columns; `inverted` when the next row is older than the
  * finished one: a late commit).
+ *
+ * The outbox's `sent` marks run in autocommit; with $5 their transaction commits without waiting
+ * for its WAL flush (`synchronous_commit` off for this transaction only, set inside the statement
+ * since an autocommit statement has no SET LOCAL before it). The WAL flush is most of a mark's
+ * cost. A crash can then lose the marks of the last moments: those rows are still `processing`,
+ * their lease ends, and they are published again, a duplicate the outbox allows
+ * (docs/concepts/delivery-semantics.md, "Asynchronous sent marks"). The message rows themselves
+ * were committed by their producers, durably: no message is lost. Never for the relay's forward
+ * or a pull worker's completion (a caller's transaction, whose other writes must stay durable).
  */
-export const completeMany = (t: ResolvedTableNames, kind: ClaimKind, claimColumns: readonly string[]): string => {
+export const completeMany = (t: ResolvedTableNames, kind: ClaimComponent, claimColumns: readonly string[]): string => {
   const table = qualified(t, kind === 'outbox' ? 'outbox' : 'inbox');
   const stream = kind === 'outbox' ? 'destination' : 'source';
   const done = kind === 'outbox' ? 'sent' : 'processed';
   const others = claimColumns.filter((column) => column !== 'id');
   const nulls = others.map((column) => `NULL AS ${column}`).join(', ');
+  // Referenced by the UPDATE, so that it runs (an unreferenced SELECT in WITH never does).
+  const durability = kind === 'outbox' ? `durability AS (
+  SELECT CASE WHEN $5::boolean THEN set_config('synchronous_commit', 'off', true) END AS mode
+),
+` : '';
   return /* sql */ `
-WITH done AS (
+WITH ${durability}done AS (
   UPDATE ${table} AS m
   SET state = '${done}', finished_at = ${DB_NOW}, lease_expires_at = NULL
-  FROM unnest($1::bigint[], $2::uuid[]) AS c(id, token)
+  FROM unnest($1::bigint[], $2::uuid[]) AS c(id, token)${kind === 'outbox' ? ', durability' : ''}
   WHERE ${fence('m', 'c.id', 'c.token')}
   RETURNING m.id, m.${stream}, m.ordering_key
 ),
@@ -74,7 +89,7 @@ SELECT 'claimed' AS outcome, handed.* FROM handed`;
  * one of them. Returns each row it locked with `renewed`: true, or false when the fence found the
  * claim lost. A skipped row is neither.
  */
-export const renewMany = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `
+export const renewMany = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `
 WITH mine AS (
   SELECT l.id FROM ${qualified(t, table)} AS l WHERE l.id = ANY($1::bigint[]) FOR UPDATE SKIP LOCKED
 ),
@@ -91,7 +106,7 @@ SELECT mine.id, renewed.id IS NOT NULL AS renewed FROM mine LEFT JOIN renewed ON
  * $1 id, $2 token, $3 delay ms, $4 error. Back to `pending`, due after the delay; the row stays
  * the oldest unfinished row of its key, so the key waits for it (FIFO across retries).
  */
-export const retry = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `
+export const retry = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `
 UPDATE ${qualified(t, table)} AS m
 SET state = 'pending', claim_token = NULL, claimed_at = NULL, lease_expires_at = NULL,
     next_attempt_at = ${DB_NOW} + $3::integer * interval '1 millisecond', last_error = $4
@@ -99,7 +114,7 @@ WHERE ${fence('m', '$1::bigint', '$2::uuid')}
 RETURNING m.id`;
 
 /** $1 id, $2 token, $3 error. A dead row is finished: later rows of its key proceed. */
-export const deadLetter = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `
+export const deadLetter = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `
 UPDATE ${qualified(t, table)} AS m
 SET state = 'dead', finished_at = ${DB_NOW}, lease_expires_at = NULL, last_error = $3
 WHERE ${fence('m', '$1::bigint', '$2::uuid')}
@@ -112,7 +127,7 @@ RETURNING m.id`;
  * waited for, and the expiry is re-checked on the newest version, so a renewal that committed
  * first wins. Two replicas reclaiming at once cannot deadlock.
  */
-export const reclaimExpired = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `
+export const reclaimExpired = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `
 WITH expired AS (
   SELECT e.id FROM ${qualified(t, table)} AS e
   WHERE e.state = 'processing' AND e.lease_expires_at <= ${DB_NOW}${table === 'inbox' ? ' AND e.source = ANY($2::text[])' : ''}

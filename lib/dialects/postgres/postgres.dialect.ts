@@ -35,6 +35,7 @@ export const postgresDialect: DialectProfile<'postgres'> = {
   },
   isolationSticks: false,
   prepares: true,
+  asyncCommit: true,
   wakeUp: {
     transport: (dataSource, tables, instanceId, deadline) => new PostgresNotifyTransport(dataSource, tables, instanceId, deadline),
     notifyingInserts: postgresNotifyingInserts,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { afterEach, expect, it, vi } from 'vitest';
-import { ClaimRepository } from '../../../lib/claims/claim.repository.js';
+import { ClaimRepository } from '../../../lib/engine/claim.repository.js';
 import { type HealthFinding, QueueBoxHealthIndicator, QueueBoxHealthModule, type QueueBoxHealthOptions } from '../../../lib/health/index.js';
 import { InboxService, OutboxService, PullWorker, PullWorkerHost } from '../../../lib/index.js';
 import { createTestSchema, describeWithDatabase } from '../../fixtures/database.js';
@@ -30,7 +30,7 @@ describeWithDatabase('health thresholds', () => {
     schema = await createTestSchema();
     app = await startQueueBoxApp(
       schema,
-      { destinations: { sink: { type: 'http', url: 'http://127.0.0.1:9/unused' } }, outbox: { metricsIntervalMs: 100, ...outbox }, inbox: { sources: { doomed: {} } } },
+      { destinations: { sink: { type: 'http', url: 'http://127.0.0.1:9/unused' } }, workers: { metricsIntervalMs: 100 }, outbox, inbox: { sources: { doomed: {} } } },
       { imports: [QueueBoxHealthModule.forRoot(options)], providers: [DoomedWorker] },
     );
     const indicator = app.app.get(QueueBoxHealthIndicator);

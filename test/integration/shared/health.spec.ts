@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { afterEach, beforeAll, expect, it, vi } from 'vitest';
-import { ClaimRepository } from '../../../lib/claims/claim.repository.js';
+import { ClaimRepository } from '../../../lib/engine/claim.repository.js';
 import { QueueBoxHealthIndicator, QueueBoxHealthModule } from '../../../lib/health/index.js';
 import { INBOX_BACKLOG_MESSAGES, PullWorker, PullWorkerHost } from '../../../lib/index.js';
 import { hasSeries } from '../../fixtures/metrics.js';
@@ -28,7 +28,7 @@ describeWithDatabase('health indicator', () => {
   });
 
   const start = (workers: boolean) =>
-    startQueueBoxApp(schema, { workers: { enabled: workers }, outbox: { pollIntervalMs: 10, metricsIntervalMs: 100 } }, { imports: [QueueBoxHealthModule], providers: [AuditWorker] });
+    startQueueBoxApp(schema, { workers: { enabled: workers, metricsIntervalMs: 100 }, outbox: { pollIntervalMs: 10 } }, { imports: [QueueBoxHealthModule], providers: [AuditWorker] });
 
   it('reports every loop up while they run', async () => {
     app = await start(true);

@@ -1,4 +1,4 @@
-import type { DeadRowFilter } from '../dialects/sql-dialect.interface.js';
+import type { DeadRowFilter } from '../database/sql-dialect.interface.js';
 import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
 import type { DeadLetterFilter, QueueBoxTable } from '../interfaces/admin.interface.js';
 import {
@@ -24,6 +24,10 @@ const MAX_BIGINT = 9_223_372_036_854_775_807n;
 const MAX_TEXT = 200;
 /** An ISO 8601 date-time with a zone: a time without one would be read in the server's zone. */
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** Rows an operator's page holds when no limit is asked for, and the most it may hold (dead letters, row states, claims at risk). */
+export const DEFAULT_PAGE = 100;
+export const MAX_PAGE = 1_000;
 
 export function checkTable(value: unknown, field = 'table'): QueueBoxTable {
   if (value !== 'outbox' && value !== 'inbox') throw new InvalidArgumentError(field, invalidTable(field));
