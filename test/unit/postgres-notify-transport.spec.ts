@@ -62,4 +62,39 @@ describe('PostgresNotifyTransport', () => {
     expect(listening.length).toBe(1);
     await transport.close();
   });
+
+  it('replaces a LISTEN connection that stops answering: the health check runs within the statement deadline and discards it', async () => {
+    vi.useFakeTimers();
+    const runners: FakeRunner[] = [];
+    const discarded: FakeRunner[] = [];
+    const dataSource = {
+      createQueryRunner: () => {
+        const runner = new FakeRunner(async (self, sql) => {
+          // The first connection goes silent after its LISTENs: a network cut with no FIN or RST.
+          if (sql.includes('pg_listening_channels') && self === runners[0]) return new Promise(() => undefined);
+          if (sql.includes('pg_listening_channels')) return [{ channel: 'queuebox_queuebox_outbox_messages' }, { channel: 'queuebox_queuebox_inbox_messages' }];
+          return [];
+        });
+        runners.push(runner);
+        return runner;
+      },
+    } as unknown as DataSource;
+    const discard = (runner: unknown): void => {
+      discarded.push(runner as FakeRunner);
+      (runner as FakeRunner).isReleased = true;
+    };
+    const transport = new PostgresNotifyTransport(dataSource, resolveOptions({}).tables, 'replica-1', { statementTimeoutMs: 3_000, discard });
+
+    await transport.listen(() => undefined);
+    expect(runners).toHaveLength(1);
+    // The check at 10 s gets no answer; at 13 s the deadline discards the connection; 2 s later a new one listens.
+    await vi.advanceTimersByTimeAsync(16_000);
+    expect(discarded).toEqual([runners[0]]);
+    expect(runners).toHaveLength(2);
+    // The new connection answers its checks: it stays.
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(runners).toHaveLength(2);
+    expect(runners[1].isReleased).toBe(false);
+    await transport.close();
+  });
 });

@@ -5,6 +5,7 @@ import type { QueueBoxTable } from '../../interfaces/claim.interface.js';
 import type { CommitWakeUp, WakeUpTransport } from '../../interfaces/wake-up-transport.interface.js';
 import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import { errorText } from '../../errors/error-text.js';
+import { StatementTimeoutError } from '../../errors/statement-timeout.error.js';
 import type { StatementDeadline } from '../dialect-profile.interface.js';
 import { withinDeadline } from '../statement-deadline.js';
 import * as notifySql from './notify.sql.js';
@@ -153,7 +154,8 @@ export class PostgresNotifyTransport implements WakeUpTransport {
     } catch (error) {
       if (this.closed || this.runner !== runner) return;
       this.logger.warn('LISTEN connection failed its health check; reconnecting', { error: errorText(error) });
-      this.deadline.discard?.(runner);
+      // Past the deadline the connection is discarded already; a wrong answer ends it here.
+      if (!(error instanceof StatementTimeoutError)) this.deadline.discard?.(runner);
       await this.dropConnection(false);
       this.scheduleReconnect();
     } finally {
