@@ -66,7 +66,7 @@ export interface ChaosConfig {
 }
 
 const PROFILES = {
-  ci: { messages: 2_000, replicas: 3, leaseMs: 2_000, produceSeconds: 30, faultEveryMs: 2_500, databaseFaultEveryMs: 15_000, faultWindowFactor: 1.5, drainTimeoutMs: 120_000 },
+  ci: { messages: 1_500, replicas: 3, leaseMs: 2_000, produceSeconds: 30, faultEveryMs: 2_500, databaseFaultEveryMs: 15_000, faultWindowFactor: 1.5, drainTimeoutMs: 120_000 },
   long: { messages: 200_000, replicas: 4, leaseMs: 3_000, produceSeconds: 1_800, faultEveryMs: 5_000, databaseFaultEveryMs: 60_000, faultWindowFactor: 1.2, drainTimeoutMs: 900_000 },
 } as const;
 

@@ -63,14 +63,14 @@ describe.skipIf(!process.env.QUEUEBOX_CHAOS)('the chaos suite', () => {
   });
 
   it('fails when a replica finishes its claims without the fence (negative control no-fence)', { timeout: 300_000 }, async () => {
-    const run = await chaos(['--control', 'no-fence', '--messages', '1500', '--produce-seconds', '10']);
+    const run = await chaos(['--control', 'no-fence', '--messages', '1000', '--produce-seconds', '8']);
     expect(run.verdict).toBe('FAIL');
     expect(run.code).toBe(1);
     expect(run.counters.lateFencedWrites).toBeGreaterThan(0);
   });
 
   it('fails when a replica publishes without the order per key (negative control no-order)', { timeout: 300_000 }, async () => {
-    const run = await chaos(['--control', 'no-order', '--messages', '1500', '--produce-seconds', '10']);
+    const run = await chaos(['--control', 'no-order', '--messages', '1000', '--produce-seconds', '8']);
     expect(run.verdict).toBe('FAIL');
     expect(run.code).toBe(1);
     expect(run.counters.orderViolations).toBeGreaterThan(0);
