@@ -13,7 +13,6 @@ interface ErrorEmitter {
   [GUARDED]?: true;
 }
 
-
 /**
  * Gives every connection of the DataSource's node-postgres pools an `error` listener of its
  * own, so that a connection failing in the moment between the pool handing it out and its user
