@@ -37,17 +37,12 @@ async function main(): Promise<number> {
   const tables = chaosTables(schema);
   const logDir = mkdtempSync(join(tmpdir(), 'queuebox-chaos-'));
   const progress = (line: string): void => void process.stderr.write(`chaos: ${line}\n`);
-  const binDir = config.externalDatabase ? undefined : postgresBinDir();
-  const cluster = binDir ? new PrivateCluster(binDir, await freePort()) : undefined;
+  const cluster = config.externalDatabase ? undefined : await startPrivateCluster(progress);
   const databaseUrl = cluster?.url ?? config.url;
   progress(
     `${config.profile} profile, ${config.messages} messages over ${config.produceSeconds} s, ${config.replicas} replicas${config.control ? `, control ${config.control}` : ''}; ` +
       `${cluster ? `private cluster on port ${cluster.port} (crash-restarts on)` : `database ${config.url} (no crash-restarts)`}; schema ${schema}; replica logs in ${logDir}`,
   );
-  if (cluster) {
-    await cluster.init();
-    await cluster.start();
-  }
   // The replicas reach the database only through the proxy, which cuts the network on demand.
   const target = new URL(databaseUrl);
   const proxy = new ProxyClient(target.hostname, Number(target.port || 5432));
@@ -174,6 +169,26 @@ async function main(): Promise<number> {
     else await dropChaosSchema(pool, schema).catch((error: unknown) => progress(`could not drop ${schema}: ${String(error)}`));
     await pool.end();
     if (cluster && !config.keepSchema) await cluster.destroy();
+  }
+}
+
+/**
+ * The run's own PostgreSQL cluster, or undefined (then the run uses `QUEUEBOX_PG_URL`, without
+ * crash-restarts) when the server programs are missing or the cluster cannot be set up (no
+ * `postgres` user to run them as root, say): said on stderr, never a failed run.
+ */
+async function startPrivateCluster(progress: (line: string) => void): Promise<PrivateCluster | undefined> {
+  const binDir = postgresBinDir();
+  if (!binDir) return undefined;
+  const cluster = new PrivateCluster(binDir, await freePort());
+  try {
+    await cluster.init();
+    await cluster.start();
+    return cluster;
+  } catch (error) {
+    progress(`could not start a private PostgreSQL cluster (${String(error).split('\n')[0]}); using QUEUEBOX_PG_URL without crash-restarts`);
+    await cluster.destroy().catch(() => undefined);
+    return undefined;
   }
 }
 
