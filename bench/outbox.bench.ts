@@ -12,6 +12,7 @@ import { readBenchConfig } from './bench-config.js';
 import type { BenchContext } from './bench-context.js';
 import { startBenchPostgres } from './bench-postgres.js';
 import { rawPool } from './bench-schema.js';
+import { ADMIN_APPLICATION_NAME } from './bench-wal.js';
 import { f0 } from './bench-stats.js';
 import { drainScenario } from './drain.scenario.js';
 import { enqueueScenario } from './enqueue.scenario.js';
@@ -27,7 +28,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   const print = (line: string): void => console.log(line);
   const server = await startBenchPostgres();
-  const admin = rawPool(server.url, 2);
+  const admin = rawPool(server.url, 2, ADMIN_APPLICATION_NAME);
   try {
     const [{ version, fsync, synchronous_commit: syncCommit }] = (
       await admin.query<{ version: string; fsync: string; synchronous_commit: string }>(
