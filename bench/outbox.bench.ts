@@ -22,6 +22,7 @@ import { producerScenario } from './producer.scenario.js';
 import { pullScenario } from './pull.scenario.js';
 import { backlogScenario } from './backlog.scenario.js';
 import { printSummary, type CaseResult } from './peers/compare.js';
+import { printTargets, type RunResults } from './targets.js';
 
 async function main(): Promise<void> {
   const config = readBenchConfig();
@@ -50,16 +51,18 @@ async function main(): Promise<void> {
     print(`  load average at start: ${loadavg().map((n) => n.toFixed(2)).join(' ')} (the machine may be shared: compare ratios, not absolute figures)`);
     print(`  postgres CPU: ${postmasterPid === undefined ? 'not measured (external server)' : `/proc of postmaster ${postmasterPid} and its children`}`);
 
-    const cases: CaseResult[] = [];
+    const results: RunResults = { cases: [], producer: [], backlog: [] };
+    const cases: CaseResult[] = results.cases;
     if (config.scenarios.has('peers')) cases.push(...(await peersDrainScenario(ctx, config)));
     if (config.scenarios.has('ordered')) cases.push(...(await orderedDrainScenario(ctx, config)));
-    if (config.scenarios.has('producer')) await producerScenario(ctx, config);
+    if (config.scenarios.has('producer')) results.producer.push(...(await producerScenario(ctx, config)));
     if (config.scenarios.has('pull')) cases.push(...(await pullScenario(ctx, config)));
-    if (config.scenarios.has('backlog')) await backlogScenario(ctx, config);
+    if (config.scenarios.has('backlog')) results.backlog.push(...(await backlogScenario(ctx, config)));
     if (config.scenarios.has('drain')) await drainScenario(ctx, config);
     if (config.scenarios.has('latency')) await latencyScenario(ctx, config);
     if (config.scenarios.has('enqueue')) await enqueueScenario(ctx, config);
     printSummary(ctx, cases);
+    printTargets(ctx, results);
     print(`  load average at end: ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
     print(`\nbench finished in ${f0((performance.now() - started) / 1000)} s`);
   } finally {

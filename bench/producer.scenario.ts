@@ -37,6 +37,8 @@ interface LatencyOutcome {
   notifies: number;
   consumerNodeUs: number;
   producerNodeUs: number;
+  /** Transactions per second the producer reached (below the rate: the machine could not carry the producer). */
+  producerTxPerSecond: number;
   postgresUs: number | undefined;
   wal?: WalPerMessage;
   detail: string;
@@ -120,6 +122,7 @@ async function measure(
     notifies: listener.count(),
     consumerNodeUs: cpu.nodeUs,
     producerNodeUs: report.cpuUs / Math.max(total, 1),
+    producerTxPerSecond: (total / report.ms) * 1000,
     postgresUs: cpu.postgresUs,
     detail: `${detail}; producer ${f0((total / report.ms) * 1000)} tx/s, commit p50 ${f2(percentile(report.commitMs, 50))} ms, p99 ${f2(percentile(report.commitMs, 99))} ms, max ${report.maxInFlight} in flight`,
   };
@@ -225,6 +228,7 @@ export interface ProducerResult {
   postgresUs: number | undefined;
   walBytes: number | undefined;
   walSyncs: number | undefined;
+  producerTxPerSecond: number;
   allPublished: boolean;
 }
 
@@ -267,6 +271,7 @@ export async function producerScenario(ctx: BenchContext, config: BenchConfig): 
         postgresUs: pgUs.length ? median(pgUs) : undefined,
         walBytes: list.every((o) => o.wal) ? median(list.map((o) => o.wal!.bytes)) : undefined,
         walSyncs: list.every((o) => o.wal) ? median(list.map((o) => o.wal!.syncs)) : undefined,
+        producerTxPerSecond: median(list.map((o) => o.producerTxPerSecond)),
         allPublished: list.every((o) => o.published === o.total),
       };
       results.push(result);

@@ -34,6 +34,8 @@ function medianWal(list: readonly (WalPerMessage | undefined)[]): WalPerMessage 
 /** What a case printed, kept for the closing summary. */
 export interface CaseResult {
   title: string;
+  /** What the case ran (the targets summary finds its cases by it). */
+  spec: DrainSpec;
   systems: SystemMedians[];
 }
 
@@ -74,7 +76,7 @@ export async function compareDrain(ctx: BenchContext, title: string, spec: Drain
     };
   });
   printMedians(ctx, reps, systems, outcomes);
-  return { title, systems };
+  return { title, spec, systems };
 }
 
 function printMedians(ctx: BenchContext, reps: number, systems: readonly SystemMedians[], outcomes: Map<string, DrainOutcome[]>): void {
