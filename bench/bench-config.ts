@@ -51,12 +51,12 @@ function peersConfig(quick: boolean, reps: number): PeersConfig {
       rows: 2_000,
       loops: [1, 10],
       slotsPerLoop: HAND_WRITTEN_BATCH,
-      ordered: [{ keys: 100, rows: 2_000 }, { keys: 1, rows: 200 }],
+      ordered: [{ keys: 1, rows: 200 }],
       orderedLoops: 10,
       runCapMs: 30_000,
       orderedCapMs: 5_000,
       producer: { rates: [1_000], seconds: 2, keys: 100 },
-      pull: { rows: 500, concurrency: 10 },
+      pull: { rows: 300, concurrency: 10 },
       backlog: { finished: 20_000, pending: 2_000, keys: 5, claims: 5 },
     };
   }

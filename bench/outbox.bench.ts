@@ -4,13 +4,11 @@
  * Prints figures and ratios; asserts nothing. `npm run bench`; sizes: see bench-config.ts.
  */
 import 'reflect-metadata';
-import type pg from 'pg';
-import { readFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { readBenchConfig } from './bench-config.js';
 import type { BenchContext } from './bench-context.js';
-import { startBenchPostgres } from './bench-postgres.js';
+import { readPostmasterPid, startBenchPostgres } from './bench-postgres.js';
 import { rawPool } from './bench-schema.js';
 import { ADMIN_APPLICATION_NAME } from './bench-wal.js';
 import { f0 } from './bench-stats.js';
@@ -75,17 +73,6 @@ async function main(): Promise<void> {
       process.exitCode = 1;
     });
     await server.stop();
-  }
-}
-
-/** The embedded server's postmaster, from the first line of postmaster.pid in its data directory. */
-async function readPostmasterPid(admin: pg.Pool): Promise<number | undefined> {
-  try {
-    const { rows } = await admin.query<{ dir: string }>(`SELECT current_setting('data_directory') AS dir`);
-    const pid = Number((await readFile(`${rows[0].dir}/postmaster.pid`, 'utf8')).split('\n')[0]);
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
   }
 }
 
