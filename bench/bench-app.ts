@@ -106,6 +106,12 @@ export interface BenchAppOptions {
   schema: string;
   poolSize: number;
   queuebox: Omit<QueueBoxModuleOptions, 'schema' | 'destinations'>;
+  /**
+   * An experiment (QUEUEBOX_BENCH_CONSUMER_ASYNC_COMMIT): the application's connections commit
+   * with synchronous_commit off, as QueueBox's claims and completions could (sql.md: a lost
+   * claim or mark is a reclaim and a duplicate the spec allows). Never for a producer or a pull worker.
+   */
+  asyncCommit?: boolean;
   /** The pool's application_name (pg_stat_activity tells the producer's backends from the consumer's). */
   applicationName?: string;
   /** More providers of the application (a `@PullWorker` class). */
@@ -139,7 +145,7 @@ export async function startBenchApp(options: BenchAppOptions): Promise<BenchApp>
             type: 'postgres',
             url: options.url,
             schema: options.schema,
-            extra: { max: options.poolSize },
+            extra: { max: options.poolSize, ...(options.asyncCommit ? { options: '-c synchronous_commit=off' } : {}) },
             ...(options.applicationName ? { applicationName: options.applicationName } : {}),
           }),
           QueueBoxModule.forRoot({

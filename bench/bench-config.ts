@@ -151,3 +151,10 @@ export function readBenchConfig(argv: readonly string[] = process.argv.slice(2))
     peers: peersConfig(args.quick, reps),
   };
 }
+
+/**
+ * QUEUEBOX_BENCH_CONSUMER_ASYNC_COMMIT=1: an experiment, not a configuration QueueBox offers
+ * today: the outbox consumers' connections commit with synchronous_commit off (claims and
+ * completions no longer wait for a WAL flush; producers and pull workers keep it on).
+ */
+export const consumerAsyncCommit = (): boolean => bool('QUEUEBOX_BENCH_CONSUMER_ASYNC_COMMIT', false);

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { wakeChannel } from '../lib/dialects/postgres/notify-transport.js';
 import { resolveOptions } from '../lib/options/resolve-options.js';
 import { startBenchApp } from './bench-app.js';
-import type { BenchConfig } from './bench-config.js';
+import { consumerAsyncCommit, type BenchConfig } from './bench-config.js';
 import type { BenchContext } from './bench-context.js';
 import { createBenchSchema, dropBenchSchema } from './bench-schema.js';
 import { cpuNow, cpuPerMessage, f0, f1, f2, median, percentile, sleep } from './bench-stats.js';
@@ -139,6 +139,7 @@ async function queueBoxLatency(ctx: BenchContext, rate: number, cfg: BenchConfig
     url: ctx.url,
     schema,
     poolSize: 20,
+    asyncCommit: consumerAsyncCommit(),
     queuebox: {},
     prepare: (publisher, timers) => {
       publisher.onPublish = (message) => {
@@ -160,7 +161,7 @@ async function queueBoxLatency(ctx: BenchContext, rate: number, cfg: BenchConfig
       { system: 'queuebox', url: ctx.url, schema, rate, seconds: cfg.seconds, keys: cfg.keys },
       publishedAt,
       listener,
-      `defaults (no concurrency or batchSize given; notify coalesce ${process.env.QUEUEBOX_BENCH_COALESCE_MS ?? 'default'} ms), ${cfg.keys} keys`,
+      `defaults (no concurrency or batchSize given; notify coalesce ${process.env.QUEUEBOX_BENCH_COALESCE_MS ?? 'default'} ms)${consumerAsyncCommit() ? ', EXPERIMENT: consumer synchronous_commit off' : ''}, ${cfg.keys} keys`,
       claims,
     );
   } finally {

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { startBenchApp } from '../bench-app.js';
 import { countByState, createBenchSchema, dropBenchSchema, seedOutbox } from '../bench-schema.js';
+import { consumerAsyncCommit } from '../bench-config.js';
 import { settleBeforeRun } from '../bench-wal.js';
 import type { QueueBoxModuleOptions } from '../../lib/index.js';
 import { RunClock, concurrencyOf, poolSizeOf, waitFor, type DrainRunner, type DrainOutcome, type DrainSpec } from './drain-run.js';
@@ -30,6 +31,7 @@ function queueBoxDrainRunner(setup: QueueBoxSetup): DrainRunner {
         url: ctx.url,
         schema,
         poolSize: poolSizeOf(spec),
+        asyncCommit: consumerAsyncCommit(),
         queuebox: { outbox: setup.outbox(spec) },
         prepare: (_publisher, timers) => {
           timers.onFirstClaim = () => clock.start();
@@ -42,7 +44,7 @@ function queueBoxDrainRunner(setup: QueueBoxSetup): DrainRunner {
         outcome = clock.stop(
           timers.sent,
           spec.rows,
-          `${setup.describe(spec)}; claim ${timers.claim.summary()}; rows per claim ${timers.claim.sizeHistogram()}; completeMany ${timers.completeMany.summary()}`,
+          `${setup.describe(spec)}${consumerAsyncCommit() ? ', EXPERIMENT: synchronous_commit off' : ''}; claim ${timers.claim.summary()}; rows per claim ${timers.claim.sizeHistogram()}; completeMany ${timers.completeMany.summary()}`,
         );
       } finally {
         await app.close();
