@@ -102,15 +102,19 @@ async function measure(
   const total = report.commitAt.length;
   const cpu = cpuPerMessage(cpu0, cpu1, total);
   latencies.sort((a, b) => a - b);
-  const stages = latencyStages({
-    beganAt: report.beganAt,
-    insideAt: report.insideAt,
-    commitAt: report.commitAt,
-    publishedAt,
-    notifiedAt: listener.times,
-    claims,
-    firstSeq: Math.floor(report.commitAt.length * WARMUP_SHARE),
-  });
+  // Without claim timings (graphile-worker, whose addJob waits for its pool inside the timed
+  // send) the stages would mislead: only the wait profile is printed.
+  const stages = claims
+    ? latencyStages({
+        beganAt: report.beganAt,
+        insideAt: report.insideAt,
+        commitAt: report.commitAt,
+        publishedAt,
+        notifiedAt: listener.times,
+        claims,
+        firstSeq: Math.floor(report.commitAt.length * WARMUP_SHARE),
+      })
+    : [];
   stages.push(`waits (pg_stat_activity every 20 ms): ${waitProfileText(waits)}`);
   const outcome: LatencyOutcome = {
     stages,
