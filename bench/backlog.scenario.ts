@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import { WalkCursor } from '../lib/claims/walk-cursor.js';
+import { WalkCursor } from '../lib/engine/walk-cursor.js';
 import { postgresDialect } from '../lib/dialects/postgres/postgres.dialect.js';
 import { StatementCatalog } from '../lib/dialects/statement-catalog.js';
 import { resolveOptions } from '../lib/options/resolve-options.js';

@@ -3,8 +3,8 @@ import { Inject, Injectable, Module, type DynamicModule, type Provider, type INe
 import { ModuleRef, NestFactory } from '@nestjs/core';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { ClaimRepository, type FencedWriteOptions } from '../lib/claims/claim.repository.js';
-import type { ClaimedInboxRow, ClaimedOutboxRow } from '../lib/dialects/statement-results.js';
+import { ClaimRepository, type FencedWriteOptions } from '../lib/engine/claim.repository.js';
+import type { ClaimedInboxRow, ClaimedOutboxRow } from '../lib/database/statement-results.js';
 import type { Claim } from '../lib/interfaces/claim.interface.js';
 import { OutboxService, QueueBoxModule, type OutboxMessage, type OutboxPublisher, type QueueBoxModuleOptions } from '../lib/index.js';
 import { StatementTimer, sleep } from './bench-stats.js';

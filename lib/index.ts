@@ -61,8 +61,7 @@ export type { Claim, ClaimComponent } from './interfaces/claim.interface.js';
 export { QueueBoxEvents, type QueueBoxAnyEventListener } from './events/queuebox-events.service.js';
 export type { QueueBoxEventListener, QueueBoxEventMap, QueueBoxEventName } from './events/queuebox-event-map.interface.js';
 export { LeaseAdvisor } from './leases/lease-advisor.js';
-export type { LeaseAdvice } from './leases/lease-advice.interface.js';
-export type { UtilizationPercentiles } from './leases/lease-window.js';
+export type { LeaseAdvice, UtilizationPercentiles } from './interfaces/lease-advice.interface.js';
 
 export { QueueBoxError, type QueueBoxErrorCode } from './errors/queuebox.error.js';
 export { InvalidQueueBoxOptionsError } from './errors/invalid-queuebox-options.error.js';

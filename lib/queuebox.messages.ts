@@ -2,7 +2,7 @@
  * Every message text QueueBox logs or throws. Each one says what to change.
  * Values are described, never dumped: a payload or a secret must not reach a log.
  */
-import type { LeaseAdvice } from './leases/lease-advice.interface.js';
+import type { LeaseAdvice } from './interfaces/lease-advice.interface.js';
 
 /** Short, log-safe description of an option value. */
 export function describeValue(value: unknown): string {

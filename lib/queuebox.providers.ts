@@ -1,9 +1,10 @@
 import type { Provider } from '@nestjs/common';
 import { QueueBoxAdmin } from './admin/queuebox-admin.service.js';
+import { DeadLetters } from './dead-letters/dead-letters.service.js';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { ClaimRepository } from './claims/claim.repository.js';
-import { StatementRunner } from './claims/statement-runner.js';
+import { ClaimRepository } from './engine/claim.repository.js';
+import { StatementRunner } from './database/statement-runner.js';
 import { resolveDialect } from './dialects/resolve-dialect.js';
 import { InvalidQueueBoxOptionsError } from './errors/invalid-queuebox-options.error.js';
 import { QueueBoxEvents } from './events/queuebox-events.service.js';
@@ -30,7 +31,7 @@ import {
 } from './queuebox.constants.js';
 import { dataSourceMissing } from './queuebox.messages.js';
 import { RetentionSweeper } from './retention/retention-sweeper.js';
-import { DatabaseCheck } from './runtime/database-check.js';
+import { DatabaseCheck } from './database/database-check.js';
 import { TracingProbe } from './tracing/tracing-probe.js';
 import { WakeUpHub } from './wakeup/wake-up.hub.js';
 
@@ -80,6 +81,7 @@ export function queueBoxProviders(dataSourceName: string | undefined): Provider[
     PullService,
     PullWorkerExplorer,
     RetentionSweeper,
+    DeadLetters,
     QueueBoxAdmin,
     TracingProbe,
     QueueBoxEvents,

@@ -1,6 +1,6 @@
 import type { LoopComponent, LoopSnapshot } from '../interfaces/admin.interface.js';
-import type { PollLoopState } from '../runtime/poll-loop.js';
-import { errorText } from '../runtime/error-text.js';
+import type { PollLoopState } from '../engine/poll-loop.js';
+import { errorText } from '../errors/error-text.js';
 
 /** What every loop reports: a claim worker's status, or the retention sweeper's loop. */
 export interface LoopReading {

@@ -2,7 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CliUsageError } from '../errors/cli-usage.error.js';
 import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
 import { resolveOptions } from '../options/resolve-options.js';
-import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import { describeValue } from '../queuebox.messages.js';
 import { flagNeedsValue, flagTakesNoValue, invalidFlag, unexpectedArgument, unknownFlag } from './cli.messages.js';
 

@@ -1,7 +1,7 @@
 import type { DataSourceOptions } from 'typeorm';
 import { dialectOfScheme, dialectSchemes, schemeOfUrl, urlNamesDatabase, type DialectName } from '../dialects/dialect-registry.js';
 import { CliUsageError } from '../errors/cli-usage.error.js';
-import { maskUrl, urlSecrets } from '../runtime/url-secrets.js';
+import { maskUrl, urlSecrets } from '../validation/url-secrets.js';
 import { urlNeedsDatabase, urlNotUrl, urlRequired, urlScheme } from './cli.messages.js';
 
 /** The environment variable that stands in for `--url`: a URL there stays out of shell history and `ps`. */

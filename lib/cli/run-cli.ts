@@ -1,7 +1,7 @@
 import { dialectProfiles } from '../dialects/dialect-registry.js';
 import { CliUsageError } from '../errors/cli-usage.error.js';
 import { QueueBoxError } from '../errors/queuebox.error.js';
-import { errorText } from '../runtime/error-text.js';
+import { errorText } from '../errors/error-text.js';
 import type { CliCommand, CliContext } from './cli-command.interface.js';
 import { CLI_COMMANDS } from './cli-commands.js';
 import { missingCommand, missingTablesHint, unknownCommand } from './cli.messages.js';

@@ -1,8 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
-import { ClaimRepository } from '../claims/claim.repository.js';
-import { StatementRunner } from '../claims/statement-runner.js';
-import type { OutboxInsertRow, SqlDialect } from '../dialects/sql-dialect.interface.js';
+import { ClaimRepository } from '../engine/claim.repository.js';
+import { StatementRunner } from '../database/statement-runner.js';
+import type { OutboxInsertRow, SqlDialect } from '../database/sql-dialect.interface.js';
 import { uuidv7 } from '../outbox/message-id.js';
 import { ConformanceFailure } from './conformance-failure.js';
 import { clockNotReached } from './conformance.messages.js';

@@ -1,4 +1,4 @@
-import { describeUrl } from '../runtime/url-secrets.js';
+import { describeUrl } from '../validation/url-secrets.js';
 
 /*
  * Messages of the conformance check (queuebox/conformance): reasons say what was expected and

@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createTablesStatements } from '../dialects/own-schema.js';
 import { resolveDialect } from '../dialects/resolve-dialect.js';
-import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
+import type { DialectName } from '../dialects/dialect-registry.js';
+import type { SqlDialect } from '../database/sql-dialect.interface.js';
 import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
 import { resolveOptions } from '../options/resolve-options.js';
-import { errorText } from '../runtime/error-text.js';
+import { errorText } from '../errors/error-text.js';
 import { claimLockCheck } from './checks/claim-lock.check.js';
 import { fifoPerKeyCheck, oneInFlightPerKeyCheck } from './checks/claims-per-key.check.js';
 import { databaseClockCheck } from './checks/database-clock.check.js';
@@ -110,7 +111,8 @@ async function runIn(context: ConformanceContext, dialect: SqlDialect, schema: s
     // Dropped whatever happened, but only when this run made it (never a schema that was there before).
     if (created) checks.push(await timed('cleanup', 'the schema of the run is dropped', () => dropOwnSchema(context, dialect, schema)));
   }
-  return { passed: checks.every((check) => check.status !== 'fail'), database: dialect.type, schema, checks };
+  // resolveDialect builds only the dialects the registry names.
+  return { passed: checks.every((check) => check.status !== 'fail'), database: dialect.type as DialectName, schema, checks };
 }
 
 async function dropOwnSchema(context: ConformanceContext, dialect: SqlDialect, schema: string): Promise<string> {

@@ -1,16 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
-import type { ClaimTable } from './sql-dialect.interface.js';
-
-const TABLE_OF = { outbox: 'outbox', relay: 'inbox' } as const satisfies Record<string, ClaimTable>;
+import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
+import type { QueueBoxTable } from '../database/sql-dialect.interface.js';
 
 /** The table part of a lock name: schema-qualified, so that instances on other schemas never wait for each other. */
-function lockTableName(tables: ResolvedTableNames, table: ClaimTable): string {
+function lockTableName(tables: ResolvedTableNames, table: QueueBoxTable): string {
   return tables.schema ? `${tables.schema}.${tables[table]}` : tables[table];
 }
 
 /** Whose claims a lock serializes: the outbox poller's, the relay's, or the pull workers' of one source. */
-export type ClaimLockTarget = { kind: 'outbox' | 'relay' } | { kind: 'pull'; source: string };
+export type ClaimLockTarget = { kind: 'outbox' | 'inbox' } | { kind: 'pull'; source: string };
 
 /**
  * The documented claim lock names (docs/concepts/claims-and-leases.md, "Locks"):
@@ -23,6 +21,6 @@ export function claimLockName(tables: ResolvedTableNames, target: ClaimLockTarge
   const name =
     target.kind === 'pull'
       ? `queuebox_pull_${lockTableName(tables, 'inbox')}:${target.source}`
-      : `queuebox_${TABLE_OF[target.kind]}_claim_${lockTableName(tables, TABLE_OF[target.kind])}`;
+      : `queuebox_${target.kind}_claim_${lockTableName(tables, target.kind)}`;
   return name.length <= maxLength ? name : `queuebox_${createHash('sha256').update(name, 'utf8').digest('hex')}`;
 }

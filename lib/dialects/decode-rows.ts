@@ -1,18 +1,7 @@
 import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, QueueBoxTable, RowStateRow } from '../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
-import type {
-  BacklogRow,
-  DeadCountRow,
-  ClaimedInboxRow,
-  ClaimedOutboxRow,
-  ClaimProgress,
-  ClaimResult,
-  CompletionRow,
-  DriverRow,
-  InsertedOutboxRow,
-  PendingWorkRow,
-  RenewalRow,
-} from './statement-results.js';
+import type { BacklogRow, DeadCountRow, ClaimedInboxRow, ClaimedOutboxRow, ClaimProgress, ClaimResult, CompletionRow, DriverRow, InsertedOutboxRow, RenewalRow } from '../database/statement-results.js';
+import type { PendingWorkRow } from '../interfaces/pending-work.interface.js';
 
 /*
  * Decoders of the statement results (statement-results.ts). The dialects alias every column to

@@ -1,10 +1,10 @@
 import type { DataSource, DataSourceOptions, QueryRunner } from 'typeorm';
 import type { WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
-import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import type { DialectSql } from './dialect-sql.interface.js';
 import type { SchemaStep } from './schema-step.interface.js';
-import type { ClaimKind, SqlStatement } from './sql-dialect.interface.js';
-import type { DatabaseErrorKind, DatabaseFacts, DriverRow } from './statement-results.js';
+import type { ClaimComponent, SqlStatement } from '../database/sql-dialect.interface.js';
+import type { DatabaseErrorKind, DatabaseFacts, DriverRow } from '../database/statement-results.js';
 
 /*
  * What one database is to QueueBox: its SQL texts, how it binds values, and what it can and
@@ -140,7 +140,7 @@ export interface DialectProfile<Name extends string = string> {
    * claim always takes its lock and no wake-up says when to look): its text per claimer. Its
    * parameters: none (outbox), the sources (relay), the source (pull).
    */
-  readonly idleProbe?: { dueProbe(t: ResolvedTableNames, kind: ClaimKind): string };
+  readonly idleProbe?: { dueProbe(t: ResolvedTableNames, kind: ClaimComponent): string };
   /**
    * A pooled connection keeps the isolation level of its last transaction (SQL Server), so that
    * QueueBox's transactions must always name theirs.

@@ -1,5 +1,5 @@
-import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
-import type { ClaimKind, ClaimTable } from './sql-dialect.interface.js';
+import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
+import type { ClaimComponent, QueueBoxTable } from '../database/sql-dialect.interface.js';
 
 /**
  * The SQL text functions every dialect's mirrored *.sql.ts files export (lib/dialects/postgres/,
@@ -22,22 +22,22 @@ export interface DialectSql {
   claimInbox(t: ResolvedTableNames): string;
   inboxBacklog(t: ResolvedTableNames): string;
   claimPull(t: ResolvedTableNames): string;
-  completeMany(t: ResolvedTableNames, kind: ClaimKind): string;
+  completeMany(t: ResolvedTableNames, kind: ClaimComponent): string;
 
-  renew(t: ResolvedTableNames, table: ClaimTable): string;
-  renewMany(t: ResolvedTableNames, table: ClaimTable): string;
-  retry(t: ResolvedTableNames, table: ClaimTable): string;
-  deadLetter(t: ResolvedTableNames, table: ClaimTable): string;
-  reclaimExpired(t: ResolvedTableNames, table: ClaimTable): string;
-  listDead(t: ResolvedTableNames, table: ClaimTable): string;
-  replayDead(t: ResolvedTableNames, table: ClaimTable): string;
-  inspectDead(t: ResolvedTableNames, table: ClaimTable): string;
-  replayDeadMatching(t: ResolvedTableNames, table: ClaimTable): string;
-  discardDead(t: ResolvedTableNames, table: ClaimTable): string;
-  discardDeadMatching(t: ResolvedTableNames, table: ClaimTable): string;
-  blockedKeys(t: ResolvedTableNames, table: ClaimTable): string;
-  rowStates(t: ResolvedTableNames, table: ClaimTable): string;
-  claimsAtRisk(t: ResolvedTableNames, table: ClaimTable): string;
-  deadCounts(t: ResolvedTableNames, table: ClaimTable): string;
-  purgeFinished(t: ResolvedTableNames, table: ClaimTable, state: 'done' | 'dead'): string;
+  renew(t: ResolvedTableNames, table: QueueBoxTable): string;
+  renewMany(t: ResolvedTableNames, table: QueueBoxTable): string;
+  retry(t: ResolvedTableNames, table: QueueBoxTable): string;
+  deadLetter(t: ResolvedTableNames, table: QueueBoxTable): string;
+  reclaimExpired(t: ResolvedTableNames, table: QueueBoxTable): string;
+  listDead(t: ResolvedTableNames, table: QueueBoxTable): string;
+  replayDead(t: ResolvedTableNames, table: QueueBoxTable): string;
+  inspectDead(t: ResolvedTableNames, table: QueueBoxTable): string;
+  replayDeadMatching(t: ResolvedTableNames, table: QueueBoxTable): string;
+  discardDead(t: ResolvedTableNames, table: QueueBoxTable): string;
+  discardDeadMatching(t: ResolvedTableNames, table: QueueBoxTable): string;
+  blockedKeys(t: ResolvedTableNames, table: QueueBoxTable): string;
+  rowStates(t: ResolvedTableNames, table: QueueBoxTable): string;
+  claimsAtRisk(t: ResolvedTableNames, table: QueueBoxTable): string;
+  deadCounts(t: ResolvedTableNames, table: QueueBoxTable): string;
+  purgeFinished(t: ResolvedTableNames, table: QueueBoxTable, state: 'done' | 'dead'): string;
 }

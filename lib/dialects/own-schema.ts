@@ -1,6 +1,6 @@
 import { decodeNothing } from './decode-rows.js';
 import { schemaSteps } from './schema-steps.js';
-import type { SqlDialect, SqlStatement } from './sql-dialect.interface.js';
+import type { SqlDialect, SqlStatement } from '../database/sql-dialect.interface.js';
 
 /**
  * The statements that make QueueBox's tables, every schema step in order, as one-off statements

@@ -1,9 +1,9 @@
 import type { DataSource } from 'typeorm';
 import { UnsupportedDatabaseError } from '../errors/unsupported-database.error.js';
-import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import { unsupportedDatabase } from '../queuebox.messages.js';
 import { dialectOfType, dialectProfiles } from './dialect-registry.js';
-import type { SqlDialect } from './sql-dialect.interface.js';
+import type { SqlDialect } from '../database/sql-dialect.interface.js';
 import { StatementCatalog } from './statement-catalog.js';
 
 /** Chooses the SQL dialect from the DataSource type (dialect-registry.ts), once its profile has readied (and checked) the DataSource. */

@@ -1,6 +1,6 @@
 import type { QueryRunner } from 'typeorm';
-import type { SqlStatement } from './sql-dialect.interface.js';
-import type { DriverRow } from './statement-results.js';
+import type { SqlStatement } from '../database/sql-dialect.interface.js';
+import type { DriverRow } from '../database/statement-results.js';
 
 /**
  * Runs `statement` through TypeORM on `runner`'s connection. Always a structured result: `records`

@@ -1,4 +1,4 @@
-import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import type { SchemaStep } from './schema-step.interface.js';
 import { dialectProfile } from './dialect-registry.js';
 import type { SchemaDatabaseType } from './schema-steps.js';

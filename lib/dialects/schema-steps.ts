@@ -1,5 +1,5 @@
 import { UnsupportedDatabaseError } from '../errors/unsupported-database.error.js';
-import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import { unsupportedMigrationType } from '../queuebox.messages.js';
 import { dialectOfType, dialectProfiles, type DialectName } from './dialect-registry.js';
 import type { SchemaStep } from './schema-step.interface.js';

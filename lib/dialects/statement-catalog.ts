@@ -3,7 +3,7 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type { CommitWakeUp, WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
-import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
 import { noOwnSchema } from '../queuebox.messages.js';
 import { claimLockName, type ClaimLockTarget } from './claim-lock-names.js';
@@ -33,41 +33,29 @@ import {
 import type { DialectName } from './dialect-registry.js';
 import type { DialectProfile, ParameterEncoders } from './dialect-profile.interface.js';
 import type {
-  ClaimKind,
+  ClaimComponent,
   ClaimLock,
   ClaimOptions,
   ClaimPlan,
   ClaimRequest,
-  ClaimTable,
+  QueueBoxTable,
   DeadRowPage,
   FencedRow,
   InboxInsertRow,
   OutboxInsertRow,
   SqlDialect,
   SqlStatement,
-} from './sql-dialect.interface.js';
-import type {
-  BacklogRow,
-  ClaimedInboxRow,
-  ClaimedOutboxRow,
-  ClaimResult,
-  CompletionRow,
-  DatabaseErrorKind,
-  DatabaseFacts,
-  DeadCountRow,
-  DriverRow,
-  InsertedOutboxRow,
-  PendingWorkRow,
-  RenewalRow,
-} from './statement-results.js';
-import { perClaimKind, statementTexts, type StatementKey, type StatementTexts } from './statement-keys.js';
+} from '../database/sql-dialect.interface.js';
+import type { BacklogRow, ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, CompletionRow, DatabaseErrorKind, DatabaseFacts, DeadCountRow, DriverRow, InsertedOutboxRow, RenewalRow } from '../database/statement-results.js';
+import type { PendingWorkRow } from '../interfaces/pending-work.interface.js';
+import { perClaimComponent, statementTexts, type StatementKey, type StatementTexts } from './statement-keys.js';
 
 const decodeClaimedOutbox = claimDecoder(decodeOutboxRow);
 const decodeClaimedInbox = claimDecoder(decodeInboxRow);
 const decodeOutboxCompletion = completionDecoder(decodeOutboxRow);
 const decodeInboxCompletion = completionDecoder(decodeInboxRow);
 
-const CLAIM_KEY = { outbox: 'claimOutbox', relay: 'claimInbox', pull: 'claimPull' } as const satisfies Record<ClaimKind, StatementKey>;
+const CLAIM_KEY = { outbox: 'claimOutbox', inbox: 'claimInbox', pull: 'claimPull' } as const satisfies Record<ClaimComponent, StatementKey>;
 
 /** What the catalog is built with besides the profile and the tables. */
 export interface CatalogOptions {
@@ -88,7 +76,7 @@ export interface CatalogOptions {
  */
 export class StatementCatalog implements SqlDialect {
   private readonly text: StatementTexts;
-  private readonly probes?: Readonly<Record<`dueProbe:${ClaimKind}`, string>>;
+  private readonly probes?: Readonly<Record<`dueProbe:${ClaimComponent}`, string>>;
   private readonly notifying?: Readonly<Record<'insertOutbox' | 'insertOutboxOne', string>>;
   private readonly encode: ParameterEncoders;
   private readonly prepared: boolean;
@@ -102,7 +90,7 @@ export class StatementCatalog implements SqlDialect {
     // Statement text depends only on the table names: build it once.
     this.text = statementTexts(profile.sql, tables);
     const { idleProbe } = profile;
-    this.probes = idleProbe && perClaimKind('dueProbe', (kind) => idleProbe.dueProbe(tables, kind));
+    this.probes = idleProbe && perClaimComponent('dueProbe', (kind) => idleProbe.dueProbe(tables, kind));
     const notifying = profile.wakeUp?.notifyingInserts;
     this.notifying = notifying && { insertOutbox: notifying.insertOutbox(tables), insertOutboxOne: notifying.insertOutboxOne(tables) };
     this.encode = profile.encode;
@@ -111,6 +99,14 @@ export class StatementCatalog implements SqlDialect {
 
   get type(): DialectName {
     return this.profile.name;
+  }
+
+  get displayName(): string {
+    return this.profile.displayName;
+  }
+
+  get wakesReplicas(): boolean {
+    return this.profile.wakeUp !== undefined;
   }
 
   get claimLockAlways(): boolean {
@@ -167,7 +163,7 @@ export class StatementCatalog implements SqlDialect {
   /** The relay's claim: always after its claim lock, on every database. */
   claimInbox(sources: readonly string[], request: ClaimRequest): ClaimPlan<ClaimedInboxRow> {
     const params = [...this.claimParams(request), this.encode.keys(sources)];
-    return this.plan({ kind: 'relay' }, request, true, params, [this.encode.keys(sources)], decodeClaimedInbox);
+    return this.plan({ kind: 'inbox' }, request, true, params, [this.encode.keys(sources)], decodeClaimedInbox);
   }
 
   claimPull(source: string, request: ClaimRequest, options: ClaimOptions): ClaimPlan<ClaimedInboxRow> {
@@ -192,34 +188,34 @@ export class StatementCatalog implements SqlDialect {
     return this.statement('inboxBacklog', [], decodeBacklog);
   }
 
-  renew(table: ClaimTable, row: FencedRow, leaseMs: number): SqlStatement<string[]> {
+  renew(table: QueueBoxTable, row: FencedRow, leaseMs: number): SqlStatement<string[]> {
     return this.statement(`renew:${table}`, [this.encode.id(row.id), this.encode.uuid(row.token), this.encode.int(leaseMs)], decodeIds);
   }
 
-  renewMany(table: ClaimTable, rows: readonly FencedRow[], leaseMs: number): SqlStatement<RenewalRow[]> {
+  renewMany(table: QueueBoxTable, rows: readonly FencedRow[], leaseMs: number): SqlStatement<RenewalRow[]> {
     const e = this.encode;
     return this.hot(`renewMany:${table}`, [e.ids(rows.map((r) => r.id)), e.uuids(rows.map((r) => r.token)), e.int(leaseMs)], decodeRenewals);
   }
 
   completeMany(kind: 'outbox', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedOutboxRow>[]>;
-  completeMany(kind: 'relay' | 'pull', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedInboxRow>[]>;
-  completeMany(kind: ClaimKind, rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedOutboxRow | ClaimedInboxRow>[]> {
+  completeMany(kind: 'inbox' | 'pull', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedInboxRow>[]>;
+  completeMany(kind: ClaimComponent, rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedOutboxRow | ClaimedInboxRow>[]> {
     const e = this.encode;
     const params = [e.ids(rows.map((r) => r.id)), e.uuids(rows.map((r) => r.token)), e.int(handOffLeaseMs ?? 0), e.flag(handOffLeaseMs !== undefined)];
     const decode: (rows: readonly DriverRow[]) => CompletionRow<ClaimedOutboxRow | ClaimedInboxRow>[] = kind === 'outbox' ? decodeOutboxCompletion : decodeInboxCompletion;
     return this.hot(`completeMany:${kind}`, params, decode);
   }
 
-  retry(table: ClaimTable, row: FencedRow, delayMs: number, error: string): SqlStatement<string[]> {
+  retry(table: QueueBoxTable, row: FencedRow, delayMs: number, error: string): SqlStatement<string[]> {
     const e = this.encode;
     return this.statement(`retry:${table}`, [e.id(row.id), e.uuid(row.token), e.int(delayMs), e.text(error)], decodeIds);
   }
 
-  deadLetter(table: ClaimTable, row: FencedRow, error: string): SqlStatement<string[]> {
+  deadLetter(table: QueueBoxTable, row: FencedRow, error: string): SqlStatement<string[]> {
     return this.statement(`deadLetter:${table}`, [this.encode.id(row.id), this.encode.uuid(row.token), this.encode.text(error)], decodeIds);
   }
 
-  reclaimExpired(table: ClaimTable, limit: number, sources: readonly string[] = []): SqlStatement<string[]> {
+  reclaimExpired(table: QueueBoxTable, limit: number, sources: readonly string[] = []): SqlStatement<string[]> {
     const params = table === 'inbox' ? [this.encode.int(limit), this.encode.keys(sources)] : [this.encode.int(limit)];
     return this.statement(`reclaimExpired:${table}`, params, decodeIds);
   }
@@ -232,43 +228,43 @@ export class StatementCatalog implements SqlDialect {
     return this.statement('listDead:inbox', this.pageParams(page), decodeDeadInbox);
   }
 
-  inspectDead(table: ClaimTable, id: string, withPayload: boolean): SqlStatement<DeadLetterDetail | undefined> {
+  inspectDead(table: QueueBoxTable, id: string, withPayload: boolean): SqlStatement<DeadLetterDetail | undefined> {
     return this.statement(`inspectDead:${table}`, [this.encode.id(id), this.encode.flag(withPayload)], deadDetailDecoder(table));
   }
 
-  purgeFinished(table: ClaimTable, state: 'done' | 'dead', olderThanMs: number, limit: number): SqlStatement<string[]> {
+  purgeFinished(table: QueueBoxTable, state: 'done' | 'dead', olderThanMs: number, limit: number): SqlStatement<string[]> {
     return this.statement(`purge:${state}:${table}`, [this.encode.bigint(olderThanMs), this.encode.int(limit)], decodeIds);
   }
 
-  deadCounts(table: ClaimTable): SqlStatement<DeadCountRow[]> {
+  deadCounts(table: QueueBoxTable): SqlStatement<DeadCountRow[]> {
     return this.statement(`deadCounts:${table}`, [], decodeDeadCounts);
   }
 
-  replayDead(table: ClaimTable, ids: readonly string[]): SqlStatement<string[]> {
+  replayDead(table: QueueBoxTable, ids: readonly string[]): SqlStatement<string[]> {
     return this.statement(`replayDead:${table}`, [this.encode.ids(ids)], decodeIds);
   }
 
-  replayDeadMatching(table: ClaimTable, page: DeadRowPage): SqlStatement<string[]> {
+  replayDeadMatching(table: QueueBoxTable, page: DeadRowPage): SqlStatement<string[]> {
     return this.statement(`replayDeadMatching:${table}`, this.pageParams(page), decodeIds);
   }
 
-  discardDead(table: ClaimTable, ids: readonly string[]): SqlStatement<string[]> {
+  discardDead(table: QueueBoxTable, ids: readonly string[]): SqlStatement<string[]> {
     return this.statement(`discardDead:${table}`, [this.encode.ids(ids)], decodeIds);
   }
 
-  discardDeadMatching(table: ClaimTable, page: DeadRowPage): SqlStatement<string[]> {
+  discardDeadMatching(table: QueueBoxTable, page: DeadRowPage): SqlStatement<string[]> {
     return this.statement(`discardDeadMatching:${table}`, this.pageParams(page), decodeIds);
   }
 
-  rowStates(table: ClaimTable, ids: readonly string[]): SqlStatement<RowStateRow[]> {
+  rowStates(table: QueueBoxTable, ids: readonly string[]): SqlStatement<RowStateRow[]> {
     return this.statement(`rowStates:${table}`, [this.encode.ids(ids)], decodeRowStates);
   }
 
-  blockedKeys(table: ClaimTable, limit: number): SqlStatement<BlockedKey[]> {
+  blockedKeys(table: QueueBoxTable, limit: number): SqlStatement<BlockedKey[]> {
     return this.statement(`blockedKeys:${table}`, [this.encode.int(limit)], blockedKeysDecoder(table));
   }
 
-  claimsAtRisk(table: ClaimTable, withinMs: number, limit: number): SqlStatement<ClaimAtRisk[]> {
+  claimsAtRisk(table: QueueBoxTable, withinMs: number, limit: number): SqlStatement<ClaimAtRisk[]> {
     return this.statement(`claimsAtRisk:${table}`, [this.encode.int(withinMs), this.encode.int(limit)], claimsAtRiskDecoder(table));
   }
 

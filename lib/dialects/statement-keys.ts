@@ -1,6 +1,6 @@
-import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import type { DialectSql } from './dialect-sql.interface.js';
-import type { ClaimKind, ClaimTable } from './sql-dialect.interface.js';
+import type { ClaimComponent, QueueBoxTable } from '../database/sql-dialect.interface.js';
 
 /*
  * The names of the statements the catalog sends, as types: its text table is a record over
@@ -41,24 +41,24 @@ export type StatementKey =
   | 'claimInbox'
   | 'inboxBacklog'
   | 'claimPull'
-  | `completeMany:${ClaimKind}`
-  | `${TableStatement}:${ClaimTable}`;
+  | `completeMany:${ClaimComponent}`
+  | `${TableStatement}:${QueueBoxTable}`;
 
 /** One dialect's SQL texts for one table configuration: a text per statement key. */
 export type StatementTexts = Readonly<Record<StatementKey, string>>;
 
-const CLAIM_TABLES: readonly ClaimTable[] = ['outbox', 'inbox'];
-const CLAIM_KINDS: readonly ClaimKind[] = ['outbox', 'relay', 'pull'];
+const CLAIM_TABLES: readonly QueueBoxTable[] = ['outbox', 'inbox'];
+const CLAIM_COMPONENTS: readonly ClaimComponent[] = ['outbox', 'inbox', 'pull'];
 
 /** The texts of `build(kind)` for the three claimers, keyed `<name>:<kind>`. */
-export function perClaimKind<Name extends string>(name: Name, build: (kind: ClaimKind) => string): Record<`${Name}:${ClaimKind}`, string> {
-  return Object.fromEntries(CLAIM_KINDS.map((kind) => [`${name}:${kind}`, build(kind)])) as Record<`${Name}:${ClaimKind}`, string>;
+export function perClaimComponent<Name extends string>(name: Name, build: (kind: ClaimComponent) => string): Record<`${Name}:${ClaimComponent}`, string> {
+  return Object.fromEntries(CLAIM_COMPONENTS.map((kind) => [`${name}:${kind}`, build(kind)])) as Record<`${Name}:${ClaimComponent}`, string>;
 }
 
 /** The texts of `build(table)` for both tables, keyed `<name>:<table>`. */
-function perTable(build: (table: ClaimTable) => Readonly<Record<TableStatement, string>>): Record<`${TableStatement}:${ClaimTable}`, string> {
+function perTable(build: (table: QueueBoxTable) => Readonly<Record<TableStatement, string>>): Record<`${TableStatement}:${QueueBoxTable}`, string> {
   const entries = CLAIM_TABLES.flatMap((table) => Object.entries(build(table)).map(([name, text]) => [`${name}:${table}`, text]));
-  return Object.fromEntries(entries) as Record<`${TableStatement}:${ClaimTable}`, string>;
+  return Object.fromEntries(entries) as Record<`${TableStatement}:${QueueBoxTable}`, string>;
 }
 
 /** Every statement text of `sql` for `t`. */
@@ -75,7 +75,7 @@ export const statementTexts = (sql: DialectSql, t: ResolvedTableNames): Statemen
   claimInbox: sql.claimInbox(t),
   inboxBacklog: sql.inboxBacklog(t),
   claimPull: sql.claimPull(t),
-  ...perClaimKind('completeMany', (kind) => sql.completeMany(t, kind)),
+  ...perClaimComponent('completeMany', (kind) => sql.completeMany(t, kind)),
   ...perTable((table) => ({
     renew: sql.renew(t, table),
     renewMany: sql.renewMany(t, table),

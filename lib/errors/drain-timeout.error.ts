@@ -1,4 +1,4 @@
-import type { PendingWorkRow as PendingWork } from '../dialects/statement-results.js';
+import type { PendingWorkRow as PendingWork } from '../interfaces/pending-work.interface.js';
 import { QueueBoxError } from './queuebox.error.js';
 
 /**

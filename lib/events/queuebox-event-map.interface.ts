@@ -1,5 +1,5 @@
-import type { ClaimComponent, ClaimTable } from '../interfaces/claim.interface.js';
-import type { LeaseAdvice } from '../leases/lease-advice.interface.js';
+import type { ClaimComponent, QueueBoxTable } from '../interfaces/claim.interface.js';
+import type { LeaseAdvice } from '../interfaces/lease-advice.interface.js';
 
 /**
  * The events QueueBox emits in-process, by name, with their payloads. Payloads carry ids and
@@ -27,7 +27,7 @@ export interface QueueBoxEventMap {
     during: 'work' | 'retry' | 'dead-letter' | 'finish';
   };
   /** Expired claims were returned to pending by the reclaim step (their workers stalled or died). */
-  'rows.reclaimed': { table: ClaimTable; count: number };
+  'rows.reclaimed': { table: QueueBoxTable; count: number };
   /** The relay forwarded an inbox message into the outbox. */
   'relay.forwarded': { id: string; source: string; idempotencyKey: string };
   /** A claim took a row older than a row of its key already claimed or finished (a late commit). */

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { errorText } from '../runtime/error-text.js';
+import { errorText } from '../errors/error-text.js';
 import type { QueueBoxEventListener, QueueBoxEventMap, QueueBoxEventName } from './queuebox-event-map.interface.js';
 
 /** A listener of every event (the `@nestjs/event-emitter` bridge). */

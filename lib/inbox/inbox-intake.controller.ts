@@ -6,7 +6,7 @@ import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_RESOLVED_OPTIONS } from '../queuebox.constants.js';
 import { intakeInternalError, intakeRawBodyMissing, intakeUnknownSource } from '../queuebox.messages.js';
-import { errorText } from '../runtime/error-text.js';
+import { errorText } from '../errors/error-text.js';
 import { InboxService } from './inbox.service.js';
 import { INTAKE_BODY, type IntakeBodyCarrier } from './intake-body.js';
 import { readIntakeRequest } from './intake-request.js';

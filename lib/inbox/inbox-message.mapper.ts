@@ -1,4 +1,4 @@
-import type { ClaimedInboxRow } from '../dialects/statement-results.js';
+import type { ClaimedInboxRow } from '../database/statement-results.js';
 import { InvalidMessageError } from '../errors/invalid-message.error.js';
 import type { InboxMessage } from '../interfaces/inbox-message.interface.js';
 import { storedPayloadNotJson } from '../queuebox.messages.js';

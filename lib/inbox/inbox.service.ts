@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { QueueBoxAdmin } from '../admin/queuebox-admin.service.js';
+import { DeadLetters } from '../dead-letters/dead-letters.service.js';
 import type { EntityManager } from 'typeorm';
-import { StatementRunner } from '../claims/statement-runner.js';
-import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
+import { StatementRunner } from '../database/statement-runner.js';
+import type { SqlDialect } from '../database/sql-dialect.interface.js';
 import type { DeadInboxMessage, DeadLetterQuery } from '../interfaces/dead-letter.interface.js';
 import type { InboxMessageInput, InboxReceipt } from '../interfaces/inbox-message.interface.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
@@ -40,7 +40,7 @@ export class InboxService {
     private readonly wakeUps: WakeUpHub,
     private readonly metrics: QueueBoxMetrics,
     private readonly labels: SourceLabels,
-    private readonly admin: QueueBoxAdmin,
+    private readonly deadLetters: DeadLetters,
   ) {}
 
   /**
@@ -78,12 +78,12 @@ export class InboxService {
 
   /** Dead-lettered inbox messages, oldest first, a page at a time (`after` = last id of the previous page). */
   async listDead(query: DeadLetterQuery = {}): Promise<DeadInboxMessage[]> {
-    return (await this.admin.listDead('inbox', { after: query.after, limit: query.limit })).items;
+    return (await this.deadLetters.list('inbox', { after: query.after, limit: query.limit })).items;
   }
 
   /** Hands dead inbox messages to the relay or pull workers again; returns the ids that were dead. */
   async replayDead(ids: readonly string[]): Promise<string[]> {
-    const { ids: replayed = [] } = await this.admin.replayDead('inbox', { ids });
+    const { ids: replayed = [] } = await this.deadLetters.replay('inbox', { ids });
     return replayed;
   }
 }

@@ -1,4 +1,4 @@
-import type { InboxInsertRow } from '../dialects/sql-dialect.interface.js';
+import type { InboxInsertRow } from '../database/sql-dialect.interface.js';
 import { InvalidMessageError } from '../errors/invalid-message.error.js';
 import { PayloadTooLargeError } from '../errors/payload-too-large.error.js';
 import { UnknownSourceError } from '../errors/unknown-source.error.js';

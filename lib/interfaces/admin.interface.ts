@@ -1,10 +1,8 @@
 import type { DeadInboxMessage, DeadOutboxMessage } from './dead-letter.interface.js';
 
-/**
- * The two QueueBox tables an operator acts on.
- * @publicApi
- */
-export type QueueBoxTable = 'outbox' | 'inbox';
+import type { QueueBoxTable } from './claim.interface.js';
+
+export type { QueueBoxTable } from './claim.interface.js';
 
 /**
  * What a loop is: the outbox poller, the inbox relay, a pull worker, or the retention sweeper.

@@ -5,8 +5,11 @@
  */
 export type ClaimComponent = 'outbox' | 'inbox' | 'pull';
 
-/** A table that holds claimable rows: the outbox, or the inbox (relay and pull workers). */
-export type ClaimTable = 'outbox' | 'inbox';
+/**
+ * The two QueueBox tables: the outbox, and the inbox (claimed by the relay and by pull workers).
+ * @publicApi
+ */
+export type QueueBoxTable = 'outbox' | 'inbox';
 
 /**
  * Proof of ownership of one row: its id and the random token the claim wrote. Immutable; a new

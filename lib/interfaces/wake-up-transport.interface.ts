@@ -1,4 +1,4 @@
-import type { ClaimTable } from './claim.interface.js';
+import type { QueueBoxTable } from './claim.interface.js';
 
 /**
  * Carries wake-ups between replicas: "rows of this table may be claimable now". A wake-up carries
@@ -12,9 +12,9 @@ export interface WakeUpTransport {
    * for every table after each (re)connection, since a wake-up may have been missed meanwhile.
    * Failures are the transport's to log and retry; this never throws.
    */
-  listen(onWake: (table: ClaimTable) => void): Promise<void>;
+  listen(onWake: (table: QueueBoxTable) => void): Promise<void>;
   /** Sends one wake-up for `table`; the sender does not receive its own. Failures are logged, never thrown. */
-  send(table: ClaimTable): Promise<void>;
+  send(table: QueueBoxTable): Promise<void>;
   /** Stops listening and waits for the sends in progress. */
   close(): Promise<void>;
   /**
@@ -22,7 +22,7 @@ export interface WakeUpTransport {
    * rows (PostgreSQL: NOTIFY inside that transaction): what the write statement sends. Absent:
    * wake-ups are sent after the commit only.
    */
-  withCommit?(table: ClaimTable): CommitWakeUp;
+  withCommit?(table: QueueBoxTable): CommitWakeUp;
 }
 
 /** A wake-up that a write statement carries to its transaction's commit. */

@@ -1,5 +1,5 @@
 import type { ClaimComponent } from '../interfaces/claim.interface.js';
-import type { LeaseAdvice } from './lease-advice.interface.js';
+import type { LeaseAdvice } from '../interfaces/lease-advice.interface.js';
 import type { LeaseWindow } from './lease-window.js';
 
 /** Finished rows per component and stream that the rule looks at. */

@@ -6,7 +6,7 @@ import { QueueBoxEvents } from '../events/queuebox-events.service.js';
 import type { ClaimComponent } from '../interfaces/claim.interface.js';
 import { LEASE_ADVISED_SECONDS, LEASE_RENEWALS_TOTAL, LEASE_UTILIZATION_RATIO } from '../metrics/queuebox.metrics.js';
 import { leaseAdvice } from '../queuebox.messages.js';
-import type { LeaseAdvice } from './lease-advice.interface.js';
+import type { LeaseAdvice } from '../interfaces/lease-advice.interface.js';
 import { adviseLease, EVALUATE_EVERY_ROWS, LEASE_ADVICE_LOG_INTERVAL_MS, LEASE_UTILIZATION_THRESHOLD, LEASE_WINDOW_SIZE, leaseRuleHolds } from './lease-advice-rule.js';
 import { LeaseWindow } from './lease-window.js';
 

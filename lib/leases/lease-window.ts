@@ -1,10 +1,4 @@
-/** Percentiles of lease utilization (processing time / lease) over a window. */
-export interface UtilizationPercentiles {
-  p50: number;
-  p95: number;
-  p99: number;
-  max: number;
-}
+import type { UtilizationPercentiles } from '../interfaces/lease-advice.interface.js';
 
 /**
  * The last `size` finished rows of one component and stream: how much of its lease each used,

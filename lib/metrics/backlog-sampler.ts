@@ -1,6 +1,6 @@
-import type { StatementRunner } from '../claims/statement-runner.js';
-import type { SqlStatement } from '../dialects/sql-dialect.interface.js';
-import type { BacklogRow } from '../dialects/statement-results.js';
+import type { StatementRunner } from '../database/statement-runner.js';
+import type { SqlStatement } from '../database/sql-dialect.interface.js';
+import type { BacklogRow } from '../database/statement-results.js';
 
 /**
  * Samples a backlog statement into gauges. Only the configured label values are reported, so

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import type { ClaimComponent } from '../interfaces/claim.interface.js';
-import type { OutcomeMetrics, RowOutcome } from '../runtime/claim-outcomes.js';
+import type { OutcomeMetrics, RowOutcome } from '../engine/claim-outcomes.js';
 import { HealthSignals } from './health-signals.js';
 import {
   CLAIMS_LOST_TOTAL,

@@ -3,7 +3,7 @@ import type { SchemaStep } from '../dialects/schema-step.interface.js';
 import { type SchemaDatabaseType, schemaSteps } from '../dialects/schema-steps.js';
 import type { QueueBoxModuleOptions } from '../interfaces/queuebox-options.interface.js';
 import { resolveOptions } from '../options/resolve-options.js';
-import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 
 /** A migration class as TypeORM's `migrations` option takes it. */
 export type QueueBoxMigrationClass = new () => MigrationInterface;

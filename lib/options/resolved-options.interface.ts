@@ -1,6 +1,7 @@
 import type { InjectionToken } from '@nestjs/common';
 import type { OutboxPublisher } from '../interfaces/outbox-publisher.interface.js';
 import type { InboxTransform } from '../interfaces/queuebox-options.interface.js';
+import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 
 /** Options after validation, every default applied. Internal: built by `resolveOptions`. */
 export interface ResolvedQueueBoxOptions {
@@ -49,11 +50,6 @@ export interface ResolvedRelayOptions {
 }
 
 /** Validated identifiers; the dialect quotes them. */
-export interface ResolvedTableNames {
-  schema?: string;
-  outbox: string;
-  inbox: string;
-}
 
 export interface ResolvedBackoff {
   initialDelayMs: number;

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import type { StatementRunner } from '../claims/statement-runner.js';
-import type { OutboxInsertRow, SqlDialect } from '../dialects/sql-dialect.interface.js';
+import type { StatementRunner } from '../database/statement-runner.js';
+import type { OutboxInsertRow, SqlDialect } from '../database/sql-dialect.interface.js';
 import type { EnqueuedMessage } from '../interfaces/outbox-message.interface.js';
 import type { WakeUpHub } from '../wakeup/wake-up.hub.js';
 

@@ -1,4 +1,4 @@
-import type { ClaimedOutboxRow } from '../dialects/statement-results.js';
+import type { ClaimedOutboxRow } from '../database/statement-results.js';
 import type { OutboxMessage } from '../interfaces/outbox-message.interface.js';
 
 /** The message a publisher receives, from a claimed row. */

@@ -1,8 +1,8 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { ClaimRepository } from '../claims/claim.repository.js';
-import { StatementRunner } from '../claims/statement-runner.js';
-import type { ClaimRequest, SqlDialect } from '../dialects/sql-dialect.interface.js';
-import type { ClaimedOutboxRow, ClaimResult } from '../dialects/statement-results.js';
+import { ClaimRepository } from '../engine/claim.repository.js';
+import { StatementRunner } from '../database/statement-runner.js';
+import type { ClaimRequest, SqlDialect } from '../database/sql-dialect.interface.js';
+import type { ClaimedOutboxRow, ClaimResult } from '../database/statement-results.js';
 import { PublishFailedError } from '../errors/publish-failed.error.js';
 import { QueueBoxEvents } from '../events/queuebox-events.service.js';
 import { LeaseAdvisor } from '../leases/lease-advisor.js';
@@ -12,9 +12,9 @@ import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interf
 import { PublisherRegistry } from '../publishers/publisher-registry.js';
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { destinationNotHere } from '../queuebox.messages.js';
-import type { ReportedRow } from '../runtime/claim-outcomes.js';
-import type { ClaimRole, RowFailure, RowJob } from '../runtime/claim-role.interface.js';
-import { ClaimWorker, type ClaimWorkerStatus } from '../runtime/claim-worker.js';
+import type { ReportedRow } from '../engine/claim-outcomes.js';
+import type { ClaimRole, RowFailure, RowJob } from '../engine/claim-role.interface.js';
+import { ClaimWorker, type ClaimWorkerStatus } from '../engine/claim-worker.js';
 import type { MessageSpan } from '../tracing/message-span.interface.js';
 import { messagingTracer } from '../tracing/messaging-tracer.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { QueueBoxAdmin } from '../admin/queuebox-admin.service.js';
+import { DeadLetters } from '../dead-letters/dead-letters.service.js';
 import type { EntityManager } from 'typeorm';
-import { StatementRunner } from '../claims/statement-runner.js';
-import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
+import { StatementRunner } from '../database/statement-runner.js';
+import type { SqlDialect } from '../database/sql-dialect.interface.js';
 import type { DeadLetterQuery, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type { EnqueuedMessage, OutboxMessageInput } from '../interfaces/outbox-message.interface.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
@@ -37,7 +37,7 @@ export class OutboxService {
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
     private readonly wakeUps: WakeUpHub,
-    private readonly admin: QueueBoxAdmin,
+    private readonly deadLetters: DeadLetters,
   ) {}
 
   /**
@@ -71,7 +71,7 @@ export class OutboxService {
 
   /** Dead-lettered messages, oldest first, a page at a time (`after` = last id of the previous page). */
   async listDead(query: DeadLetterQuery = {}): Promise<DeadOutboxMessage[]> {
-    return (await this.admin.listDead('outbox', { after: query.after, limit: query.limit })).items;
+    return (await this.deadLetters.list('outbox', { after: query.after, limit: query.limit })).items;
   }
 
   /**
@@ -79,7 +79,7 @@ export class OutboxService {
    * `X-Message-Id`. Returns the ids that were dead (others are left alone).
    */
   async replayDead(ids: readonly string[]): Promise<string[]> {
-    const { ids: replayed = [] } = await this.admin.replayDead('outbox', { ids });
+    const { ids: replayed = [] } = await this.deadLetters.replay('outbox', { ids });
     return replayed;
   }
 }

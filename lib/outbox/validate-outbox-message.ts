@@ -1,4 +1,4 @@
-import type { OutboxInsertRow } from '../dialects/sql-dialect.interface.js';
+import type { OutboxInsertRow } from '../database/sql-dialect.interface.js';
 import { InvalidMessageError } from '../errors/invalid-message.error.js';
 import { PayloadTooLargeError } from '../errors/payload-too-large.error.js';
 import { UnknownDestinationError } from '../errors/unknown-destination.error.js';
@@ -6,7 +6,7 @@ import type { OutboxMessageInput } from '../interfaces/outbox-message.interface.
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { MAX_INTERVAL_MS } from '../queuebox.limits.js';
 import { headerNotForDestination, invalidDelay, invalidKey, invalidMessageShape, payloadNotSerializable, payloadTooLarge, unknownDestination } from '../queuebox.messages.js';
-import { refusedDestinationHeader } from '../validation/destination-headers.js';
+import { refusedDestinationHeader } from '../options/destination-headers.js';
 import { keyProblem } from '../validation/keys.js';
 import { validateHeaders } from '../validation/message-headers.js';
 import type { CreateSpans } from '../tracing/create-spans.js';

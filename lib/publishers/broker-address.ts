@@ -1,5 +1,5 @@
 import { parseBrokerUrl } from '../options/broker-url.js';
-import { MASK, urlSecrets } from '../runtime/url-secrets.js';
+import { MASK, urlSecrets } from '../validation/url-secrets.js';
 
 /**
  * Log-safe descriptions of broker addresses. A broker URL may carry a user and password, so

@@ -7,7 +7,7 @@ import type { PublishContext } from '../interfaces/outbox-publisher.interface.js
 import type { ResolvedDestination } from '../options/resolved-options.interface.js';
 import { MESSAGE_ID_HEADER, MESSAGE_KEY_HEADER } from '../queuebox.constants.js';
 import { headerNotPublished, natsNoStream } from '../queuebox.messages.js';
-import { refusedDestinationHeader } from '../validation/destination-headers.js';
+import { refusedDestinationHeader } from '../options/destination-headers.js';
 import { awaitWithin, WaitEndedError } from './await-within.js';
 import { describeBrokerUrl, scrubCredentials } from './broker-address.js';
 import type { ClosablePublisher } from './closable-publisher.interface.js';

@@ -3,7 +3,7 @@ import { PublishFailedError } from '../errors/publish-failed.error.js';
 import type { OutboxMessage } from '../interfaces/outbox-message.interface.js';
 import type { PublishContext } from '../interfaces/outbox-publisher.interface.js';
 import { headerNotPublished } from '../queuebox.messages.js';
-import { refusedDestinationHeader } from '../validation/destination-headers.js';
+import { refusedDestinationHeader } from '../options/destination-headers.js';
 import { awaitWithin, WaitEndedError } from './await-within.js';
 import type { ClosablePublisher } from './closable-publisher.interface.js';
 import { type AmqpClient, type OpenChannel, RabbitMqLink, type RabbitMqDestination } from './rabbitmq-link.js';

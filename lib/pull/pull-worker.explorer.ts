@@ -6,8 +6,8 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import { ClaimRepository } from '../claims/claim.repository.js';
-import { StatementRunner } from '../claims/statement-runner.js';
+import { ClaimRepository } from '../engine/claim.repository.js';
+import { StatementRunner } from '../database/statement-runner.js';
 import { DuplicatePullWorkerError } from '../errors/duplicate-pull-worker.error.js';
 import { InvalidPullWorkerError } from '../errors/invalid-pull-worker.error.js';
 import { QueueBoxEvents } from '../events/queuebox-events.service.js';
@@ -16,13 +16,13 @@ import { SourceLabels } from '../inbox/source-labels.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
-import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
+import type { SqlDialect } from '../database/sql-dialect.interface.js';
 import { BacklogSampler } from '../metrics/backlog-sampler.js';
 import { duplicatePullWorker, pullWorkerNotHost, pullWorkerRequestScoped } from '../queuebox.messages.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { PullWorker } from './pull-worker.decorator.js';
 import { PullWorkerHost } from './pull-worker.host.js';
-import { PullWorkerRunner } from './pull-worker.runner.js';
+import { PullWorkerPoller } from './pull-worker.poller.js';
 import { resolvePullWorkerOptions } from './resolve-pull-worker-options.js';
 
 /**
@@ -32,7 +32,7 @@ import { resolvePullWorkerOptions } from './resolve-pull-worker-options.js';
  */
 @Injectable()
 export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly runners: PullWorkerRunner[] = [];
+  private readonly pollers: PullWorkerPoller[] = [];
   private readonly backlog: BacklogSampler;
   private unsubscribe?: () => void;
 
@@ -51,14 +51,14 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
     this.backlog = new BacklogSampler(
       runner,
       () => dialect.inboxBacklog(),
-      () => this.runners.map((runner) => runner.source),
+      () => this.pollers.map((runner) => runner.source),
       (source, pending, age) => metrics.inboxBacklogSample(labels.of(source), pending, age),
     );
   }
 
   /** The runners, for health checks. */
-  get workers(): readonly PullWorkerRunner[] {
-    return this.runners;
+  get workers(): readonly PullWorkerPoller[] {
+    return this.pollers;
   }
 
   onModuleInit(): void {
@@ -79,8 +79,8 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
       const worker = resolvePullWorkerOptions(name, metadata, this.options);
       bySource.set(worker.source, [...(bySource.get(worker.source) ?? []), name]);
       this.labels.register(worker.source);
-      this.runners.push(
-        new PullWorkerRunner(host, worker, {
+      this.pollers.push(
+        new PullWorkerPoller(host, worker, {
           repository: this.repository,
           runner: this.runner,
           claimLockAlways: this.dialect.claimLockAlways,
@@ -89,7 +89,7 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
           leaseAdvisor: this.leaseAdvisor,
           events: this.events,
           // The first runner samples the backlog of every pulled source (one query for all).
-          sampleBacklog: this.runners.length === 0 ? { every: this.options.outbox.metricsIntervalMs, sample: () => this.backlog.sample() } : undefined,
+          sampleBacklog: this.pollers.length === 0 ? { every: this.options.outbox.metricsIntervalMs, sample: () => this.backlog.sample() } : undefined,
         }),
       );
     }
@@ -99,14 +99,14 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
   }
 
   onApplicationBootstrap(): void {
-    if (!this.options.workersEnabled || this.runners.length === 0) return;
+    if (!this.options.workersEnabled || this.pollers.length === 0) return;
     // A new inbox row may be for any source: every runner tries a claim (a cheap, indexed one).
-    this.unsubscribe = this.wakeUps.subscribe('inbox', () => this.runners.forEach((runner) => runner.wake()));
-    for (const runner of this.runners) runner.start();
+    this.unsubscribe = this.wakeUps.subscribe('inbox', () => this.pollers.forEach((runner) => runner.wake()));
+    for (const runner of this.pollers) runner.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.unsubscribe?.();
-    await Promise.all(this.runners.map((runner) => runner.stop()));
+    await Promise.all(this.pollers.map((runner) => runner.stop()));
   }
 }

@@ -2,8 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import type { EntityManager } from 'typeorm';
 import type { Claim, FenceResult } from '../interfaces/claim.interface.js';
-import { ClaimRepository } from '../claims/claim.repository.js';
-import { WalkCursor } from '../claims/walk-cursor.js';
+import { ClaimRepository } from '../engine/claim.repository.js';
+import { WalkCursor } from '../engine/walk-cursor.js';
 import { ClaimLostError } from '../errors/claim-lost.error.js';
 import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
 import { UnknownSourceError } from '../errors/unknown-source.error.js';
@@ -17,7 +17,7 @@ import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interf
 import { QUEUEBOX_RESOLVED_OPTIONS } from '../queuebox.constants.js';
 import { MAX_INTERVAL_MS } from '../queuebox.limits.js';
 import { claimLost, deadLetterNeedsReason, invalidInteger, invalidPullSource, unknownSource } from '../queuebox.messages.js';
-import { ClaimOutcomes, type LossFinder, type ReportedRow, type RowOutcome } from '../runtime/claim-outcomes.js';
+import { ClaimOutcomes, type LossFinder, type ReportedRow, type RowOutcome } from '../engine/claim-outcomes.js';
 import { keyProblem } from '../validation/keys.js';
 
 /** Lease bounds: a claim shorter than 100 ms cannot be renewed in time; SQL Server's DATEADD takes an int. */

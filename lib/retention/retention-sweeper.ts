@@ -1,12 +1,12 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { StatementRunner } from '../claims/statement-runner.js';
-import type { ClaimTable, SqlDialect } from '../dialects/sql-dialect.interface.js';
+import { StatementRunner } from '../database/statement-runner.js';
+import type { QueueBoxTable, SqlDialect } from '../database/sql-dialect.interface.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
-import { PollLoop } from '../runtime/poll-loop.js';
-import { errorText } from '../runtime/error-text.js';
+import { PollLoop } from '../engine/poll-loop.js';
+import { errorText } from '../errors/error-text.js';
 import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
 import { duplicateRetentionJob, scheduleModuleMissing } from '../queuebox.messages.js';
 import { loadSchedulePeer, type RetentionCronJob, type RetentionSchedulerRegistry } from './schedule-peer.js';
@@ -26,7 +26,7 @@ interface ScheduledSweep {
 const PURGE_CHUNK = 1_000;
 
 interface PurgeRule {
-  table: ClaimTable;
+  table: QueueBoxTable;
   state: 'done' | 'dead';
   olderThanMs: number;
   label: string;

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { Type } from '@nestjs/common';
 import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
 import { invalidCronExpression, schedulePackageBroken, schedulePackageMissing } from '../queuebox.messages.js';
-import { errorText } from '../runtime/error-text.js';
+import { errorText } from '../errors/error-text.js';
 
 const requirePeer = createRequire(import.meta.url);
 

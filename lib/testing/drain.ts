@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { PendingWorkRow } from '../dialects/statement-results.js';
+import type { PendingWorkRow } from '../interfaces/pending-work.interface.js';
 import { DrainTimeoutError } from '../errors/drain-timeout.error.js';
 import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
 import { queueBoxInternals, type QueueBoxInternals, type QueueBoxTestApp } from './queuebox-app.js';

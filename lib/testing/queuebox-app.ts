@@ -1,7 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { ClaimRepository } from '../claims/claim.repository.js';
-import { StatementRunner } from '../claims/statement-runner.js';
-import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
+import { ClaimRepository } from '../engine/claim.repository.js';
+import { StatementRunner } from '../database/statement-runner.js';
+import type { SqlDialect } from '../database/sql-dialect.interface.js';
 import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { PublisherRegistry } from '../publishers/publisher-registry.js';

@@ -2,7 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { StatementRunner } from '../claims/statement-runner.js';
+import { StatementRunner } from '../database/statement-runner.js';
 import { createTablesStatements } from '../dialects/own-schema.js';
 import { resolveDialect } from '../dialects/resolve-dialect.js';
 import type { QueueBoxModuleOptions } from '../interfaces/queuebox-options.interface.js';

@@ -1,4 +1,4 @@
-import type { PendingWorkRow } from '../dialects/statement-results.js';
+import type { PendingWorkRow } from '../interfaces/pending-work.interface.js';
 
 /*
  * Messages of the testing kit and the conformance check (queuebox/testing): each says what to do.

@@ -1,8 +1,8 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner } from 'typeorm';
-import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
-import type { ClaimTable } from '../interfaces/claim.interface.js';
+import type { SqlDialect } from '../database/sql-dialect.interface.js';
+import type { QueueBoxTable } from '../interfaces/claim.interface.js';
 import type { CommitWakeUp, WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
@@ -19,13 +19,13 @@ type WakeListener = () => void;
 @Injectable()
 export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly instanceId = randomUUID();
-  private readonly listeners = new Map<ClaimTable, Set<WakeListener>>();
-  private readonly notifiers = new Map<ClaimTable, CoalescedNotifier>();
+  private readonly listeners = new Map<QueueBoxTable, Set<WakeListener>>();
+  private readonly notifiers = new Map<QueueBoxTable, CoalescedNotifier>();
   /**
    * Tables written inside a transaction that has not committed yet, per query runner, and whether
    * the transaction carries its own wake-up to the other replicas (a NOTIFY sent with its commit).
    */
-  private readonly awaitingCommit = new WeakMap<QueryRunner, Map<ClaimTable, boolean>>();
+  private readonly awaitingCommit = new WeakMap<QueryRunner, Map<QueueBoxTable, boolean>>();
   private readonly subscriber: EntitySubscriberInterface;
   private transport?: WakeUpTransport;
 
@@ -52,7 +52,7 @@ export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   /** Calls `listener` whenever rows of `table` may have become claimable. */
-  subscribe(table: ClaimTable, listener: WakeListener): () => void {
+  subscribe(table: QueueBoxTable, listener: WakeListener): () => void {
     const set = this.listeners.get(table) ?? new Set();
     this.listeners.set(table, set);
     set.add(listener);
@@ -65,7 +65,7 @@ export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutd
    * other replicas are woken after the commit, by `rowsWritten`). Pass what the statement
    * carried to `rowsWritten`.
    */
-  commitWakeUp(table: ClaimTable): CommitWakeUp | undefined {
+  commitWakeUp(table: QueueBoxTable): CommitWakeUp | undefined {
     const transport = this.transport;
     if (!transport?.withCommit || !this.notifiers.get(table)?.lead()) return undefined;
     return transport.withCommit(table);
@@ -76,10 +76,10 @@ export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutd
    * after the manager's transaction commits, or now when there is no transaction. `carried`: the
    * write statement carried a wake-up of `commitWakeUp`, so the commit itself wakes the others.
    */
-  rowsWritten(table: ClaimTable, manager?: EntityManager, carried = false): void {
+  rowsWritten(table: QueueBoxTable, manager?: EntityManager, carried = false): void {
     const runner = manager?.queryRunner;
     if (runner?.isTransactionActive) {
-      const tables = this.awaitingCommit.get(runner) ?? new Map<ClaimTable, boolean>();
+      const tables = this.awaitingCommit.get(runner) ?? new Map<QueueBoxTable, boolean>();
       tables.set(table, carried || tables.get(table) === true);
       this.awaitingCommit.set(runner, tables);
       return;
@@ -88,7 +88,7 @@ export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   /** Wakes this process's loops of `table` now, without a notification. */
-  wakeLocal(table: ClaimTable): void {
+  wakeLocal(table: QueueBoxTable): void {
     this.listeners.get(table)?.forEach((listener) => listener());
   }
 
@@ -117,7 +117,7 @@ export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutd
     await this.transport?.close();
   }
 
-  private signal(table: ClaimTable, carried = false): void {
+  private signal(table: QueueBoxTable, carried = false): void {
     this.wakeLocal(table);
     if (!carried) this.notifiers.get(table)?.signal();
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay } from '../../lib/runtime/backoff.js';
+import { backoffDelay } from '../../lib/engine/backoff.js';
 
 const options = { initialDelayMs: 100, maxDelayMs: 1_000, multiplier: 2, jitter: 'none' as const };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Claim } from '../../lib/interfaces/claim.interface.js';
-import type { ClaimRepository } from '../../lib/claims/claim.repository.js';
-import { CompletionBatcher } from '../../lib/runtime/completion-batcher.js';
+import type { ClaimRepository } from '../../lib/engine/claim.repository.js';
+import { CompletionBatcher } from '../../lib/engine/completion-batcher.js';
 
 const claim = (id: number): Claim => ({ component: 'outbox', id: String(id), token: `t${id}`, leaseMs: 1_000 });
 

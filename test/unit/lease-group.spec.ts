@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type Lease, LeaseGroup } from '../../lib/claims/lease-group.js';
+import { type Lease, LeaseGroup } from '../../lib/engine/lease-group.js';
 import { ClaimLostError } from '../../lib/errors/claim-lost.error.js';
 import type { Claim } from '../../lib/interfaces/claim.interface.js';
 

@@ -38,7 +38,7 @@ describe.skipIf(!built)('built package', { timeout: 60_000 }, () => {
   });
 
   it('exposes only the intended subpaths', () => {
-    expect(() => run(`require('queuebox/dist/claims/claim.repository.js')`, 'commonjs')).toThrow();
+    expect(() => run(`require('queuebox/dist/engine/claim.repository.js')`, 'commonjs')).toThrow();
   });
 
   it('has a queuebox bin: a built file with a shebang that runs', () => {
@@ -51,7 +51,7 @@ describe.skipIf(!built)('built package', { timeout: 60_000 }, () => {
 
 describe('public surface', () => {
   /** The claim loops: operators see them through QueueBoxAdmin, never by injecting them. */
-  const loopInternals = ['OutboxPoller', 'InboxRelay', 'PullWorkerExplorer', 'PullWorkerRunner', 'RetentionSweeper', 'DeadLetterRepository', 'ClaimRepository'];
+  const loopInternals = ['OutboxPoller', 'InboxRelay', 'PullWorkerExplorer', 'PullWorkerPoller', 'RetentionSweeper', 'DeadLetterRepository', 'ClaimRepository'];
 
   it('exports the admin service and no loop internals from the entry point', () => {
     expect(typeof publicApi.QueueBoxAdmin).toBe('function');

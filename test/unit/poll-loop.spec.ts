@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PollLoop, type TickResult } from '../../lib/runtime/poll-loop.js';
+import { PollLoop, type TickResult } from '../../lib/engine/poll-loop.js';
 
 describe('PollLoop', () => {
   beforeEach(() => {

@@ -3,8 +3,8 @@ import { fence } from '../../lib/dialects/postgres/fence.sql.js';
 import { wakeChannel } from '../../lib/dialects/postgres/notify-transport.js';
 import { postgresDialect } from '../../lib/dialects/postgres/postgres.dialect.js';
 import { createInboxTable, createOutboxTable, upgradeToV2 } from '../../lib/dialects/postgres/schema.sql.js';
-import { WalkCursor } from '../../lib/claims/walk-cursor.js';
-import type { ClaimPlan, ClaimTable } from '../../lib/dialects/sql-dialect.interface.js';
+import { WalkCursor } from '../../lib/engine/walk-cursor.js';
+import type { ClaimPlan, QueueBoxTable } from '../../lib/database/sql-dialect.interface.js';
 import { StatementCatalog } from '../../lib/dialects/statement-catalog.js';
 import { resolveOptions } from '../../lib/options/resolve-options.js';
 import { InvalidArgumentError } from '../../lib/errors/invalid-argument.error.js';
@@ -20,7 +20,7 @@ const claims = {
 };
 
 /** Every statement that finishes or extends a claim. */
-const fencedStatements = (table: ClaimTable) => ({
+const fencedStatements = (table: QueueBoxTable) => ({
   renew: dialect.renew(table, row, 1_000),
   retry: dialect.retry(table, row, 10, 'e'),
   deadLetter: dialect.deadLetter(table, row, 'e'),
@@ -34,7 +34,7 @@ describe('PostgreSQL dialect', () => {
       expect(statement.params.slice(0, 2), name).toEqual([row.id, row.token]);
     }
     if (table === 'outbox') expect(dialect.completeMany('outbox', [row], 1_000).sql).toContain(fence('m', 'c.id', 'c.token'));
-    else for (const kind of ['relay', 'pull'] as const) expect(dialect.completeMany(kind, [row], 1_000).sql).toContain(fence('m', 'c.id', 'c.token'));
+    else for (const kind of ['inbox', 'pull'] as const) expect(dialect.completeMany(kind, [row], 1_000).sql).toContain(fence('m', 'c.id', 'c.token'));
     expect(dialect.renewMany(table, [row], 1_000).sql).toContain(fence('m', 'c.id', 'c.token'));
   });
 

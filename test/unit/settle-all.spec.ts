@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { settleAll } from '../../lib/runtime/settle-all.js';
+import { settleAll } from '../../lib/engine/settle-all.js';
 
 describe('settleAll', () => {
   it('rejects with the first failure only once every sibling has settled', async () => {

@@ -10,7 +10,7 @@ import type {
   RowStateRow,
 } from '../../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../../interfaces/dead-letter.interface.js';
-import { checkTable } from '../admin-input.js';
+import { checkTable } from '../../dead-letters/operator-input.js';
 import { QueueBoxAdmin } from '../queuebox-admin.service.js';
 import { actorOf } from './admin-actor.js';
 import { AdminAuthGuard } from './admin-auth.guard.js';

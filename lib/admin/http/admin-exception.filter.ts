@@ -2,7 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpSta
 import { HttpAdapterHost } from '@nestjs/core';
 import { DeadLetterNotFoundError } from '../../errors/dead-letter-not-found.error.js';
 import { InvalidArgumentError } from '../../errors/invalid-argument.error.js';
-import { errorText } from '../../runtime/error-text.js';
+import { errorText } from '../../errors/error-text.js';
 import { ADMIN_REQUEST_HEADER } from './admin-http.constants.js';
 import { AdminHeaderMissingException } from './admin-mutation.guard.js';
 

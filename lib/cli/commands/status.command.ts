@@ -1,12 +1,12 @@
 import type { Backlog, BlockedKey, ClaimAtRisk } from '../../interfaces/admin.interface.js';
 import type { DialectName } from '../../dialects/dialect-registry.js';
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import { asFlagErrors } from '../admin-errors.js';
 import type { CliCommand } from '../cli-command.interface.js';
 import { CONNECTION_FLAGS, OUTPUT_FLAGS, parseFlags, readIntFlag, readTableFlags } from '../cli-flags.js';
 import { DATABASE_URL_VARIABLE, parseConnectionUrl } from '../connection-url.js';
 import { textTable } from '../text-table.js';
-import { settleAll } from '../../runtime/settle-all.js';
+import { settleAll } from '../../engine/settle-all.js';
 
 const FLAGS = { ...CONNECTION_FLAGS, within: { type: 'string' }, limit: { type: 'string' }, ...OUTPUT_FLAGS } as const;
 

@@ -1,4 +1,4 @@
-import { WalkCursor } from '../../claims/walk-cursor.js';
+import { WalkCursor } from '../../engine/walk-cursor.js';
 import type { ConformanceCheckDefinition } from '../conformance-check.js';
 import { ConformanceFailure, expectThat } from '../conformance-failure.js';
 

@@ -1,10 +1,10 @@
-import { WalkCursor } from '../../claims/walk-cursor.js';
-import type { ClaimedOutboxRow } from '../../dialects/statement-results.js';
+import { WalkCursor } from '../../engine/walk-cursor.js';
+import type { ClaimedOutboxRow } from '../../database/statement-results.js';
 import type { Claim } from '../../interfaces/claim.interface.js';
 import type { ConformanceCheckDefinition } from '../conformance-check.js';
 import type { ConformanceContext } from '../conformance-context.js';
 import { ConformanceFailure, expectThat } from '../conformance-failure.js';
-import { settleAll } from '../../runtime/settle-all.js';
+import { settleAll } from '../../engine/settle-all.js';
 
 const LEASE_MS = 60_000;
 const BATCH = 4;

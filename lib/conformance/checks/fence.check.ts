@@ -1,5 +1,5 @@
-import { WalkCursor } from '../../claims/walk-cursor.js';
-import type { ClaimedInboxRow } from '../../dialects/statement-results.js';
+import { WalkCursor } from '../../engine/walk-cursor.js';
+import type { ClaimedInboxRow } from '../../database/statement-results.js';
 import type { Claim } from '../../interfaces/claim.interface.js';
 import type { ConformanceCheckDefinition } from '../conformance-check.js';
 import type { ConformanceContext } from '../conformance-context.js';

@@ -1,6 +1,6 @@
 import type { ConformanceCheckDefinition } from '../conformance-check.js';
 import { expectThat } from '../conformance-failure.js';
-import { settleAll } from '../../runtime/settle-all.js';
+import { settleAll } from '../../engine/settle-all.js';
 
 /**
  * Concurrent inserts of one (source, idempotency key) on several connections store one row; the

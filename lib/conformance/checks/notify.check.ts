@@ -1,4 +1,4 @@
-import type { ClaimTable } from '../../interfaces/claim.interface.js';
+import type { QueueBoxTable } from '../../interfaces/claim.interface.js';
 import type { ConformanceCheckDefinition } from '../conformance-check.js';
 import { expectThat } from '../conformance-failure.js';
 import { noWakeUpTransport } from '../conformance.messages.js';
@@ -10,11 +10,11 @@ import { noWakeUpTransport } from '../conformance.messages.js';
 export const notifyCheck: ConformanceCheckDefinition = {
   name: 'notify',
   title: 'wake-ups reach other instances (LISTEN/NOTIFY)',
-  skipReason: ({ dialect }) => (dialect.profile.wakeUp ? undefined : noWakeUpTransport(dialect.profile.displayName)),
+  skipReason: ({ dialect }) => (dialect.wakesReplicas ? undefined : noWakeUpTransport(dialect.displayName)),
   async run(context) {
     const receiver = context.dialect.createWakeUpTransport(context.dataSource, 'conformance-receiver')!;
     const sender = context.dialect.createWakeUpTransport(context.dataSource, 'conformance-sender')!;
-    const woken: ClaimTable[] = [];
+    const woken: QueueBoxTable[] = [];
     let arrived = (): void => undefined;
     try {
       // After LISTEN, the transport reports every table once (a wake-up may have been missed): skip those.

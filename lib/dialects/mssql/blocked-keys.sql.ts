@@ -1,9 +1,9 @@
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable } from '../sql-dialect.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
+import type { QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { DB_NOW, qualified, READ_COMMITTED, SKIP_HINTS } from './mssql-names.js';
 
-const streamOf = (table: ClaimTable): string => (table === 'outbox' ? 'destination' : 'source');
-const createdOf = (table: ClaimTable): string => (table === 'outbox' ? 'created_at' : 'received_at');
+const streamOf = (table: QueueBoxTable): string => (table === 'outbox' ? 'destination' : 'source');
+const createdOf = (table: QueueBoxTable): string => (table === 'outbox' ? 'created_at' : 'received_at');
 
 /**
  * @0 limit (int). The keys whose head row fails: `retrying`, the oldest unfinished row of its key
@@ -12,7 +12,7 @@ const createdOf = (table: ClaimTable): string => (table === 'outbox' ? 'created_
  * head returned. A report: it never waits (READPAST), so a row held right now may be missed.
  * Output: `id, stream, ordering_key, reason, attempts, last_error, age_seconds` (float), `waiting`.
  */
-export const blockedKeys = (t: ResolvedTableNames, table: ClaimTable): string => {
+export const blockedKeys = (t: ResolvedTableNames, table: QueueBoxTable): string => {
   const tbl = qualified(t, table);
   const stream = streamOf(table);
   const head = (reason: string, state: string, before: string) => `SELECT x.id, x.${stream} AS stream, x.ordering_key, '${reason}' AS reason,

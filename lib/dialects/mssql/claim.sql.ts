@@ -1,5 +1,5 @@
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable } from '../sql-dialect.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
+import type { ClaimComponent, QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { DB_NOW, KEY_TYPE, READ_COMMITTED, SKIP_HINTS, UPDATE_HINTS, doneState, guidOut, jsonKeys, qualified, timeOut } from './mssql-names.js';
 
 /*
@@ -27,11 +27,9 @@ import { DB_NOW, KEY_TYPE, READ_COMMITTED, SKIP_HINTS, UPDATE_HINTS, doneState, 
  * nothing else sees. The one result set is the progress row LEFT JOINed to the claimed rows.
  */
 
-/** What a claim takes, and from where. */
-export type ClaimKind = 'outbox' | 'relay' | 'pull';
 
-export const tableOf = (kind: ClaimKind): ClaimTable => (kind === 'outbox' ? 'outbox' : 'inbox');
-export const streamOf = (kind: ClaimKind): 'destination' | 'source' => (kind === 'outbox' ? 'destination' : 'source');
+export const tableOf = (kind: ClaimComponent): QueueBoxTable => (kind === 'outbox' ? 'outbox' : 'inbox');
+export const streamOf = (kind: ClaimComponent): 'destination' | 'source' => (kind === 'outbox' ? 'destination' : 'source');
 
 /** What the outbox claim and its hand-off return of each claimed row (then `inverted`). */
 export const OUTBOX_CLAIM_COLUMNS = ['id', 'message_id', 'destination', 'ordering_key', 'headers', 'payload', 'claim_token', 'attempts'] as const;
@@ -57,19 +55,19 @@ const COLUMN_TYPES: Record<ClaimColumn, { stored: string; out: string }> = {
 };
 
 /** The claim columns of a kind. */
-export const claimColumns = (kind: ClaimKind): readonly ClaimColumn[] => (kind === 'outbox' ? OUTBOX_CLAIM_COLUMNS : INBOX_CLAIM_COLUMNS);
+export const claimColumns = (kind: ClaimComponent): readonly ClaimColumn[] => (kind === 'outbox' ? OUTBOX_CLAIM_COLUMNS : INBOX_CLAIM_COLUMNS);
 
 /**
  * A table variable for claimed rows: their claim columns, and `first_try` (first claim of a row
  * that never failed: the only kind a late commit can make an inversion of).
  */
-export const claimedTable = (name: string, kind: ClaimKind): string =>
+export const claimedTable = (name: string, kind: ClaimComponent): string =>
   `DECLARE ${name} TABLE (${claimColumns(kind)
     .map((column) => `${column} ${COLUMN_TYPES[column].stored}`)
     .join(', ')}, first_try bit NOT NULL);`;
 
 /** The OUTPUT … INTO of an UPDATE that claims rows into a {@link claimedTable}. */
-export const outputClaimedInto = (name: string, kind: ClaimKind): string =>
+export const outputClaimedInto = (name: string, kind: ClaimComponent): string =>
   `OUTPUT ${claimColumns(kind)
     .map((column) => `inserted.${column}`)
     .join(', ')},
@@ -77,14 +75,14 @@ export const outputClaimedInto = (name: string, kind: ClaimKind): string =>
 INTO ${name} (${claimColumns(kind).join(', ')}, first_try)`;
 
 /** The columns an updatable CTE over candidate `alias` exposes: what the UPDATE writes and OUTPUT reads. */
-export const candidateColumns = (kind: ClaimKind, alias: string): string =>
+export const candidateColumns = (kind: ClaimComponent, alias: string): string =>
   [...claimColumns(kind), 'state', 'claimed_at', 'lease_expires_at', 'last_error']
     .filter((column, index, all) => all.indexOf(column) === index)
     .map((column) => `${alias}.${column}`)
     .join(', ');
 
 /** A claimed row's columns as results carry them: GUIDs lower-case, times as instants. */
-export const claimedOut = (kind: ClaimKind, alias: string): string =>
+export const claimedOut = (kind: ClaimComponent, alias: string): string =>
   claimColumns(kind)
     .map((column) => {
       if (column === 'message_id' || column === 'claim_token') return `${guidOut(`${alias}.${column}`)} AS ${column}`;
@@ -94,7 +92,7 @@ export const claimedOut = (kind: ClaimKind, alias: string): string =>
     .join(', ');
 
 /** The claim columns as typed NULLs (for a row that claimed nothing), except `id`. */
-export const claimedNulls = (kind: ClaimKind): string =>
+export const claimedNulls = (kind: ClaimComponent): string =>
   claimColumns(kind)
     .filter((column) => column !== 'id')
     .map((column) => `CAST(NULL AS ${COLUMN_TYPES[column].out}) AS ${column}`)
@@ -108,7 +106,7 @@ export const MARK_CLAIMED = (leaseParameter: string): string => `SET state = 'pr
     attempts = attempts + 1`;
 
 /** Rows `a` and `b` share an ordering scope (a key per destination, or per source). A NULL key never matches. */
-export const sameKey = (kind: ClaimKind, a: string, b: string): string =>
+export const sameKey = (kind: ClaimComponent, a: string, b: string): string =>
   `${a}.${streamOf(kind)} = ${b}.${streamOf(kind)} AND ${a}.ordering_key = ${b}.ordering_key`;
 
 /**
@@ -117,7 +115,7 @@ export const sameKey = (kind: ClaimKind, a: string, b: string): string =>
  * READ_COMMITTED_SNAPSHOT it reads the statement's snapshot. READPAST here would take a row being
  * claimed or inserted for absent and let its successor through.
  */
-export const olderPending = (t: ResolvedTableNames, kind: ClaimKind, o: string): string =>
+export const olderPending = (t: ResolvedTableNames, kind: ClaimComponent, o: string): string =>
   `NOT EXISTS (SELECT 1 FROM ${qualified(t, tableOf(kind))} AS b
                       WHERE b.state = 'pending' AND b.ordering_key IS NOT NULL AND ${sameKey(kind, 'b', o)} AND b.id < ${o}.id)`;
 
@@ -129,7 +127,7 @@ export const olderPending = (t: ResolvedTableNames, kind: ClaimKind, o: string):
  * so this stays false; under READ_COMMITTED_SNAPSHOT it can happen, as on PostgreSQL. A row held
  * right now is skipped: a metric may miss one, a claim must not wait for it.
  */
-function invertedColumn(t: ResolvedTableNames, kind: ClaimKind, c: string): string {
+function invertedColumn(t: ResolvedTableNames, kind: ClaimComponent, c: string): string {
   const table = tableOf(kind);
   return `CAST(CASE WHEN ${c}.id IS NULL THEN NULL
                  WHEN ${c}.first_try = 1 AND ${c}.ordering_key IS NOT NULL
@@ -148,7 +146,7 @@ function invertedColumn(t: ResolvedTableNames, kind: ClaimKind, c: string): stri
  * by another transaction is skipped: the walk may then return a younger row of a key, which the
  * claim's anti-join (A) turns down, or miss a key for this round.
  */
-function walk(t: ResolvedTableNames, kind: ClaimKind): string {
+function walk(t: ResolvedTableNames, kind: ClaimComponent): string {
   const table = qualified(t, tableOf(kind));
   const stream = streamOf(kind);
   const next = (where: string, orderBy: string): string => `SELECT TOP (1) @next_stream = k.${stream}, @next_key = k.ordering_key, @next_id = k.id
@@ -178,7 +176,7 @@ END;`;
  * leases), each an index range of its own (schema.sql.ts), read without waiting. The inbox reads
  * each per source of `@6`.
  */
-function otherCandidates(t: ResolvedTableNames, kind: ClaimKind): string {
+function otherCandidates(t: ResolvedTableNames, kind: ClaimComponent): string {
   const table = qualified(t, tableOf(kind));
   const due = `x.next_attempt_at <= ${DB_NOW}`;
   if (kind === 'outbox') {
@@ -214,7 +212,7 @@ ${perSource('@0', `x.state = 'pending' AND x.attempts > 0 AND ${due}`, 'x.next_a
  * claim also takes a row whose lease ended: then (B) also counts older processing rows (an expired
  * one goes first) and, of the others, only live leases (B'). Anti-join references carry no hints.
  */
-function claimable(t: ResolvedTableNames, kind: ClaimKind): string {
+function claimable(t: ResolvedTableNames, kind: ClaimComponent): string {
   const table = qualified(t, tableOf(kind));
   const source = kind === 'outbox' ? '' : ' AND o.source IN (SELECT s.source FROM @sources AS s)';
   if (kind !== 'pull') {
@@ -238,7 +236,7 @@ function claimable(t: ResolvedTableNames, kind: ClaimKind): string {
  * `id, source, idempotency_key, ordering_key, headers, payload, claim_token, attempts,
  * received_at`) and `inverted` (bit): one row per claimed row, or one row of NULL claim columns.
  */
-export function claimStatement(t: ResolvedTableNames, kind: ClaimKind): string {
+export function claimStatement(t: ResolvedTableNames, kind: ClaimComponent): string {
   const table = qualified(t, tableOf(kind));
   const sources =
     kind === 'outbox'
@@ -283,10 +281,10 @@ ORDER BY c.id;`;
  * source (its expired leases count: the pull claim takes them). Output: zero rows, or one row
  * `due` (bit).
  */
-export function dueProbe(t: ResolvedTableNames, kind: ClaimKind): string {
+export function dueProbe(t: ResolvedTableNames, kind: ClaimComponent): string {
   const table = qualified(t, tableOf(kind));
   const source =
-    kind === 'outbox' ? '' : kind === 'relay' ? ` AND x.source IN (${jsonKeys('@0')})` : ' AND x.source = @0';
+    kind === 'outbox' ? '' : kind === 'inbox' ? ` AND x.source IN (${jsonKeys('@0')})` : ' AND x.source = @0';
   const part = (where: string): string => `EXISTS (SELECT 1 FROM ${table} AS x ${SKIP_HINTS}
               WHERE ${where}${source})`;
   const due = `x.next_attempt_at <= ${DB_NOW}`;

@@ -1,8 +1,8 @@
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable } from '../sql-dialect.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
+import type { QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { DB_NOW, guidOut, jsonIds, qualified, timeOut } from './mssql-names.js';
 
-const streamOf = (table: ClaimTable): string => (table === 'outbox' ? 'destination' : 'source');
+const streamOf = (table: QueueBoxTable): string => (table === 'outbox' ? 'destination' : 'source');
 
 /**
  * A `datetimeoffset` parameter as the UTC `datetime2(3)` of the time columns: SWITCHOFFSET first,
@@ -17,14 +17,14 @@ const utc = (parameter: string): string => `CAST(SWITCHOFFSET(${parameter}, '+00
  * parameter matches every row. (@1 is the limit.) CHARINDEX, not LIKE: the operator's text is
  * matched literally, `%`, `_` and `[` included.
  */
-const deadMatching = (table: ClaimTable): string => `x.state = 'dead' AND x.id > @0
+const deadMatching = (table: QueueBoxTable): string => `x.state = 'dead' AND x.id > @0
   AND (@2 IS NULL OR x.${streamOf(table)} = @2)
   AND (@3 IS NULL OR CHARINDEX(LOWER(@3), LOWER(x.last_error)) > 0)
   AND (@4 IS NULL OR x.finished_at >= ${utc('@4')})
   AND (@5 IS NULL OR x.finished_at < ${utc('@5')})`;
 
 /** The first @1 dead rows of the filter, oldest first: the `id` subquery of a chunk. */
-const deadChunk = (t: ResolvedTableNames, table: ClaimTable): string =>
+const deadChunk = (t: ResolvedTableNames, table: QueueBoxTable): string =>
   `SELECT TOP (@1) x.id FROM ${qualified(t, table)} AS x WHERE ${deadMatching(table)} ORDER BY x.id`;
 
 /**
@@ -33,7 +33,7 @@ const deadChunk = (t: ResolvedTableNames, table: ClaimTable): string =>
  * message_id, destination, ordering_key, attempts, last_error, finished_at`; inbox `id, source,
  * idempotency_key, ordering_key, attempts, last_error, finished_at`.
  */
-export const listDead = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `SELECT TOP (@1) x.id, ${
+export const listDead = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `SELECT TOP (@1) x.id, ${
   table === 'outbox' ? `${guidOut('x.message_id')} AS message_id, x.destination` : 'x.source, x.idempotency_key'
 }, x.ordering_key,
        x.attempts, x.last_error, ${timeOut('x.finished_at')} AS finished_at
@@ -46,7 +46,7 @@ ORDER BY x.id;`;
  * gone). The payload is read only when asked for. Output: `id, message_id, stream,
  * idempotency_key, ordering_key, attempts, last_error, headers, created_at, finished_at, payload`.
  */
-export const inspectDead = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `SELECT x.id, ${
+export const inspectDead = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `SELECT x.id, ${
   table === 'outbox'
     ? `${guidOut('x.message_id')} AS message_id, x.destination AS stream, CAST(NULL AS nvarchar(200)) AS idempotency_key`
     : 'CAST(NULL AS char(36)) AS message_id, x.source AS stream, x.idempotency_key'
@@ -64,7 +64,7 @@ const REPLAYED = `state = 'pending', attempts = 0, next_attempt_at = ${DB_NOW}, 
  * claim exists on them, so no fence): a row that is not dead, or no longer exists, is left alone
  * and not returned. Output: `id`.
  */
-export const replayDead = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `UPDATE m
+export const replayDead = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `UPDATE m
 SET ${REPLAYED}
 OUTPUT inserted.id
 FROM ${qualified(t, table)} AS m
@@ -75,20 +75,20 @@ WHERE m.state = 'dead' AND m.id IN (${jsonIds('@0')});`;
  * rows of the filter in id order get a fresh start; `state = 'dead'` is checked again on the row
  * the UPDATE locks, so a row a concurrent replay or discard changed first is skipped. Output: `id`.
  */
-export const replayDeadMatching = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `UPDATE m
+export const replayDeadMatching = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `UPDATE m
 SET ${REPLAYED}
 OUTPUT inserted.id
 FROM ${qualified(t, table)} AS m
 WHERE m.state = 'dead' AND m.id IN (${deadChunk(t, table)});`;
 
 /** @0 JSON array of ids. Deletes dead rows; others are left alone and not returned. Output: `id`. */
-export const discardDead = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `DELETE m
+export const discardDead = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `DELETE m
 OUTPUT deleted.id
 FROM ${qualified(t, table)} AS m
 WHERE m.state = 'dead' AND m.id IN (${jsonIds('@0')});`;
 
 /** @0 after id, @1 chunk size, @2–@5 the filter. One chunk of a discard by filter. Output: `id`. */
-export const discardDeadMatching = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `DELETE m
+export const discardDeadMatching = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `DELETE m
 OUTPUT deleted.id
 FROM ${qualified(t, table)} AS m
 WHERE m.state = 'dead' AND m.id IN (${deadChunk(t, table)});`;

@@ -1,7 +1,6 @@
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable } from '../sql-dialect.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
+import type { ClaimComponent, QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import {
-  type ClaimKind,
   MARK_CLAIMED,
   candidateColumns,
   claimedNulls,
@@ -48,7 +47,7 @@ const pairFence = fence('m', 'CAST(i.value AS bigint)', 'CAST(k.value AS uniquei
  * @0 id (bigint), @1 token (uniqueidentifier), @2 lease ms (int). Extends the lease from the
  * database clock. Output: `id`, or no row when the claim was lost.
  */
-export const renew = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `UPDATE m
+export const renew = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `UPDATE m
 SET lease_expires_at = DATEADD(millisecond, @2, ${DB_NOW})
 OUTPUT inserted.id
 FROM ${qualified(t, table)} AS m
@@ -65,7 +64,7 @@ WHERE ${fence('m', '@0', '@1')};`;
  * the first read skipped (our own update locks do not make it skip ours). Output: `id`, `renewed` (bit) for each row it locked: 1 renewed, 0 when the fence
  * found the claim lost.
  */
-export const renewMany = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `SET NOCOUNT ON;
+export const renewMany = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `SET NOCOUNT ON;
 ${READ_COMMITTED}
 DECLARE @mine TABLE (id bigint NOT NULL PRIMARY KEY);
 DECLARE @renewed TABLE (id bigint NOT NULL PRIMARY KEY);
@@ -108,7 +107,7 @@ LEFT JOIN @renewed AS r ON r.id = mine.id;`;
  * then the claim columns of the table (typed NULLs on 'done' rows; `id` always set), then
  * `inverted` (bit: the handed-on row is older than the finished one, a late commit).
  */
-export const completeMany = (t: ResolvedTableNames, kind: ClaimKind): string => {
+export const completeMany = (t: ResolvedTableNames, kind: ClaimComponent): string => {
   const table = qualified(t, tableOf(kind));
   const stream = streamOf(kind);
   return /* sql */ `SET NOCOUNT ON;
@@ -162,7 +161,7 @@ INNER JOIN @successor AS s ON s.id = h.id;`;
  * delay; the row stays the oldest unfinished row of its key, so the key waits for it (FIFO across
  * retries). Output: `id`, or no row when the claim was lost.
  */
-export const retry = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `UPDATE m
+export const retry = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `UPDATE m
 SET state = 'pending', claim_token = NULL, claimed_at = NULL, lease_expires_at = NULL,
     next_attempt_at = DATEADD(millisecond, @2, ${DB_NOW}), last_error = @3
 OUTPUT inserted.id
@@ -173,7 +172,7 @@ WHERE ${fence('m', '@0', '@1')};`;
  * @0 id, @1 token, @2 error. A dead row is finished: later rows of its key proceed. Output: `id`,
  * or no row when the claim was lost.
  */
-export const deadLetter = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `UPDATE m
+export const deadLetter = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `UPDATE m
 SET state = 'dead', finished_at = ${DB_NOW}, lease_expires_at = NULL, last_error = @2
 OUTPUT inserted.id
 FROM ${qualified(t, table)} AS m
@@ -188,7 +187,7 @@ WHERE ${fence('m', '@0', '@1')};`;
  * committed first wins. Two replicas reclaiming at once cannot deadlock. Output: `id` of each
  * reclaimed row.
  */
-export const reclaimExpired = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `${READ_COMMITTED}
+export const reclaimExpired = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `${READ_COMMITTED}
 WITH expired AS (
   SELECT TOP (@0) e.id, e.state, e.claim_token, e.claimed_at, e.lease_expires_at
   FROM ${qualified(t, table)} AS e ${UPDATE_HINTS}

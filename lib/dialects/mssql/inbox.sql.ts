@@ -1,4 +1,4 @@
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import { claimStatement } from './claim.sql.js';
 import { DB_NOW, READ_COMMITTED, SKIP_HINTS, qualified } from './mssql-names.js';
 
@@ -31,7 +31,7 @@ export const findInbox = (t: ResolvedTableNames): string => /* sql */ `SELECT f.
  * key), the oldest unfinished; NULL keys are unordered. Parameters and output as
  * `claimStatement`.
  */
-export const claimInbox = (t: ResolvedTableNames): string => claimStatement(t, 'relay');
+export const claimInbox = (t: ResolvedTableNames): string => claimStatement(t, 'inbox');
 
 /**
  * No parameters. Backlog and oldest pending age (seconds, database clock) per source, for the

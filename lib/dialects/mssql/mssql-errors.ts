@@ -1,4 +1,4 @@
-import type { DatabaseErrorKind } from '../statement-results.js';
+import type { DatabaseErrorKind } from '../../database/statement-results.js';
 
 /** SQL Server error numbers the claim mechanism tells apart (TypeORM's QueryFailedError copies `number`). */
 const BY_NUMBER: Readonly<Record<number, DatabaseErrorKind>> = {

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { InvalidQueueBoxOptionsError } from '../../errors/invalid-queuebox-options.error.js';
 import type { DialectProfile } from '../dialect-profile.interface.js';
 import { runQuery } from '../run-query.js';
-import type { DatabaseFacts, DriverRow } from '../statement-results.js';
+import type { DatabaseFacts, DriverRow } from '../../database/statement-results.js';
 import * as claimLockSql from './claim-lock.sql.js';
 import { dueProbe } from './claim.sql.js';
 import { classifyMssqlError } from './mssql-errors.js';

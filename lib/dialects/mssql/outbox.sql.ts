@@ -1,4 +1,4 @@
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import { claimStatement } from './claim.sql.js';
 import { DB_NOW, READ_COMMITTED, SKIP_HINTS, guidOut, qualified } from './mssql-names.js';
 

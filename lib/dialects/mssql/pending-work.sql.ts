@@ -1,5 +1,5 @@
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable } from '../sql-dialect.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
+import type { QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { DB_NOW, READ_COMMITTED, qualified } from './mssql-names.js';
 
 /*
@@ -9,7 +9,7 @@ import { DB_NOW, READ_COMMITTED, qualified } from './mssql-names.js';
  * that skipped it could report "nothing due" while a claim is being written).
  */
 
-const unfinished = (t: ResolvedTableNames, table: ClaimTable): string => {
+const unfinished = (t: ResolvedTableNames, table: QueueBoxTable): string => {
   const stream = table === 'outbox' ? 'destination' : 'source';
   const scheduled = `x.state = 'pending' AND x.next_attempt_at > ${DB_NOW}`;
   return /* sql */ `SELECT N'${table}' AS table_name, x.${stream} AS stream,

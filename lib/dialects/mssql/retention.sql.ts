@@ -1,5 +1,5 @@
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable } from '../sql-dialect.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
+import type { QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { DB_NOW, READ_COMMITTED, SKIP_HINTS, doneState, qualified } from './mssql-names.js';
 
 /**
@@ -17,7 +17,7 @@ const AGE_CUTOFF = `DATEADD(millisecond, -CAST(@0 % 60000 AS int), DATEADD(minut
  * its lock: a dead row replayed meanwhile is pending again and is not deleted. Output: `id` of
  * each deleted row.
  */
-export const purgeFinished = (t: ResolvedTableNames, table: ClaimTable, state: 'done' | 'dead'): string => {
+export const purgeFinished = (t: ResolvedTableNames, table: QueueBoxTable, state: 'done' | 'dead'): string => {
   const literal = state === 'done' ? doneState(table) : 'dead';
   return /* sql */ `${READ_COMMITTED}
 DELETE m

@@ -1,5 +1,5 @@
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable } from '../sql-dialect.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
+import type { QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { jsonIds, qualified, READ_COMMITTED, SKIP_HINTS } from './mssql-names.js';
 
 /**
@@ -7,7 +7,7 @@ import { jsonIds, qualified, READ_COMMITTED, SKIP_HINTS } from './mssql-names.js
  * waits (READPAST), so a row held right now is missing from one answer and back in the next.
  * Output: `id, state, attempts`.
  */
-export const rowStates = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `${READ_COMMITTED}
+export const rowStates = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `${READ_COMMITTED}
 SELECT x.id, x.state, x.attempts
 FROM ${qualified(t, table)} AS x ${SKIP_HINTS}
 WHERE x.id IN (${jsonIds('@0')})

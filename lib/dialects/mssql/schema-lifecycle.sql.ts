@@ -1,4 +1,4 @@
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import { qualified, quote } from './mssql-names.js';
 
 /*

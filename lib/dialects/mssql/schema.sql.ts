@@ -1,5 +1,5 @@
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable } from '../sql-dialect.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
+import type { QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { KEY_TYPE, qualified, quote } from './mssql-names.js';
 
 /*
@@ -37,7 +37,7 @@ const constraints = (table: string, done: 'sent' | 'processed'): string => `  CO
  * it never looks the row up, and `state`: the optimizer skips a filtered index whose filter
  * column it cannot see when the query's predicate is not exactly the filter.
  */
-const V2_INDEXES: Record<ClaimTable, readonly (readonly [string, string])[]> = {
+const V2_INDEXES: Record<QueueBoxTable, readonly (readonly [string, string])[]> = {
   outbox: [
     // Claim, window: the oldest keyed pending rows; the due probe.
     ['keyed_pending_ix', `(id) INCLUDE (state, next_attempt_at) WHERE state = 'pending' AND ordering_key IS NOT NULL`],
@@ -67,7 +67,7 @@ const V2_INDEXES: Record<ClaimTable, readonly (readonly [string, string])[]> = {
   ],
 };
 
-const createIndexes = (t: ResolvedTableNames, table: ClaimTable): string[] =>
+const createIndexes = (t: ResolvedTableNames, table: QueueBoxTable): string[] =>
   V2_INDEXES[table].map(([suffix, definition]) => /* sql */ `CREATE INDEX ${quote(`${t[table]}_${suffix}`)} ON ${qualified(t, table)} ${definition}`);
 
 /**

@@ -1,9 +1,9 @@
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable } from '../sql-dialect.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
+import type { QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { DB_NOW, qualified, sameScope } from './postgres-names.js';
 
-const streamOf = (table: ClaimTable): string => (table === 'outbox' ? 'destination' : 'source');
-const createdOf = (table: ClaimTable): string => (table === 'outbox' ? 'created_at' : 'received_at');
+const streamOf = (table: QueueBoxTable): string => (table === 'outbox' ? 'destination' : 'source');
+const createdOf = (table: QueueBoxTable): string => (table === 'outbox' ? 'created_at' : 'received_at');
 
 /**
  * $1 limit. The keys whose head row fails: `retrying`, the oldest unfinished row of its key is
@@ -11,7 +11,7 @@ const createdOf = (table: ClaimTable): string => (table === 'outbox' ? 'created_
  * key that is not done is dead (younger rows went on without it). Oldest heads first; `waiting`
  * counts the pending rows behind each head, for the heads returned only. No locks: a report.
  */
-export const blockedKeys = (t: ResolvedTableNames, table: ClaimTable): string => {
+export const blockedKeys = (t: ResolvedTableNames, table: QueueBoxTable): string => {
   const tbl = qualified(t, table);
   const head = (reason: string, state: string, before: string) => `SELECT x.id, x.${streamOf(table)} AS stream, x.ordering_key, '${reason}' AS reason,
          x.attempts, x.last_error, x.${createdOf(table)} AS created_at

@@ -1,5 +1,5 @@
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimKind, ClaimTable } from '../sql-dialect.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
+import type { ClaimComponent, QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { DB_NOW, qualified } from './postgres-names.js';
 
 /*
@@ -31,7 +31,7 @@ import { DB_NOW, qualified } from './postgres-names.js';
  * every claim anew (about 1 ms: more than a small claim's execution).
  */
 
-const tableOf = (kind: ClaimKind): ClaimTable => (kind === 'outbox' ? 'outbox' : 'inbox');
+const tableOf = (kind: ClaimComponent): QueueBoxTable => (kind === 'outbox' ? 'outbox' : 'inbox');
 
 /**
  * Parameter `$n` as a value the planner cannot see: a one-row subquery, computed once when the
@@ -46,7 +46,7 @@ const CURSOR_STREAM = unplanned(5, 'text');
 const CURSOR_KEY = unplanned(6, 'text');
 /** The sources, as an array expression (`ANY`, `unnest`). */
 const SOURCES = `${unplanned(7, 'text[]')}::text[]`;
-const streamOf = (kind: ClaimKind): 'destination' | 'source' => (kind === 'outbox' ? 'destination' : 'source');
+const streamOf = (kind: ClaimComponent): 'destination' | 'source' => (kind === 'outbox' ? 'destination' : 'source');
 
 /** The claim columns the UPDATE writes: a new token per row, times from the database clock. */
 const MARK_CLAIMED = `state = 'processing',
@@ -60,7 +60,7 @@ const MARK_CLAIMED = `state = 'processing',
  * window) that reached the worker after a younger row. Only a first claim of a row that never
  * failed counts; a replayed dead row is the operator's decision, not an inversion.
  */
-export const invertedColumn = (t: ResolvedTableNames, kind: ClaimKind, m: string): string => {
+export const invertedColumn = (t: ResolvedTableNames, kind: ClaimComponent, m: string): string => {
   const stream = streamOf(kind);
   const done = kind === 'outbox' ? `'sent', 'dead'` : `'processed', 'dead'`;
   return `(${m}.attempts = 1 AND ${m}.last_error IS NULL AND ${m}.ordering_key IS NOT NULL
@@ -70,7 +70,7 @@ export const invertedColumn = (t: ResolvedTableNames, kind: ClaimKind, m: string
 };
 
 /** Per-source scans of the inbox run for each source in $7; the outbox scans the whole table. */
-function perStream(kind: ClaimKind, select: (filter: string) => string): string {
+function perStream(kind: ClaimComponent, select: (filter: string) => string): string {
   if (kind === 'outbox') return `(${select('')})`;
   return `(SELECT s_rows.* FROM unnest(${SOURCES}) AS s(source) CROSS JOIN LATERAL (${select(' AND x.source = s.source')}) AS s_rows)`;
 }
@@ -79,7 +79,7 @@ function perStream(kind: ClaimKind, select: (filter: string) => string): string 
  * The first key after the cursor, then each next key, `$3` keys at most: one probe of
  * `key_pending_ix` per step, whatever the depth of each key.
  */
-function walk(t: ResolvedTableNames, kind: ClaimKind): string {
+function walk(t: ResolvedTableNames, kind: ClaimComponent): string {
   const table = qualified(t, tableOf(kind));
   const pending = `k.state = 'pending' AND k.ordering_key IS NOT NULL`;
   // The next key after (stream, key): the first index entry above it.
@@ -105,14 +105,14 @@ function walk(t: ResolvedTableNames, kind: ClaimKind): string {
  * claim also takes a row whose lease ended: then (A) also looks at older processing rows (an expired
  * one goes first) and (B) only at live leases of other rows (B').
  */
-function claimable(t: ResolvedTableNames, kind: ClaimKind): string {
+function claimable(t: ResolvedTableNames, kind: ClaimComponent): string {
   const table = qualified(t, tableOf(kind));
   const stream = streamOf(kind);
   const sameKey = (alias: string) => `${alias}.${stream} = o.${stream} AND ${alias}.ordering_key = o.ordering_key`;
   const olderPending = `NOT EXISTS (SELECT 1 FROM ${table} AS b
                       WHERE b.state = 'pending' AND b.ordering_key IS NOT NULL AND ${sameKey('b')} AND b.id < o.id)`;
   if (kind !== 'pull') {
-    const state = `o.state = 'pending' AND o.next_attempt_at <= ${DB_NOW}${kind === 'relay' ? ` AND o.source = ANY(${SOURCES})` : ''}`;
+    const state = `o.state = 'pending' AND o.next_attempt_at <= ${DB_NOW}${kind === 'inbox' ? ` AND o.source = ANY(${SOURCES})` : ''}`;
     return `${state}
     AND (o.ordering_key IS NULL OR (${olderPending}
       AND NOT EXISTS (SELECT 1 FROM ${table} AS p WHERE p.state = 'processing' AND ${sameKey('p')})))`;
@@ -127,7 +127,7 @@ function claimable(t: ResolvedTableNames, kind: ClaimKind): string {
 }
 
 /** The claim statement of `kind`, returning `returning` of each claimed row `m` after the progress columns. */
-export function claimStatement(t: ResolvedTableNames, kind: ClaimKind, returning: string): string {
+export function claimStatement(t: ResolvedTableNames, kind: ClaimComponent, returning: string): string {
   const table = qualified(t, tableOf(kind));
   const stream = streamOf(kind);
   const keyedWindow = perStream(

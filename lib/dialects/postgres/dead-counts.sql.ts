@@ -1,15 +1,15 @@
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable } from '../sql-dialect.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
+import type { QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { qualified } from './postgres-names.js';
 
 /** The column a table's rows are grouped by: the destination (outbox) or the source (inbox). */
-const STREAM: Readonly<Record<ClaimTable, string>> = { outbox: 'destination', inbox: 'source' };
+const STREAM: Readonly<Record<QueueBoxTable, string>> = { outbox: 'destination', inbox: 'source' };
 
 /**
  * No parameters. Dead rows per destination (outbox) or source (inbox), for an operator's status:
  * read through the finished-rows index (`state IN ('sent', 'dead')`). Output: `label`, `dead`.
  */
-export const deadCounts = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `
+export const deadCounts = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `
 SELECT ${STREAM[table]} AS label, count(*)::integer AS dead
 FROM ${qualified(t, table)}
 WHERE state = 'dead'

@@ -1,5 +1,5 @@
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimKind, ClaimTable } from '../sql-dialect.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
+import type { ClaimComponent, QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { fence } from './fence.sql.js';
 import { DB_NOW, qualified } from './postgres-names.js';
 
@@ -11,7 +11,7 @@ import { DB_NOW, qualified } from './postgres-names.js';
  */
 
 /** $1 id, $2 token, $3 lease ms. Extends the lease from the database clock. */
-export const renew = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `
+export const renew = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `
 UPDATE ${qualified(t, table)} AS m
 SET lease_expires_at = ${DB_NOW} + $3::integer * interval '1 millisecond'
 WHERE ${fence('m', '$1::bigint', '$2::uuid')}
@@ -29,7 +29,7 @@ RETURNING m.id`;
  * (the rows handed on, with the claim columns; `inverted` when the next row is older than the
  * finished one: a late commit).
  */
-export const completeMany = (t: ResolvedTableNames, kind: ClaimKind, claimColumns: readonly string[]): string => {
+export const completeMany = (t: ResolvedTableNames, kind: ClaimComponent, claimColumns: readonly string[]): string => {
   const table = qualified(t, kind === 'outbox' ? 'outbox' : 'inbox');
   const stream = kind === 'outbox' ? 'destination' : 'source';
   const done = kind === 'outbox' ? 'sent' : 'processed';
@@ -74,7 +74,7 @@ SELECT 'claimed' AS outcome, handed.* FROM handed`;
  * one of them. Returns each row it locked with `renewed`: true, or false when the fence found the
  * claim lost. A skipped row is neither.
  */
-export const renewMany = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `
+export const renewMany = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `
 WITH mine AS (
   SELECT l.id FROM ${qualified(t, table)} AS l WHERE l.id = ANY($1::bigint[]) FOR UPDATE SKIP LOCKED
 ),
@@ -91,7 +91,7 @@ SELECT mine.id, renewed.id IS NOT NULL AS renewed FROM mine LEFT JOIN renewed ON
  * $1 id, $2 token, $3 delay ms, $4 error. Back to `pending`, due after the delay; the row stays
  * the oldest unfinished row of its key, so the key waits for it (FIFO across retries).
  */
-export const retry = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `
+export const retry = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `
 UPDATE ${qualified(t, table)} AS m
 SET state = 'pending', claim_token = NULL, claimed_at = NULL, lease_expires_at = NULL,
     next_attempt_at = ${DB_NOW} + $3::integer * interval '1 millisecond', last_error = $4
@@ -99,7 +99,7 @@ WHERE ${fence('m', '$1::bigint', '$2::uuid')}
 RETURNING m.id`;
 
 /** $1 id, $2 token, $3 error. A dead row is finished: later rows of its key proceed. */
-export const deadLetter = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `
+export const deadLetter = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `
 UPDATE ${qualified(t, table)} AS m
 SET state = 'dead', finished_at = ${DB_NOW}, lease_expires_at = NULL, last_error = $3
 WHERE ${fence('m', '$1::bigint', '$2::uuid')}
@@ -112,7 +112,7 @@ RETURNING m.id`;
  * waited for, and the expiry is re-checked on the newest version, so a renewal that committed
  * first wins. Two replicas reclaiming at once cannot deadlock.
  */
-export const reclaimExpired = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `
+export const reclaimExpired = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `
 WITH expired AS (
   SELECT e.id FROM ${qualified(t, table)} AS e
   WHERE e.state = 'processing' AND e.lease_expires_at <= ${DB_NOW}${table === 'inbox' ? ' AND e.source = ANY($2::text[])' : ''}

@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { ClaimTable } from '../../interfaces/claim.interface.js';
+import type { QueueBoxTable } from '../../interfaces/claim.interface.js';
 import type { CommitWakeUp, WakeUpTransport } from '../../interfaces/wake-up-transport.interface.js';
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import { errorText } from '../../runtime/error-text.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
+import { errorText } from '../../errors/error-text.js';
 import * as notifySql from './notify.sql.js';
 
 /** The part of a node-postgres client the listener uses. */
@@ -15,10 +15,10 @@ interface NotifyingClient {
 }
 
 const RECONNECT_DELAY_MS = 2_000;
-const TABLES: readonly ClaimTable[] = ['outbox', 'inbox'];
+const TABLES: readonly QueueBoxTable[] = ['outbox', 'inbox'];
 
 /** The channel of a table: QueueBox's, per (schema-qualified) table, so instances on other schemas do not wake each other. */
-export function wakeChannel(tables: ResolvedTableNames, table: ClaimTable): string {
+export function wakeChannel(tables: ResolvedTableNames, table: QueueBoxTable): string {
   const channel = ['queuebox', tables.schema, tables[table]].filter(Boolean).join('_');
   // PostgreSQL channel names are identifiers: 63 bytes at most.
   return channel.length <= 63 ? channel : `queuebox_${createHash('sha1').update(channel).digest('hex')}`;
@@ -33,11 +33,11 @@ export function wakeChannel(tables: ResolvedTableNames, table: ClaimTable): stri
  */
 export class PostgresNotifyTransport implements WakeUpTransport {
   private readonly logger = new Logger('WakeUpHub');
-  private readonly channels = new Map<string, ClaimTable>();
+  private readonly channels = new Map<string, QueueBoxTable>();
   private runner?: QueryRunner;
   private retryTimer?: NodeJS.Timeout;
   private closed = false;
-  private onWake: (table: ClaimTable) => void = () => undefined;
+  private onWake: (table: QueueBoxTable) => void = () => undefined;
   private readonly sending = new Set<Promise<void>>();
 
   constructor(
@@ -48,7 +48,7 @@ export class PostgresNotifyTransport implements WakeUpTransport {
     for (const table of TABLES) this.channels.set(wakeChannel(tables, table), table);
   }
 
-  async listen(onWake: (table: ClaimTable) => void): Promise<void> {
+  async listen(onWake: (table: QueueBoxTable) => void): Promise<void> {
     this.onWake = onWake;
     this.closed = false;
     try {
@@ -60,11 +60,11 @@ export class PostgresNotifyTransport implements WakeUpTransport {
   }
 
   /** The NOTIFY a write statement sends inside its transaction: delivered at its commit, or never. */
-  withCommit(table: ClaimTable): CommitWakeUp {
+  withCommit(table: QueueBoxTable): CommitWakeUp {
     return { channel: wakeChannel(this.tables, table), sender: this.instanceId };
   }
 
-  send(table: ClaimTable): Promise<void> {
+  send(table: QueueBoxTable): Promise<void> {
     const sent = this.notify(wakeChannel(this.tables, table)).finally(() => this.sending.delete(sent));
     this.sending.add(sent);
     return sent;

@@ -1,5 +1,5 @@
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable } from '../sql-dialect.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
+import type { QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { DB_NOW, qualified } from './postgres-names.js';
 
 /*
@@ -8,7 +8,7 @@ import { DB_NOW, qualified } from './postgres-names.js';
  * no locks and skips none: a row that a claim in progress holds is counted as it was before.
  */
 
-const unfinished = (t: ResolvedTableNames, table: ClaimTable): string => {
+const unfinished = (t: ResolvedTableNames, table: QueueBoxTable): string => {
   const stream = table === 'outbox' ? 'destination' : 'source';
   return /* sql */ `SELECT '${table}' AS table_name, ${stream} AS stream,
        count(*) FILTER (WHERE state = 'pending' AND next_attempt_at <= ${DB_NOW})::integer AS due,

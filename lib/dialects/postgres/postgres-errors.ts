@@ -1,4 +1,4 @@
-import type { DatabaseErrorKind } from '../statement-results.js';
+import type { DatabaseErrorKind } from '../../database/statement-results.js';
 
 /** SQLSTATE codes the claim mechanism tells apart (node-postgres puts them on `code`). */
 const KINDS: Readonly<Record<string, DatabaseErrorKind>> = {

@@ -1,8 +1,8 @@
 import type { QueryRunner } from 'typeorm';
 import { releasedRunner } from '../../queuebox.messages.js';
 import { runQuery } from '../run-query.js';
-import type { SqlStatement } from '../sql-dialect.interface.js';
-import type { DriverRow } from '../statement-results.js';
+import type { SqlStatement } from '../../database/sql-dialect.interface.js';
+import type { DriverRow } from '../../database/statement-results.js';
 
 /** The part of a node-postgres client a prepared statement needs. */
 interface PreparingClient {

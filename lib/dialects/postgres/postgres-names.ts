@@ -1,5 +1,5 @@
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable } from '../sql-dialect.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
+import type { QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { qualifiedTable } from '../table-names.js';
 
 /**
@@ -11,7 +11,7 @@ export function quote(identifier: string): string {
 }
 
 /** The quoted, schema-qualified name of a QueueBox table. */
-export const qualified = (tables: ResolvedTableNames, table: ClaimTable): string => qualifiedTable(tables, table, quote);
+export const qualified = (tables: ResolvedTableNames, table: QueueBoxTable): string => qualifiedTable(tables, table, quote);
 
 export { doneState } from '../table-names.js';
 
@@ -22,7 +22,7 @@ export const DB_NOW = 'statement_timestamp()';
  * Rows `a` and `b` share an ordering scope: the key of an outbox destination, or the key of an
  * inbox source (docs/concepts/ordering.md). A NULL key never matches: such rows are unordered.
  */
-export function sameScope(table: ClaimTable, a: string, b: string): string {
+export function sameScope(table: QueueBoxTable, a: string, b: string): string {
   const stream = table === 'outbox' ? 'destination' : 'source';
   return `${a}.${stream} = ${b}.${stream} AND ${a}.ordering_key = ${b}.ordering_key`;
 }

@@ -1,5 +1,5 @@
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable } from '../sql-dialect.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
+import type { QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { DB_NOW, doneState, qualified } from './postgres-names.js';
 
 /**
@@ -10,7 +10,7 @@ import { DB_NOW, doneState, qualified } from './postgres-names.js';
  * that they are re-checked on the newest row version: a dead row replayed meanwhile is pending
  * again and is not deleted.
  */
-export const purgeFinished = (t: ResolvedTableNames, table: ClaimTable, state: 'done' | 'dead'): string => {
+export const purgeFinished = (t: ResolvedTableNames, table: QueueBoxTable, state: 'done' | 'dead'): string => {
   const literal = state === 'done' ? doneState(table) : 'dead';
   const older = `finished_at < ${DB_NOW} - $1::bigint * interval '1 millisecond'`;
   return /* sql */ `

@@ -1,9 +1,9 @@
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
-import type { ClaimTable } from '../sql-dialect.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
+import type { QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { qualified } from './postgres-names.js';
 
 /** $1 bigint[] ids. The state of each listed row that exists, in id order. No locks: a report. */
-export const rowStates = (t: ResolvedTableNames, table: ClaimTable): string => /* sql */ `
+export const rowStates = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `
 SELECT x.id, x.state, x.attempts
 FROM ${qualified(t, table)} AS x
 WHERE x.id = ANY($1::bigint[])

@@ -1,4 +1,4 @@
-import type { ResolvedTableNames } from '../../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import { quote } from './postgres-names.js';
 
 /*

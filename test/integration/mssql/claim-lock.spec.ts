@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { ClaimRepository } from '../../../lib/claims/claim.repository.js';
-import { WalkCursor } from '../../../lib/claims/walk-cursor.js';
-import type { ClaimTable, SqlDialect, SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
-import type { ClaimResult } from '../../../lib/dialects/statement-results.js';
+import type { ClaimRepository } from '../../../lib/engine/claim.repository.js';
+import { WalkCursor } from '../../../lib/engine/walk-cursor.js';
+import type { QueueBoxTable, SqlDialect, SqlStatement } from '../../../lib/database/sql-dialect.interface.js';
+import type { ClaimResult } from '../../../lib/database/statement-results.js';
 import { createTestSchema, describeWithDatabase, openDataSource, sqlServerDatabase } from '../../fixtures/database.js';
 import { untilDatabase } from '../../fixtures/db-clock.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
@@ -55,13 +55,13 @@ describeWithDatabase('SQL Server claim locks: producers of one key committing ou
    * holds a key-range lock to the end of the transaction, which would make the younger row's
    * insert wait for the producer (mssql.md decision 6), a wait this replay is not about.
    */
-  async function insert(table: ClaimTable, idempotencyKey: string, runner?: QueryRunner): Promise<string> {
+  async function insert(table: QueueBoxTable, idempotencyKey: string, runner?: QueryRunner): Promise<string> {
     if (table === 'outbox') return (await insertRows(main, schema, ['K'], runner))[0];
     return sqlServerDatabase().insertInboxRow(runner ?? main, schema, { source: 's', idempotencyKey, key: 'K' });
   }
 
-  type Claimer = ClaimTable | 'pull';
-  const tableOf = (claimer: Claimer): ClaimTable => (claimer === 'pull' ? 'inbox' : claimer);
+  type Claimer = QueueBoxTable | 'pull';
+  const tableOf = (claimer: Claimer): QueueBoxTable => (claimer === 'pull' ? 'inbox' : claimer);
 
   const claimPlan = (claimer: Claimer) =>
     claimer === 'outbox'
@@ -78,7 +78,7 @@ describeWithDatabase('SQL Server claim locks: producers of one key committing ou
         ? repoY.claimInbox(['s'], new WalkCursor(['s']).request(10, 60_000))
         : repoY.claimPull('s', new WalkCursor(['s']).request(10, 60_000), { lock: true });
 
-  async function processingIds(table: ClaimTable): Promise<string[]> {
+  async function processingIds(table: QueueBoxTable): Promise<string[]> {
     const rows = table === 'outbox' ? await sqlServerDatabase().outboxRows(main, schema) : await sqlServerDatabase().inboxRows(main, schema);
     return rows.filter((row) => row.state === 'processing').map((row) => row.id);
   }

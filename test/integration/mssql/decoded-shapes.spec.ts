@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
-import type { ClaimRepository } from '../../../lib/claims/claim.repository.js';
-import type { StatementRunner } from '../../../lib/claims/statement-runner.js';
-import { WalkCursor } from '../../../lib/claims/walk-cursor.js';
-import type { DeadRowPage, SqlDialect } from '../../../lib/dialects/sql-dialect.interface.js';
-import type { ClaimedInboxRow, ClaimedOutboxRow } from '../../../lib/dialects/statement-results.js';
+import type { ClaimRepository } from '../../../lib/engine/claim.repository.js';
+import type { StatementRunner } from '../../../lib/database/statement-runner.js';
+import { WalkCursor } from '../../../lib/engine/walk-cursor.js';
+import type { DeadRowPage, SqlDialect } from '../../../lib/database/sql-dialect.interface.js';
+import type { ClaimedInboxRow, ClaimedOutboxRow } from '../../../lib/database/statement-results.js';
 import { OutboxService } from '../../../lib/index.js';
 import type { Claim } from '../../../lib/interfaces/claim.interface.js';
 import { uuidv7 } from '../../../lib/outbox/message-id.js';

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
-import { StatementRunner } from '../../../lib/claims/statement-runner.js';
-import { WalkCursor } from '../../../lib/claims/walk-cursor.js';
-import type { ClaimPlan, SqlDialect, SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
-import type { ClaimedOutboxRow } from '../../../lib/dialects/statement-results.js';
+import { StatementRunner } from '../../../lib/database/statement-runner.js';
+import { WalkCursor } from '../../../lib/engine/walk-cursor.js';
+import type { ClaimPlan, SqlDialect, SqlStatement } from '../../../lib/database/sql-dialect.interface.js';
+import type { ClaimedOutboxRow } from '../../../lib/database/statement-results.js';
 import { createTestSchema, describeWithDatabase, openDataSource } from '../../fixtures/database.js';
 import { claimOutbox, insertRows, repositoryFor } from '../../fixtures/outbox-rows.js';
 

@@ -1,9 +1,9 @@
 import { escapeLiteral } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
-import type { ClaimRepository } from '../../../lib/claims/claim.repository.js';
-import { WalkCursor } from '../../../lib/claims/walk-cursor.js';
-import type { SqlDialect } from '../../../lib/dialects/sql-dialect.interface.js';
+import type { ClaimRepository } from '../../../lib/engine/claim.repository.js';
+import { WalkCursor } from '../../../lib/engine/walk-cursor.js';
+import type { SqlDialect } from '../../../lib/database/sql-dialect.interface.js';
 import { createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
 import { claimOutbox, repositoryFor } from '../../fixtures/outbox-rows.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { ClaimRepository } from '../../../lib/claims/claim.repository.js';
-import { WalkCursor } from '../../../lib/claims/walk-cursor.js';
-import type { ClaimTable, SqlDialect, SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
+import type { ClaimRepository } from '../../../lib/engine/claim.repository.js';
+import { WalkCursor } from '../../../lib/engine/walk-cursor.js';
+import type { QueueBoxTable, SqlDialect, SqlStatement } from '../../../lib/database/sql-dialect.interface.js';
 import { createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';
 import { untilDatabase } from '../../fixtures/db-clock.js';
 import { claimInbox, claimOutbox, claimPull, insertRows, repositoryFor } from '../../fixtures/outbox-rows.js';
@@ -44,15 +44,15 @@ describe('claim locks: producers of one key committing out of id order', () => {
     return runner;
   }
 
-  async function insert(table: ClaimTable, idempotencyKey: string, runner?: QueryRunner): Promise<string> {
+  async function insert(table: QueueBoxTable, idempotencyKey: string, runner?: QueryRunner): Promise<string> {
     if (table === 'outbox') return (await insertRows(main, schema, ['K'], runner))[0];
     const rows = await run(runner ?? main, dialect.insertInbox({ source: 's', idempotencyKey, key: 'K', headers: '{}', payload: '1' }));
     return String(rows[0].id);
   }
 
   /** The three claims: outbox, inbox relay, and pull (which shares the inbox table). */
-  type Claimer = ClaimTable | 'pull';
-  const tableOf = (claimer: Claimer): ClaimTable => (claimer === 'pull' ? 'inbox' : claimer);
+  type Claimer = QueueBoxTable | 'pull';
+  const tableOf = (claimer: Claimer): QueueBoxTable => (claimer === 'pull' ? 'inbox' : claimer);
 
   /** The dialect's plan of a claim with its lock: the lock's statements, then the claim. */
   const claimPlan = (claimer: Claimer) =>
@@ -74,7 +74,7 @@ describe('claim locks: producers of one key committing out of id order', () => {
         ? claimInbox(repoY, ['s'], 10, 60_000)
         : claimPull(repoY, 's', 10, 60_000, lock);
 
-  async function processingIds(table: ClaimTable): Promise<string[]> {
+  async function processingIds(table: QueueBoxTable): Promise<string[]> {
     const rows = await main.query(`SELECT id FROM "${schema}".queuebox_${table}_messages WHERE state = 'processing' ORDER BY id`);
     return rows.map((row: { id: string }) => String(row.id));
   }

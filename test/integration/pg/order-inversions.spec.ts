@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { ClaimRepository } from '../../../lib/claims/claim.repository.js';
+import type { ClaimRepository } from '../../../lib/engine/claim.repository.js';
 import { OUTBOX_ORDER_INVERSIONS_TOTAL, OutboxService } from '../../../lib/index.js';
 import type { Claim } from '../../../lib/interfaces/claim.interface.js';
 import { createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ClaimRepository } from '../../../lib/claims/claim.repository.js';
+import { ClaimRepository } from '../../../lib/engine/claim.repository.js';
 import {
   DeadLetterNotFoundError,
   InboxService,

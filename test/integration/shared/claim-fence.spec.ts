@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import type { Claim } from '../../../lib/interfaces/claim.interface.js';
-import type { ClaimRepository } from '../../../lib/claims/claim.repository.js';
-import type { ClaimedOutboxRow } from '../../../lib/dialects/statement-results.js';
+import type { ClaimRepository } from '../../../lib/engine/claim.repository.js';
+import type { ClaimedOutboxRow } from '../../../lib/database/statement-results.js';
 import { describeWithDatabase, createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';
 import { untilClockPast, untilDue, untilLeaseEnded } from '../../fixtures/db-clock.js';
 import { inboxRows } from '../../fixtures/inbox-rows.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { ClaimRepository } from '../../../lib/claims/claim.repository.js';
+import { ClaimRepository } from '../../../lib/engine/claim.repository.js';
 import { CLAIMS_LOST_TOTAL, InboxService, type InboxMessage, type InboxTransform } from '../../../lib/index.js';
 import { describeWithDatabase, createTestSchema } from '../../fixtures/database.js';
 import { waitFor } from '../../fixtures/http-receiver.js';

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { ClaimRepository } from '../../../lib/claims/claim.repository.js';
+import { ClaimRepository } from '../../../lib/engine/claim.repository.js';
 import { CLAIMS_LOST_TOTAL, OutboxService } from '../../../lib/index.js';
 import { describeWithDatabase, createTestSchema } from '../../fixtures/database.js';
 import { HttpReceiver, waitFor } from '../../fixtures/http-receiver.js';

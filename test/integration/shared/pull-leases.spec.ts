@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { ClaimRepository } from '../../../lib/claims/claim.repository.js';
+import { ClaimRepository } from '../../../lib/engine/claim.repository.js';
 import { CLAIMS_LOST_TOTAL, ClaimLostError, InboxService, PullService, PullWorker, PullWorkerHost, type InboxMessage, type PullContext } from '../../../lib/index.js';
 import { describeWithDatabase, createTestSchema, testDatabase } from '../../fixtures/database.js';
 import { untilLeaseEnded } from '../../fixtures/db-clock.js';

@@ -2,7 +2,7 @@ import { ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { InvalidQueueBoxOptionsError, QueueBoxAdmin } from '../../../lib/index.js';
-import type { SqlDialect } from '../../../lib/dialects/sql-dialect.interface.js';
+import type { SqlDialect } from '../../../lib/database/sql-dialect.interface.js';
 import { QUEUEBOX_SQL_DIALECT } from '../../../lib/queuebox.constants.js';
 import { describeWithDatabase, createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';
 import { inboxRows, outboxRows } from '../../fixtures/inbox-rows.js';

@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StatementRunner } from '../../../lib/claims/statement-runner.js';
+import { StatementRunner } from '../../../lib/database/statement-runner.js';
 import { mssqlDialect } from '../../../lib/dialects/mssql/mssql.dialect.js';
-import type { DeadRowPage, SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
+import type { DeadRowPage, SqlStatement } from '../../../lib/database/sql-dialect.interface.js';
 import { StatementCatalog } from '../../../lib/dialects/statement-catalog.js';
 import { resolveOptions } from '../../../lib/options/resolve-options.js';
 import { createFakeMssql, type FakeMssql, type FakeResponse } from '../../fixtures/fake-mssql/index.js';

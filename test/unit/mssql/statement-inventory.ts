@@ -1,7 +1,7 @@
-import { WalkCursor } from '../../../lib/claims/walk-cursor.js';
+import { WalkCursor } from '../../../lib/engine/walk-cursor.js';
 import { mssqlDialect } from '../../../lib/dialects/mssql/mssql.dialect.js';
 import { mssqlSchemaSteps } from '../../../lib/dialects/mssql/mssql-schema-steps.js';
-import type { ClaimPlan, ClaimRequest, DeadRowPage, SqlStatement } from '../../../lib/dialects/sql-dialect.interface.js';
+import type { ClaimPlan, ClaimRequest, DeadRowPage, SqlStatement } from '../../../lib/database/sql-dialect.interface.js';
 import { StatementCatalog } from '../../../lib/dialects/statement-catalog.js';
 import { resolveOptions } from '../../../lib/options/resolve-options.js';
 
@@ -30,6 +30,8 @@ export interface InventoryStatement {
 export const methodsWithoutStatements = new Set([
   'constructor',
   'type',
+  'displayName',
+  'wakesReplicas',
   'claimLockAlways',
   'isolationSticks',
   'execute',
@@ -80,7 +82,7 @@ export function mssqlStatementInventory(configuration: TableConfiguration): Map<
     ['insert-inbox', { method: 'insertInbox', statement: dialect.insertInbox({ source: 'orders', idempotencyKey: 'evt-1', key: 'order-1', headers: '{}', payload: '{}' }) }],
     ['find-inbox', { method: 'findInbox', statement: dialect.findInbox('orders', 'evt-1') }],
     ['inbox-backlog', { method: 'inboxBacklog', statement: dialect.inboxBacklog() }],
-    ...(['outbox', 'relay', 'pull'] as const).map((kind): [string, InventoryStatement] => [`complete-many-${kind}`, { method: 'completeMany', statement: dialect.completeMany(kind as 'outbox', [row], 10_000) }]),
+    ...(['outbox', 'inbox', 'pull'] as const).map((kind): [string, InventoryStatement] => [`complete-many-${kind}`, { method: 'completeMany', statement: dialect.completeMany(kind as 'outbox', [row], 10_000) }]),
     ...(['outbox', 'inbox'] as const).flatMap((table): Array<[string, InventoryStatement]> => [
       [`renew-${table}`, { method: 'renew', statement: dialect.renew(table, row, 30_000) }],
       [`renew-many-${table}`, { method: 'renewMany', statement: dialect.renewMany(table, [row], 30_000) }],

@@ -4,7 +4,7 @@ import type { LostClaim } from '../interfaces/admin.interface.js';
 import type { ClaimComponent } from '../interfaces/claim.interface.js';
 import type { LeaseAdvisor } from '../leases/lease-advisor.js';
 import { outboxMarkLost, rowClaimLost, rowWriteLost } from '../queuebox.messages.js';
-import { errorText } from './error-text.js';
+import { errorText } from '../errors/error-text.js';
 
 /** How a claimed row ended: its work succeeded (`done`), or its failure was written, or its claim was lost. */
 export type RowOutcome = 'done' | 'retried' | 'dead' | 'lost';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { StatementRunner } from '../claims/statement-runner.js';
-import type { SqlDialect } from '../dialects/sql-dialect.interface.js';
+import { StatementRunner } from './statement-runner.js';
+import type { SqlDialect } from './sql-dialect.interface.js';
 import { UnsupportedDatabaseError } from '../errors/unsupported-database.error.js';
 import { QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { databaseProblems } from '../queuebox.messages.js';

@@ -1,26 +1,11 @@
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { ClaimTable } from '../interfaces/claim.interface.js';
+import type { QueueBoxTable } from '../interfaces/claim.interface.js';
 import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
-import type { ResolvedTableNames } from '../options/resolved-options.interface.js';
+import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import type { CommitWakeUp, WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
-import type { DialectProfile } from './dialect-profile.interface.js';
-import type { DialectName } from './dialect-registry.js';
-import type {
-  BacklogRow,
-  ClaimCursor,
-  ClaimedInboxRow,
-  ClaimedOutboxRow,
-  ClaimResult,
-  CompletionRow,
-  DeadCountRow,
-  DatabaseErrorKind,
-  DatabaseFacts,
-  DriverRow,
-  InsertedOutboxRow,
-  PendingWorkRow,
-  RenewalRow,
-} from './statement-results.js';
+import type { BacklogRow, ClaimCursor, ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, CompletionRow, DeadCountRow, DatabaseErrorKind, DatabaseFacts, DriverRow, InsertedOutboxRow, RenewalRow } from './statement-results.js';
+import type { PendingWorkRow } from '../interfaces/pending-work.interface.js';
 
 /**
  * One SQL statement (one request to the database) with its bound values and the decoder of its
@@ -35,10 +20,7 @@ export interface SqlStatement<Result = unknown> {
   readonly decode: (rows: readonly DriverRow[]) => Result;
 }
 
-export type { ClaimTable } from '../interfaces/claim.interface.js';
-
-/** Who claims: the outbox poller, the inbox relay, or a pull worker. */
-export type ClaimKind = 'outbox' | 'relay' | 'pull';
+export type { ClaimComponent, QueueBoxTable } from '../interfaces/claim.interface.js';
 
 /** The isolation level of QueueBox's own transactions. */
 export type IsolationLevel = 'READ COMMITTED';
@@ -137,9 +119,12 @@ export interface ClaimOptions {
  * statement catalog (statement-catalog.ts) over the database's profile.
  */
 export interface SqlDialect {
-  readonly type: DialectName;
-  /** What the database can and cannot do (dialect-profile.interface.ts). */
-  readonly profile: DialectProfile<DialectName>;
+  /** The registry's name of the database (`postgres`, `mssql`): a DataSource type it serves. */
+  readonly type: string;
+  /** The database's name for people (`PostgreSQL`, `SQL Server`), for messages. */
+  readonly displayName: string;
+  /** True when the database carries wake-ups to other replicas (PostgreSQL's LISTEN/NOTIFY). */
+  readonly wakesReplicas: boolean;
   readonly tables: ResolvedTableNames;
   /** True when every claim takes its claim lock whatever the options say (SQL Server). */
   readonly claimLockAlways: boolean;
@@ -176,43 +161,43 @@ export interface SqlDialect {
   inboxBacklog(): SqlStatement<BacklogRow[]>;
 
   /** Extends one lease; the ids changed (one, or none when the claim was lost). */
-  renew(table: ClaimTable, row: FencedRow, leaseMs: number): SqlStatement<string[]>;
+  renew(table: QueueBoxTable, row: FencedRow, leaseMs: number): SqlStatement<string[]>;
   /** Renews a group of claims; rows locked by another transaction are skipped, never waited for. */
-  renewMany(table: ClaimTable, rows: readonly FencedRow[], leaseMs: number): SqlStatement<RenewalRow[]>;
+  renewMany(table: QueueBoxTable, rows: readonly FencedRow[], leaseMs: number): SqlStatement<RenewalRow[]>;
   /**
    * Finishes rows, each fenced by its own token; with `handOffLeaseMs`, claims the next row of
    * each finished key in the same statement.
    */
   completeMany(kind: 'outbox', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedOutboxRow>[]>;
-  completeMany(kind: 'relay' | 'pull', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedInboxRow>[]>;
-  retry(table: ClaimTable, row: FencedRow, delayMs: number, error: string): SqlStatement<string[]>;
-  deadLetter(table: ClaimTable, row: FencedRow, error: string): SqlStatement<string[]>;
+  completeMany(kind: 'inbox' | 'pull', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedInboxRow>[]>;
+  retry(table: QueueBoxTable, row: FencedRow, delayMs: number, error: string): SqlStatement<string[]>;
+  deadLetter(table: QueueBoxTable, row: FencedRow, error: string): SqlStatement<string[]>;
   /** Expired claims back to pending; for the inbox, only those of `sources` (the relay's). */
-  reclaimExpired(table: ClaimTable, limit: number, sources?: readonly string[]): SqlStatement<string[]>;
+  reclaimExpired(table: QueueBoxTable, limit: number, sources?: readonly string[]): SqlStatement<string[]>;
 
   /** Dead rows of the outbox matching the page's filter, oldest first, after its id. */
   listDeadOutbox(page: DeadRowPage): SqlStatement<DeadOutboxMessage[]>;
   listDeadInbox(page: DeadRowPage): SqlStatement<DeadInboxMessage[]>;
   /** One dead row in full (the payload only `withPayload`); undefined when it is not dead. */
-  inspectDead(table: ClaimTable, id: string, withPayload: boolean): SqlStatement<DeadLetterDetail | undefined>;
+  inspectDead(table: QueueBoxTable, id: string, withPayload: boolean): SqlStatement<DeadLetterDetail | undefined>;
   /** Deletes up to `limit` rows finished (`done`) or dead longer than `olderThanMs` ago. */
-  purgeFinished(table: ClaimTable, state: 'done' | 'dead', olderThanMs: number, limit: number): SqlStatement<string[]>;
+  purgeFinished(table: QueueBoxTable, state: 'done' | 'dead', olderThanMs: number, limit: number): SqlStatement<string[]>;
   /** Dead rows per destination (outbox) or source (inbox). */
-  deadCounts(table: ClaimTable): SqlStatement<DeadCountRow[]>;
+  deadCounts(table: QueueBoxTable): SqlStatement<DeadCountRow[]>;
   /** Dead rows back to pending; the ids that were dead. */
-  replayDead(table: ClaimTable, ids: readonly string[]): SqlStatement<string[]>;
+  replayDead(table: QueueBoxTable, ids: readonly string[]): SqlStatement<string[]>;
   /** One chunk of a replay by filter: the page's dead rows back to pending, in one statement; their ids. */
-  replayDeadMatching(table: ClaimTable, page: DeadRowPage): SqlStatement<string[]>;
+  replayDeadMatching(table: QueueBoxTable, page: DeadRowPage): SqlStatement<string[]>;
   /** Deletes dead rows; the ids that were dead. */
-  discardDead(table: ClaimTable, ids: readonly string[]): SqlStatement<string[]>;
+  discardDead(table: QueueBoxTable, ids: readonly string[]): SqlStatement<string[]>;
   /** One chunk of a discard by filter: deletes the page's dead rows, in one statement; their ids. */
-  discardDeadMatching(table: ClaimTable, page: DeadRowPage): SqlStatement<string[]>;
+  discardDeadMatching(table: QueueBoxTable, page: DeadRowPage): SqlStatement<string[]>;
   /** The state of each listed row that exists, in id order. */
-  rowStates(table: ClaimTable, ids: readonly string[]): SqlStatement<RowStateRow[]>;
+  rowStates(table: QueueBoxTable, ids: readonly string[]): SqlStatement<RowStateRow[]>;
   /** Keys whose head row is retrying or dead, oldest heads first, at most `limit`. */
-  blockedKeys(table: ClaimTable, limit: number): SqlStatement<BlockedKey[]>;
+  blockedKeys(table: QueueBoxTable, limit: number): SqlStatement<BlockedKey[]>;
   /** Rows in flight whose lease ends within `withinMs` (or ended), soonest first, at most `limit`. */
-  claimsAtRisk(table: ClaimTable, withinMs: number, limit: number): SqlStatement<ClaimAtRisk[]>;
+  claimsAtRisk(table: QueueBoxTable, withinMs: number, limit: number): SqlStatement<ClaimAtRisk[]>;
 
   /** The database clock, now (what leases and due times are compared with). */
   databaseNow(): SqlStatement<Date>;

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import type { ClaimRequest } from '../dialects/sql-dialect.interface.js';
-import type { ClaimResult } from '../dialects/statement-results.js';
+import type { ClaimRequest } from '../database/sql-dialect.interface.js';
+import type { ClaimResult } from '../database/statement-results.js';
 import type { MessageSpan } from '../tracing/message-span.interface.js';
 import type { ReportedRow } from './claim-outcomes.js';
 

@@ -1,4 +1,4 @@
-import type { ResolvedDestination } from '../options/resolved-options.interface.js';
+import type { ResolvedDestination } from './resolved-options.interface.js';
 
 /**
  * AMQP headers RabbitMQ reads as routing instructions (sender-selected distribution): arrays of

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { ClaimOptions, ClaimPlan, ClaimRequest, ClaimTable, SqlDialect, SqlStatement } from '../dialects/sql-dialect.interface.js';
-import type { ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, CompletionRow } from '../dialects/statement-results.js';
+import type { ClaimOptions, ClaimPlan, ClaimRequest, QueueBoxTable, SqlDialect, SqlStatement } from '../database/sql-dialect.interface.js';
+import type { ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, CompletionRow } from '../database/statement-results.js';
 import type { Claim, ClaimComponent, FenceResult } from '../interfaces/claim.interface.js';
 import { QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
-import { StatementRunner } from './statement-runner.js';
+import { StatementRunner } from '../database/statement-runner.js';
 
 /** Longest error text kept on a row: enough to diagnose, bounded so a huge stack cannot bloat it. */
 const MAX_ERROR_LENGTH = 4_000;
@@ -95,7 +95,7 @@ export class ClaimRepository {
   ): Promise<CompletionResult<Row>> {
     if (claims.length === 0) return { lost: [], claimed: [] };
     const component = claims[0].component;
-    const statement = component === 'outbox' ? this.dialect.completeMany('outbox', claims, handOffLeaseMs) : this.dialect.completeMany(component === 'inbox' ? 'relay' : 'pull', claims, handOffLeaseMs);
+    const statement = component === 'outbox' ? this.dialect.completeMany('outbox', claims, handOffLeaseMs) : this.dialect.completeMany(component, claims, handOffLeaseMs);
     // The component decides the row type: the caller names it.
     const rows = (await this.write<CompletionRow<ClaimedOutboxRow | ClaimedInboxRow>[]>(statement, options.manager)) as CompletionRow<Row>[];
     const done = new Set<string>();
@@ -122,7 +122,7 @@ export class ClaimRepository {
    * Returns every expired claim of a table to `pending` (of the inbox: only rows of `sources`,
    * the relay's; pull claims take expired rows themselves); resolves to the number of rows.
    */
-  async reclaimExpired(table: ClaimTable, sources?: readonly string[]): Promise<number> {
+  async reclaimExpired(table: QueueBoxTable, sources?: readonly string[]): Promise<number> {
     let total = 0;
     for (;;) {
       const ids = await this.runner.run(this.dialect.reclaimExpired(table, RECLAIM_CHUNK, sources));
@@ -178,7 +178,7 @@ export class ClaimRepository {
 /** A claim lock the database did not grant in time (its wait ended, or it was a deadlock victim). */
 class LockNotGranted extends Error {}
 
-function tableOf(component: ClaimComponent): ClaimTable {
+function tableOf(component: ClaimComponent): QueueBoxTable {
   return component === 'outbox' ? 'outbox' : 'inbox';
 }
 

@@ -1,5 +1,5 @@
-import type { ClaimCursor, ClaimRequest } from '../dialects/sql-dialect.interface.js';
-import type { ClaimProgress } from '../dialects/statement-results.js';
+import type { ClaimCursor, ClaimRequest } from '../database/sql-dialect.interface.js';
+import type { ClaimProgress } from '../database/statement-results.js';
 
 /**
  * Where the next claim's walk over keys starts, for one claimer: it resumes after the last key

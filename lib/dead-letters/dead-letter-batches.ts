@@ -1,5 +1,5 @@
-import type { StatementRunner } from '../claims/statement-runner.js';
-import type { ClaimTable, DeadRowFilter, SqlDialect } from '../dialects/sql-dialect.interface.js';
+import type { StatementRunner } from '../database/statement-runner.js';
+import type { QueueBoxTable, DeadRowFilter, SqlDialect } from '../database/sql-dialect.interface.js';
 import type { DeadLetterBatchResult } from '../interfaces/admin.interface.js';
 
 /** A replay or a discard: the same chunking, another statement. */
@@ -17,7 +17,7 @@ export async function deadLettersByIds(
   runner: StatementRunner,
   dialect: SqlDialect,
   action: DeadLetterAction,
-  table: ClaimTable,
+  table: QueueBoxTable,
   ids: readonly string[],
   chunkSize: number,
   onChunk: (ids: string[]) => void,
@@ -47,7 +47,7 @@ export async function deadLettersByFilter(
   runner: StatementRunner,
   dialect: SqlDialect,
   action: DeadLetterAction,
-  table: ClaimTable,
+  table: QueueBoxTable,
   filter: DeadRowFilter,
   chunkSize: number,
   onChunk: (ids: string[]) => void,

@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import type { EntityManager } from 'typeorm';
-import type { ClaimRepository } from '../claims/claim.repository.js';
-import { type Lease, LeaseGroup } from '../claims/lease-group.js';
-import { WalkCursor } from '../claims/walk-cursor.js';
-import type { ClaimResult } from '../dialects/statement-results.js';
+import type { ClaimRepository } from './claim.repository.js';
+import { type Lease, LeaseGroup } from './lease-group.js';
+import { WalkCursor } from './walk-cursor.js';
+import type { ClaimResult } from '../database/statement-results.js';
 import { ClaimLostError } from '../errors/claim-lost.error.js';
 import type { QueueBoxEvents } from '../events/queuebox-events.service.js';
 import type { LostClaim } from '../interfaces/admin.interface.js';
@@ -20,7 +20,7 @@ import { backoffDelay } from './backoff.js';
 import { ClaimOutcomes, type OutcomeMetrics } from './claim-outcomes.js';
 import type { ClaimedRow, ClaimRole, RowFailure, RowJob } from './claim-role.interface.js';
 import { CompletionBatcher } from './completion-batcher.js';
-import { errorText } from './error-text.js';
+import { errorText } from '../errors/error-text.js';
 import { PollLoop, type PollLoopState, type TickResult } from './poll-loop.js';
 
 /** How a claim worker paces itself. */

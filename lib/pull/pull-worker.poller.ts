@@ -1,22 +1,22 @@
-import type { ClaimRepository } from '../claims/claim.repository.js';
-import type { StatementRunner } from '../claims/statement-runner.js';
-import type { ClaimRequest } from '../dialects/sql-dialect.interface.js';
-import type { ClaimedInboxRow, ClaimResult } from '../dialects/statement-results.js';
+import type { ClaimRepository } from '../engine/claim.repository.js';
+import type { StatementRunner } from '../database/statement-runner.js';
+import type { ClaimRequest } from '../database/sql-dialect.interface.js';
+import type { ClaimedInboxRow, ClaimResult } from '../database/statement-results.js';
 import type { QueueBoxEvents } from '../events/queuebox-events.service.js';
 import { toInboxMessage } from '../inbox/inbox-message.mapper.js';
 import type { PullContext } from '../interfaces/pull.interface.js';
 import type { LeaseAdvisor } from '../leases/lease-advisor.js';
 import type { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
-import type { ReportedRow } from '../runtime/claim-outcomes.js';
-import type { ClaimRole, RowJob } from '../runtime/claim-role.interface.js';
-import { ClaimWorker, type ClaimWorkerStatus } from '../runtime/claim-worker.js';
+import type { ReportedRow } from '../engine/claim-outcomes.js';
+import type { ClaimRole, RowJob } from '../engine/claim-role.interface.js';
+import { ClaimWorker, type ClaimWorkerStatus } from '../engine/claim-worker.js';
 import type { MessageSpan } from '../tracing/message-span.interface.js';
 import { messagingTracer } from '../tracing/messaging-tracer.js';
 import type { PullWorkerHost } from './pull-worker.host.js';
 import type { ResolvedPullWorker } from './resolve-pull-worker-options.js';
 
 /** What a runner needs besides its worker. */
-export interface PullWorkerRunnerDeps {
+export interface PullWorkerPollerDeps {
   repository: ClaimRepository;
   runner: StatementRunner;
   metrics: QueueBoxMetrics;
@@ -37,13 +37,13 @@ export interface PullWorkerRunnerDeps {
  * handler's signal and rolls the transaction back; a failing handler is retried with backoff,
  * then dead-lettered; a handler that shutdown stopped gives its row back at once.
  */
-export class PullWorkerRunner implements ClaimRole<ClaimedInboxRow> {
+export class PullWorkerPoller implements ClaimRole<ClaimedInboxRow> {
   private readonly worker: ClaimWorker<ClaimedInboxRow>;
 
   constructor(
     private readonly host: PullWorkerHost,
     private readonly options: ResolvedPullWorker,
-    private readonly deps: PullWorkerRunnerDeps,
+    private readonly deps: PullWorkerPollerDeps,
   ) {
     this.worker = new ClaimWorker(
       {

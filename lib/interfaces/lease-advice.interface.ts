@@ -1,5 +1,12 @@
-import type { ClaimComponent } from '../interfaces/claim.interface.js';
-import type { UtilizationPercentiles } from './lease-window.js';
+import type { ClaimComponent } from './claim.interface.js';
+
+/** Percentiles of lease utilization (processing time / lease) over a window. */
+export interface UtilizationPercentiles {
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
 
 /**
  * The lease advisor's advice for one component and stream: its work regularly uses most of its

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { whenAborted } from './abortable.js';
-import { errorText } from './error-text.js';
+import { errorText } from '../errors/error-text.js';
 
 /** What one tick found: `more` runs the next tick at once, `idle` sleeps until woken or the interval. */
 export type TickResult = 'more' | 'idle';

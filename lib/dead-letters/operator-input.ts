@@ -1,4 +1,4 @@
-import type { DeadRowFilter } from '../dialects/sql-dialect.interface.js';
+import type { DeadRowFilter } from '../database/sql-dialect.interface.js';
 import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
 import type { DeadLetterFilter, QueueBoxTable } from '../interfaces/admin.interface.js';
 import {

@@ -1,4 +1,4 @@
-import type { ClaimRepository } from '../claims/claim.repository.js';
+import type { ClaimRepository } from './claim.repository.js';
 import type { Claim, FenceResult } from '../interfaces/claim.interface.js';
 
 interface PendingCompletion {

@@ -1,0 +1,120 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { StatementRunner } from '../database/statement-runner.js';
+import type { SqlDialect } from '../database/sql-dialect.interface.js';
+import { DeadLetterNotFoundError } from '../errors/dead-letter-not-found.error.js';
+import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
+import type {
+  DeadLetterBatchOptions,
+  DeadLetterBatchResult,
+  DeadLetterDetail,
+  DeadLetterListQuery,
+  DeadLetterOf,
+  DeadLetterPage,
+  DeadLetterSelection,
+  QueueBoxTable,
+  RowStateRow,
+} from '../interfaces/admin.interface.js';
+import { QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
+import { deadLetterNotFound, invalidSelection, tooManyIds } from '../queuebox.messages.js';
+import { WakeUpHub } from '../wakeup/wake-up.hub.js';
+import { type DeadLetterAction, deadLettersByFilter, deadLettersByIds } from './dead-letter-batches.js';
+import { checkFilter, checkInteger, checkRowId, checkRowIds, checkTable } from './operator-input.js';
+
+/** Rows a page or a row-state lookup may hold. */
+export const MAX_PAGE = 1_000;
+const DEFAULT_PAGE = 100;
+/** Rows per replay or discard statement: short transactions, a bounded statement. */
+const MAX_CHUNK = 1_000;
+const DEFAULT_CHUNK = 500;
+/** Ids one call may list; more go by filter. */
+const MAX_IDS = 10_000;
+
+/**
+ * The dead letters of both tables: list, inspect, replay, discard, and follow replayed rows.
+ * Over the statement runner and the dialect only, so that `OutboxService`, `InboxService` and
+ * `QueueBoxAdmin` share it without the services depending on the loops the admin reports on.
+ * Every input is checked here (typed errors that name the field); mutations are logged (what,
+ * how many, who), never with payloads.
+ */
+@Injectable()
+export class DeadLetters {
+  private readonly logger = new Logger('QueueBoxAdmin');
+
+  constructor(
+    private readonly runner: StatementRunner,
+    @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
+    private readonly wakeUps: WakeUpHub,
+  ) {}
+
+  /** A page of dead letters of `table` matching the query's filter, oldest first; `next` pages on. */
+  async list<T extends QueueBoxTable>(table: T, query: DeadLetterListQuery = {}): Promise<DeadLetterPage<DeadLetterOf<T>>> {
+    const checked = checkTable(table);
+    const page = {
+      filter: checkFilter(checked, query),
+      afterId: query.after === undefined ? '0' : checkRowId(query.after, 'after'),
+      limit: checkInteger(query.limit, 'limit', 1, MAX_PAGE, DEFAULT_PAGE),
+    };
+    const rows = checked === 'outbox' ? await this.runner.run(this.dialect.listDeadOutbox(page)) : await this.runner.run(this.dialect.listDeadInbox(page));
+    const items = rows as DeadLetterOf<T>[];
+    return items.length === page.limit ? { items, next: items[items.length - 1].id } : { items };
+  }
+
+  /** One dead letter in full; its payload only with `payload: true`. Throws `DeadLetterNotFoundError` when it is not dead. */
+  async inspect(table: QueueBoxTable, id: string, { payload = false }: { payload?: boolean } = {}): Promise<DeadLetterDetail> {
+    const checked = checkTable(table);
+    const detail = await this.runner.run(this.dialect.inspectDead(checked, checkRowId(id, 'id'), payload === true));
+    if (!detail) throw new DeadLetterNotFoundError(checked, id, deadLetterNotFound(checked, id));
+    return detail;
+  }
+
+  /** Where rows are now, by id (up to 1000): to follow replayed rows. Rows that no longer exist are not listed. */
+  async rowStates(table: QueueBoxTable, ids: readonly string[]): Promise<RowStateRow[]> {
+    const checked = checkTable(table);
+    const listed = checkRowIds(ids);
+    if (listed.length > MAX_PAGE) throw new InvalidArgumentError('ids', tooManyIds(MAX_PAGE));
+    return listed.length === 0 ? [] : this.runner.run(this.dialect.rowStates(checked, listed));
+  }
+
+  /** Makes dead letters pending again (listed ids, or every dead row of a filter), in chunks, in id order. */
+  replay(table: QueueBoxTable, selection: DeadLetterSelection, options: DeadLetterBatchOptions = {}): Promise<DeadLetterBatchResult> {
+    return this.batch('replay', table, selection, options);
+  }
+
+  /** Deletes dead letters (listed ids, or every dead row of a filter), in chunks. */
+  discard(table: QueueBoxTable, selection: DeadLetterSelection, options: DeadLetterBatchOptions = {}): Promise<DeadLetterBatchResult> {
+    return this.batch('discard', table, selection, options);
+  }
+
+  private async batch(action: DeadLetterAction, table: QueueBoxTable, selection: DeadLetterSelection, options: DeadLetterBatchOptions): Promise<DeadLetterBatchResult> {
+    const checked = checkTable(table);
+    const chunkSize = checkInteger(options.chunkSize, 'chunkSize', 1, MAX_CHUNK, DEFAULT_CHUNK);
+    // A replayed row is claimable at once: wake this replica's loops (and others', through the
+    // cross-replica transport) instead of waiting for their next poll.
+    const onChunk = () => {
+      if (action === 'replay') this.wakeUps.rowsWritten(checked);
+    };
+    let result: DeadLetterBatchResult;
+    let chosen: Record<string, unknown>;
+    if (selection && 'ids' in selection) {
+      const ids = checkRowIds(selection.ids);
+      if (ids.length > MAX_IDS) throw new InvalidArgumentError('ids', tooManyIds(MAX_IDS));
+      result = await deadLettersByIds(this.runner, this.dialect, action, checked, ids, chunkSize, onChunk);
+      chosen = { selection: 'ids', idsListed: ids.length };
+    } else if (selection && 'filter' in selection) {
+      const filter = checkFilter(checked, selection.filter);
+      result = await deadLettersByFilter(this.runner, this.dialect, action, checked, filter, chunkSize, onChunk);
+      // The operator's own filter values: names and error fragments, never message contents.
+      chosen = { selection: 'filter', filter: Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== null)) };
+    } else {
+      throw new InvalidArgumentError('selection', invalidSelection());
+    }
+    this.logger.log(action === 'replay' ? 'dead letters replayed' : 'dead letters discarded', {
+      table: checked,
+      ...chosen,
+      count: result.count,
+      chunks: result.chunks,
+      actor: options.actor ?? 'application',
+    });
+    return result;
+  }
+}
