@@ -58,7 +58,7 @@ export class QueueBoxAdmin {
 
   /** Whether this replica runs loops at all (`workers.enabled`): an API-only replica has none running. */
   get workersEnabled(): boolean {
-    return this.options.workersEnabled;
+    return this.options.workers.enabled;
   }
 
   /**

@@ -67,7 +67,7 @@ export class InboxRelay implements ClaimRole<ClaimedInboxRow>, OnModuleInit, OnA
         concurrency: relay.concurrency,
         shutdownTimeoutMs: relay.shutdownTimeoutMs,
         reclaimEveryMs: relay.claimTimeoutMs / 5,
-        sampleEveryMs: options.outbox.metricsIntervalMs,
+        sampleEveryMs: options.workers.metricsIntervalMs,
         onLoopError: () => metrics.loopError('inbox-relay'),
         onLoopTick: metrics.loopTicker('inbox-relay'),
       },
@@ -106,7 +106,7 @@ export class InboxRelay implements ClaimRole<ClaimedInboxRow>, OnModuleInit, OnA
   }
 
   onApplicationBootstrap(): void {
-    if (!this.options.workersEnabled || this.sources.length === 0) return;
+    if (!this.options.workers.enabled || this.sources.length === 0) return;
     this.unsubscribe = this.wakeUps.subscribe('inbox', () => this.worker.wake());
     this.worker.start();
   }

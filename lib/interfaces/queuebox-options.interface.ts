@@ -13,8 +13,10 @@ export interface QueueBoxModuleOptions {
   schema?: string;
   /** Table names; validated identifiers. */
   tables?: { outbox?: string; inbox?: string };
-  /** `enabled: false` runs no loops: an API-only replica, or a test that drives QueueBox itself. */
-  workers?: { enabled?: boolean };
+  /** What every loop of this replica shares: whether they run, their shutdown wait, their metrics sampling. */
+  workers?: WorkersOptions;
+  /** Cross-replica wake-ups of both tables through PostgreSQL LISTEN/NOTIFY. */
+  notify?: NotifyOptions;
   /** The outbox poller. */
   outbox?: OutboxOptions;
   /** Where messages go, by destination name (the `destination` of an enqueued message). */
@@ -29,6 +31,23 @@ export interface QueueBoxModuleOptions {
    * prepared statements across transactions (PgBouncer before 1.21 in transaction mode).
    */
   preparedStatements?: boolean;
+}
+
+/**
+ * Options every loop of the replica shares (the outbox poller, the inbox relay, pull workers).
+ * @publicApi
+ */
+export interface WorkersOptions {
+  /** `false` runs no loops: an API-only replica, or a test that drives QueueBox itself. Default true. */
+  enabled?: boolean;
+  /**
+   * How long shutdown waits for a loop's rows in flight before leaving them to reclaim. Default
+   * 10000. `outbox.shutdownTimeoutMs`, `inbox.relay.shutdownTimeoutMs` and a pull worker's
+   * `shutdownTimeoutMs` override it for their loop.
+   */
+  shutdownTimeoutMs?: number;
+  /** How often the backlog and oldest-age gauges are sampled. Default 15000. */
+  metricsIntervalMs?: number;
 }
 
 /**
@@ -119,7 +138,7 @@ export interface InboxRelayOptions {
   maxAttempts?: number;
   /** Delay before a retry of a failed forward. */
   backoff?: BackoffOptions;
-  /** How long shutdown waits for in-flight forwards. Default: `outbox.shutdownTimeoutMs`. */
+  /** How long shutdown waits for in-flight forwards. Default `workers.shutdownTimeoutMs`. */
   shutdownTimeoutMs?: number;
 }
 
@@ -144,7 +163,7 @@ export interface InboxTransform<TPayload = unknown> {
 export interface OutboxOptions {
   /** Lease of an outbox claim, renewed every third of it while a publish runs. Default 300000. */
   claimTimeoutMs?: number;
-  /** How long shutdown waits for in-flight publishes before leaving them to reclaim. Default 10000. */
+  /** How long shutdown waits for in-flight publishes before leaving them to reclaim. Default `workers.shutdownTimeoutMs` (10000). */
   shutdownTimeoutMs?: number;
   /** Fallback poll interval when no wake-up arrives. Default 1000. */
   pollIntervalMs?: number;
@@ -165,9 +184,9 @@ export interface OutboxOptions {
    * `queuebox_outbox_order_inversions_total` to know whether you need it. Default false.
    */
   claimLock?: boolean;
-  /** Cross-replica wake-up through PostgreSQL LISTEN/NOTIFY. */
+  /** @deprecated Use the top-level `notify` (wake-ups serve both tables). Accepted, with a warning at start-up. */
   notify?: NotifyOptions;
-  /** How often the backlog and oldest-age gauges are sampled. Default 15000. */
+  /** @deprecated Use `workers.metricsIntervalMs` (every loop samples). Accepted, with a warning at start-up. */
   metricsIntervalMs?: number;
 }
 

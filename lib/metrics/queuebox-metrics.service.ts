@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import type { ClaimComponent } from '../interfaces/claim.interface.js';
-import type { OutcomeMetrics, RowOutcome } from '../engine/claim-outcomes.js';
+import type { OutcomeMetrics } from './outcome-metrics.interface.js';
+import type { RowOutcome } from './outcome-metrics.interface.js';
 import { HealthSignals } from './health-signals.js';
 import {
   CLAIMS_LOST_TOTAL,

@@ -6,12 +6,26 @@ import type { ResolvedTableNames } from '../interfaces/table-names.interface.js'
 /** Options after validation, every default applied. Internal: built by `resolveOptions`. */
 export interface ResolvedQueueBoxOptions {
   tables: ResolvedTableNames;
-  workersEnabled: boolean;
+  workers: ResolvedWorkersOptions;
+  notify: ResolvedNotifyOptions;
   preparedStatements: boolean;
   outbox: ResolvedOutboxOptions;
   destinations: ReadonlyMap<string, ResolvedDestination>;
   inbox: ResolvedInboxOptions;
   retention: ResolvedRetention;
+  /** Deprecated option names the application used, each with its replacement: logged once at start-up. */
+  deprecations: readonly string[];
+}
+
+export interface ResolvedWorkersOptions {
+  enabled: boolean;
+  shutdownTimeoutMs: number;
+  metricsIntervalMs: number;
+}
+
+export interface ResolvedNotifyOptions {
+  enabled: boolean;
+  coalesceMs: number;
 }
 
 export interface ResolvedRetention {
@@ -68,8 +82,6 @@ export interface ResolvedOutboxOptions {
   backoff: ResolvedBackoff;
   maxPayloadBytes: number;
   claimLock: boolean;
-  notify: { enabled: boolean; coalesceMs: number };
-  metricsIntervalMs: number;
 }
 
 export type ResolvedDestination =

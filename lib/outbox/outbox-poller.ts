@@ -57,7 +57,7 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
         concurrency: outbox.concurrency,
         shutdownTimeoutMs: outbox.shutdownTimeoutMs,
         reclaimEveryMs: outbox.claimTimeoutMs / 5,
-        sampleEveryMs: outbox.metricsIntervalMs,
+        sampleEveryMs: options.workers.metricsIntervalMs,
         onLoopError: () => metrics.loopError('outbox'),
         onLoopTick: metrics.loopTicker('outbox'),
       },
@@ -79,7 +79,7 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
   }
 
   onApplicationBootstrap(): void {
-    if (!this.options.workersEnabled) return;
+    if (!this.options.workers.enabled) return;
     this.unsubscribe = this.wakeUps.subscribe('outbox', () => this.worker.wake());
     this.worker.start();
   }
