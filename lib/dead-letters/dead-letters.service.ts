@@ -18,11 +18,8 @@ import { QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { deadLetterNotFound, invalidSelection, tooManyIds } from '../queuebox.messages.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { type DeadLetterAction, deadLettersByFilter, deadLettersByIds } from './dead-letter-batches.js';
-import { checkFilter, checkInteger, checkRowId, checkRowIds, checkTable } from './operator-input.js';
+import { DEFAULT_PAGE, MAX_PAGE, checkFilter, checkInteger, checkRowId, checkRowIds, checkTable } from './operator-input.js';
 
-/** Rows a page or a row-state lookup may hold. */
-export const MAX_PAGE = 1_000;
-const DEFAULT_PAGE = 100;
 /** Rows per replay or discard statement: short transactions, a bounded statement. */
 const MAX_CHUNK = 1_000;
 const DEFAULT_CHUNK = 500;

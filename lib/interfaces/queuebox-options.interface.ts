@@ -130,9 +130,12 @@ export interface InboxRelayOptions {
   claimTimeoutMs?: number;
   /** Fallback poll interval when no wake-up arrives. Default 1000. */
   pollIntervalMs?: number;
-  /** Rows claimed per claim statement. Default 50. */
+  /**
+   * Rows claimed per claim statement. Unset with `concurrency` unset: adaptive (5–100, half the
+   * concurrency; docs/reference/options.md, "Adaptive pace"). Setting either fixes both.
+   */
   batchSize?: number;
-  /** Forwards in flight at once per instance. Default 20. */
+  /** Forwards in flight at once per instance. Unset with `batchSize` unset: adaptive (5–200, from 20). Else default 20. */
   concurrency?: number;
   /** Forward attempts before a row is marked `dead`. Default 10. */
   maxAttempts?: number;
@@ -167,9 +170,15 @@ export interface OutboxOptions {
   shutdownTimeoutMs?: number;
   /** Fallback poll interval when no wake-up arrives. Default 1000. */
   pollIntervalMs?: number;
-  /** Rows claimed per claim statement. Default 50. */
+  /**
+   * Rows claimed per claim statement. Unset with `concurrency` unset: adaptive (5–500, half the
+   * concurrency; docs/reference/options.md, "Adaptive pace"). Setting either fixes both.
+   */
   batchSize?: number;
-  /** Publishes in flight at once per instance (rows claimed and not yet marked). Default 100: two batches, so that a claim overlaps the previous batch's marks. */
+  /**
+   * Publishes in flight at once per instance (rows claimed and not yet marked). Unset with
+   * `batchSize` unset: adaptive (10–1000, from 100). Else default 100.
+   */
   concurrency?: number;
   /** Publish attempts before a message is marked `dead`. Default 10. */
   maxAttempts?: number;
@@ -184,6 +193,14 @@ export interface OutboxOptions {
    * `queuebox_outbox_order_inversions_total` to know whether you need it. Default false.
    */
   claimLock?: boolean;
+  /**
+   * PostgreSQL: the `sent` marks commit without waiting for their WAL flush (`synchronous_commit`
+   * off for the mark's own transaction only), several times faster per key. A database crash can
+   * lose the marks of its last moments: those messages are published again after their lease (a
+   * duplicate with the same message id, which the outbox allows); none is lost. `false`: every mark
+   * waits for its flush. Ignored on SQL Server. Default true.
+   */
+  asyncMarks?: boolean;
   /** @deprecated Use the top-level `notify` (wake-ups serve both tables). Accepted, with a warning at start-up. */
   notify?: NotifyOptions;
   /** @deprecated Use `workers.metricsIntervalMs` (every loop samples). Accepted, with a warning at start-up. */

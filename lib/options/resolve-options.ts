@@ -34,6 +34,7 @@ import {
 } from './option-readers.js';
 import { resolveNatsDestination, resolveRabbitMqDestination } from './broker-destinations.js';
 import { resolveRetentionSchedule } from './retention-schedule.js';
+import { OUTBOX_PACE_BOUNDS, type PaceBounds, RELAY_PACE_BOUNDS } from '../engine/claim-pace.js';
 import type {
   BackoffOptions,
   CustomDestinationOptions,
@@ -80,7 +81,7 @@ const TABLE_KEYS = keysOf<NonNullable<QueueBoxModuleOptions['tables']>>({ outbox
 const WORKERS_KEYS = keysOf<WorkersOptions>({ enabled: true, shutdownTimeoutMs: true, metricsIntervalMs: true });
 const NOTIFY_KEYS = keysOf<NotifyOptions>({ enabled: true, coalesceMs: true });
 // `notify` and `metricsIntervalMs` are the deprecated names of `notify` and `workers.metricsIntervalMs` (see `movedOption`).
-const OUTBOX_KEYS = keysOf<OutboxOptions>({ claimTimeoutMs: true, shutdownTimeoutMs: true, pollIntervalMs: true, batchSize: true, concurrency: true, maxAttempts: true, backoff: true, maxPayloadBytes: true, claimLock: true, notify: true, metricsIntervalMs: true });
+const OUTBOX_KEYS = keysOf<OutboxOptions>({ claimTimeoutMs: true, shutdownTimeoutMs: true, pollIntervalMs: true, batchSize: true, concurrency: true, maxAttempts: true, backoff: true, maxPayloadBytes: true, claimLock: true, asyncMarks: true, notify: true, metricsIntervalMs: true });
 const INBOX_KEYS = keysOf<InboxOptions>({ maxPayloadBytes: true, sources: true, signatureToleranceSeconds: true, relay: true });
 const SOURCE_KEYS = keysOf<InboxSourceOptions>({ secret: true, unsigned: true });
 const RELAY_KEYS = keysOf<InboxRelayOptions>({ routes: true, claimTimeoutMs: true, pollIntervalMs: true, batchSize: true, concurrency: true, maxAttempts: true, backoff: true, shutdownTimeoutMs: true });
@@ -170,12 +171,12 @@ function resolveOutbox(outbox: Record<string, unknown>, workers: ResolvedWorkers
     claimTimeoutMs,
     shutdownTimeoutMs: readInt(outbox.shutdownTimeoutMs, 'outbox.shutdownTimeoutMs', workers.shutdownTimeoutMs, 0, DAY_MS),
     pollIntervalMs: readInt(outbox.pollIntervalMs, 'outbox.pollIntervalMs', 1_000, 10, DAY_MS),
-    // Two batches in flight by default: the next claim overlaps the marks of the previous batch.
-    ...readBatching(outbox, 'outbox', 100),
+    ...readBatching(outbox, 'outbox', OUTBOX_PACE_BOUNDS),
     maxAttempts: readInt(outbox.maxAttempts, 'outbox.maxAttempts', 10, 1, 1_000_000),
     backoff: resolveBackoff(readObject(outbox.backoff, 'outbox.backoff', BACKOFF_KEYS), 'outbox.backoff'),
     maxPayloadBytes: readInt(outbox.maxPayloadBytes, 'outbox.maxPayloadBytes', 262_144, 1, 1_073_741_824),
     claimLock: readBoolean(outbox.claimLock, 'outbox.claimLock', false),
+    asyncMarks: readBoolean(outbox.asyncMarks, 'outbox.asyncMarks', true),
   };
 }
 
@@ -212,7 +213,7 @@ function resolveInbox(
       routes,
       claimTimeoutMs: readInt(relay.claimTimeoutMs, 'inbox.relay.claimTimeoutMs', 300_000, 1_000, MAX_INTERVAL_MS),
       pollIntervalMs: readInt(relay.pollIntervalMs, 'inbox.relay.pollIntervalMs', 1_000, 10, DAY_MS),
-      ...readBatching(relay, 'inbox.relay', 20),
+      ...readBatching(relay, 'inbox.relay', RELAY_PACE_BOUNDS),
       maxAttempts: readInt(relay.maxAttempts, 'inbox.relay.maxAttempts', 10, 1, 1_000_000),
       backoff: resolveBackoff(readObject(relay.backoff, 'inbox.relay.backoff', BACKOFF_KEYS), 'inbox.relay.backoff'),
       shutdownTimeoutMs: readInt(relay.shutdownTimeoutMs, 'inbox.relay.shutdownTimeoutMs', workers.shutdownTimeoutMs, 0, DAY_MS),
@@ -221,17 +222,23 @@ function resolveInbox(
 }
 
 /**
- * `batchSize` and `concurrency` of a claiming loop. A claim never takes more rows than there are
- * free slots, so a batch larger than `concurrency` could never fill: the default batch is capped
- * at `concurrency`, and an explicit one above it is refused.
+ * `batchSize` and `concurrency` of a claiming loop. Neither set: the adaptive pace, from its start
+ * values (docs/reference/options.md, "Adaptive pace"). Either set: both fixed, as given or by
+ * default. A claim never takes more rows than there are free slots, so a batch larger than
+ * `concurrency` could never fill: the default batch is capped at `concurrency`, and an explicit
+ * one above it is refused.
  */
-function readBatching(loop: Record<string, unknown>, path: string, defaultConcurrency: number): { batchSize: number; concurrency: number } {
-  const concurrency = readInt(loop.concurrency, `${path}.concurrency`, defaultConcurrency, 1, 10_000);
+function readBatching(loop: Record<string, unknown>, path: string, pace: PaceBounds): { batchSize: number; concurrency: number; adaptive: boolean } {
+  if (loop.concurrency === undefined && loop.batchSize === undefined) {
+    const concurrency = pace.concurrency.start;
+    return { concurrency, batchSize: Math.max(pace.batchSize.min, Math.floor(concurrency / 2)), adaptive: true };
+  }
+  const concurrency = readInt(loop.concurrency, `${path}.concurrency`, pace.concurrency.start, 1, 10_000);
   const batchSize = readInt(loop.batchSize, `${path}.batchSize`, Math.min(DEFAULT_BATCH_SIZE, concurrency), 1, 1_000);
   if (batchSize > concurrency) {
     throw new InvalidQueueBoxOptionsError(`${path}.batchSize`, batchAboveConcurrency(path, batchSize, concurrency));
   }
-  return { batchSize, concurrency };
+  return { batchSize, concurrency, adaptive: false };
 }
 
 /**

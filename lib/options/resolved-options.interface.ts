@@ -56,8 +56,12 @@ export interface ResolvedRelayOptions {
   routes: ReadonlyMap<string, { destination: string; transform?: InjectionToken<InboxTransform> }>;
   claimTimeoutMs: number;
   pollIntervalMs: number;
+  /** The fixed batch, or the adaptive pace's start value. */
   batchSize: number;
+  /** The fixed concurrency, or the adaptive pace's start value. */
   concurrency: number;
+  /** Neither `batchSize` nor `concurrency` was set: both move with the load (an adaptive pace). */
+  adaptive: boolean;
   maxAttempts: number;
   backoff: ResolvedBackoff;
   shutdownTimeoutMs: number;
@@ -76,12 +80,17 @@ export interface ResolvedOutboxOptions {
   claimTimeoutMs: number;
   shutdownTimeoutMs: number;
   pollIntervalMs: number;
+  /** The fixed batch, or the adaptive pace's start value. */
   batchSize: number;
+  /** The fixed concurrency, or the adaptive pace's start value. */
   concurrency: number;
+  /** Neither `batchSize` nor `concurrency` was set: both move with the load (an adaptive pace). */
+  adaptive: boolean;
   maxAttempts: number;
   backoff: ResolvedBackoff;
   maxPayloadBytes: number;
   claimLock: boolean;
+  asyncMarks: boolean;
 }
 
 export type ResolvedDestination =

@@ -116,8 +116,16 @@ describe('resolveOptions', () => {
 
   it('caps the default batch at the concurrency, so that every claim can fill', () => {
     expect(resolveOptions({ outbox: { concurrency: 1 } }).outbox).toMatchObject({ concurrency: 1, batchSize: 1 });
-    expect(resolveOptions({}).outbox).toMatchObject({ concurrency: 100, batchSize: 50 });
-    expect(resolveOptions({}).inbox.relay).toMatchObject({ concurrency: 20, batchSize: 20 });
+    expect(resolveOptions({ outbox: { concurrency: 100 } }).outbox).toMatchObject({ concurrency: 100, batchSize: 50 });
+    expect(resolveOptions({ inbox: { relay: { concurrency: 20 } } }).inbox.relay).toMatchObject({ concurrency: 20, batchSize: 20 });
+  });
+
+  it('paces adaptively from the start values when neither concurrency nor batchSize is set, and fixes both when either is', () => {
+    expect(resolveOptions({}).outbox).toMatchObject({ concurrency: 100, batchSize: 50, adaptive: true });
+    expect(resolveOptions({}).inbox.relay).toMatchObject({ concurrency: 20, batchSize: 10, adaptive: true });
+    expect(resolveOptions({ outbox: { batchSize: 10 } }).outbox).toMatchObject({ concurrency: 100, batchSize: 10, adaptive: false });
+    expect(resolveOptions({ outbox: { concurrency: 30 } }).outbox).toMatchObject({ concurrency: 30, batchSize: 30, adaptive: false });
+    expect(resolveOptions({ inbox: { relay: { batchSize: 5 } } }).inbox.relay).toMatchObject({ concurrency: 20, batchSize: 5, adaptive: false });
   });
 
   it('reads one secret or several (rotation) into their keys', () => {
