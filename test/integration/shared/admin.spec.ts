@@ -310,7 +310,8 @@ describeWithDatabase('QueueBoxAdmin', () => {
 
     it('is shown at risk while its lease runs out, and as lost once another replica took it over', async () => {
       const schema = await createTestSchema();
-      const outbox = { claimTimeoutMs: 1_000, pollIntervalMs: 50 };
+      // A lease of 3 s, renewed every second: 2 s of margin for the new owner's renewal on a loaded machine.
+      const outbox = { claimTimeoutMs: 3_000, pollIntervalMs: 50 };
       const oldOwner = await startQueueBoxApp(schema, { destinations: { sink: { type: 'custom', publisher: HangingPublisher } }, outbox: { ...outbox, concurrency: 1 } }, [HangingPublisher]);
       apps.push(oldOwner);
       // A stalled process: its renewals never reach the database.
@@ -321,11 +322,11 @@ describeWithDatabase('QueueBoxAdmin', () => {
 
       const atRisk = await admin.claimsAtRisk({ withinMs: 5_000 });
       expect(atRisk.expiring).toMatchObject([{ table: 'outbox', id, stream: 'sink', key: 'k', attempts: 1 }]);
-      expect(atRisk.expiring[0].expiresInMs).toBeLessThanOrEqual(1_000);
+      expect(atRisk.expiring[0].expiresInMs).toBeLessThanOrEqual(3_000);
 
       const newOwner = await startQueueBoxApp(schema, { destinations: { sink: { type: 'custom', publisher: RecordingPublisher } }, outbox }, [RecordingPublisher]);
       apps.push(newOwner);
-      await waitFor(async () => (await testDatabase().rowState(newOwner.dataSource, schema, id)).state === 'sent', 10_000, 'sent by the new owner');
+      await waitFor(async () => (await testDatabase().rowState(newOwner.dataSource, schema, id)).state === 'sent', 20_000, 'sent by the new owner');
       oldOwner.app.get(HangingPublisher).open();
 
       await waitFor(async () => (await admin.claimsAtRisk()).lost.length === 1, 10_000, 'the loss recorded');
