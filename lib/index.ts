@@ -6,7 +6,6 @@ export { QueueBoxModule } from './queuebox.module.js';
 export type { QueueBoxModuleExtras } from './queuebox.module-definition.js';
 export { OutboxService, type EnqueueOptions } from './outbox/outbox.service.js';
 export { InboxService, type ReceiveOptions } from './inbox/inbox.service.js';
-export { InboxIntakeController } from './inbox/inbox-intake.controller.js';
 export { PullService } from './pull/pull.service.js';
 export { QueueBoxAdmin } from './admin/queuebox-admin.service.js';
 export { QueueBoxAdminModule } from './admin/http/queuebox-admin.module.js';
@@ -75,7 +74,6 @@ export { InvalidArgumentError } from './errors/invalid-argument.error.js';
 export { InvalidPullWorkerError } from './errors/invalid-pull-worker.error.js';
 export { DuplicatePullWorkerError } from './errors/duplicate-pull-worker.error.js';
 export { PublishFailedError } from './errors/publish-failed.error.js';
-export { CliUsageError } from './errors/cli-usage.error.js';
 export { DeadLetterNotFoundError } from './errors/dead-letter-not-found.error.js';
 export { ReceiveRacedError } from './errors/receive-raced.error.js';
 

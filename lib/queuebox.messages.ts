@@ -92,6 +92,15 @@ export const peerPackageBroken = (destination: string, type: string, pkg: string
 export const natsNoStream = (destination: string, subject: string): string =>
   `NATS destination "${destination}": no JetStream stream captures subject "${subject}" (no responders; or JetStream is not enabled on the server). Create a stream whose subjects include "${subject}".`;
 
+export const deprecatedOption = (path: string, replacement: string): string =>
+  `QueueBox option "${path}" is deprecated and will be removed in the next major version: use "${replacement}" (same values).`;
+
+export const deprecatedShutdownFallback = (): string =>
+  `QueueBox option "outbox.shutdownTimeoutMs" also sets the inbox relay's and pull workers' shutdown wait while "workers.shutdownTimeoutMs" is not given; that fallback is deprecated: set "workers.shutdownTimeoutMs" for every loop, "outbox.shutdownTimeoutMs" for the outbox alone.`;
+
+export const bothOptionNames = (path: string, replacement: string): string =>
+  `QueueBox options "${path}" and "${replacement}" are both given; "${path}" is the deprecated name of "${replacement}": keep only "${replacement}".`;
+
 export const batchAboveConcurrency = (path: string, batchSize: number, concurrency: number): string =>
   `QueueBox option "${path}.batchSize" is ${batchSize}, above "${path}.concurrency" (${concurrency}): a claim never takes more rows than there are free slots, so every claim would stop at ${concurrency}. It must be at most the concurrency: lower batchSize or raise concurrency.`;
 

@@ -1,4 +1,4 @@
-import type { Provider } from '@nestjs/common';
+import { Logger, type Provider } from '@nestjs/common';
 import { QueueBoxAdmin } from './admin/queuebox-admin.service.js';
 import { DeadLetters } from './dead-letters/dead-letters.service.js';
 import { getDataSourceToken } from '@nestjs/typeorm';
@@ -45,9 +45,13 @@ export function queueBoxProviders(dataSourceName: string | undefined): Provider[
   return [
     {
       // Defaults and validation in one place for forRoot and forRootAsync: a bad option fails
-      // bootstrap with InvalidQueueBoxOptionsError naming it.
+      // bootstrap with InvalidQueueBoxOptionsError naming it; a deprecated name is a warning, once.
       provide: QUEUEBOX_RESOLVED_OPTIONS,
-      useFactory: (options: QueueBoxModuleOptions, intakePath?: string) => resolveOptions(options, { intake: intakePath !== undefined }),
+      useFactory: (options: QueueBoxModuleOptions, intakePath?: string) => {
+        const resolved = resolveOptions(options, { intake: intakePath !== undefined });
+        for (const deprecation of resolved.deprecations) new Logger('QueueBox').warn(deprecation);
+        return resolved;
+      },
       inject: [QUEUEBOX_MODULE_OPTIONS, { token: QUEUEBOX_INTAKE_PATH, optional: true }],
     },
     {

@@ -9,6 +9,8 @@ export interface LoopReading {
   lastError?: unknown;
   consecutiveErrors: number;
   inFlight?: number;
+  concurrency?: number;
+  batchSize?: number;
   lostClaims?: readonly LoopSnapshot['lostClaims'][number][];
 }
 
@@ -23,6 +25,8 @@ export function loopSnapshot(name: string, component: LoopComponent, pollInterva
     lastTickAt,
     lastTickAgeMs: lastTickAt ? Math.max(0, Date.now() - lastTickAt.getTime()) : null,
     inFlight: reading.inFlight ?? 0,
+    concurrency: reading.concurrency ?? null,
+    batchSize: reading.batchSize ?? null,
     consecutiveErrors: reading.consecutiveErrors,
     // The error text a tick failed with comes from the database or a publisher, never a payload.
     lastError: reading.lastError === undefined ? null : errorText(reading.lastError),

@@ -22,14 +22,11 @@ import { OutboxPoller } from '../outbox/outbox-poller.js';
 import { PullWorkerExplorer } from '../pull/pull-worker.explorer.js';
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { RetentionSweeper } from '../retention/retention-sweeper.js';
-import { checkInteger } from '../dead-letters/operator-input.js';
+import { DEFAULT_PAGE, MAX_PAGE, checkInteger } from '../dead-letters/operator-input.js';
 import { DeadLetters } from '../dead-letters/dead-letters.service.js';
 import { loopSnapshot } from './loop-snapshot.js';
 import { settleAll } from '../engine/settle-all.js';
 
-/** Claims at risk listed when no limit is asked for, and the most. */
-const DEFAULT_AT_RISK_ROWS = 100;
-const MAX_AT_RISK_ROWS = 1_000;
 /** The window of "about to expire" when none is asked for. */
 const DEFAULT_AT_RISK_MS = 30_000;
 const MAX_AT_RISK_MS = 86_400_000;
@@ -58,7 +55,7 @@ export class QueueBoxAdmin {
 
   /** Whether this replica runs loops at all (`workers.enabled`): an API-only replica has none running. */
   get workersEnabled(): boolean {
-    return this.options.workersEnabled;
+    return this.options.workers.enabled;
   }
 
   /**
@@ -83,7 +80,7 @@ export class QueueBoxAdmin {
 
   /** Keys whose head row is retrying or dead, oldest first, at most `limit` (1–1000, default 100) per table. */
   async blockedKeys({ limit }: { limit?: number } = {}): Promise<BlockedKey[]> {
-    const max = checkInteger(limit, 'limit', 1, MAX_AT_RISK_ROWS, DEFAULT_AT_RISK_ROWS);
+    const max = checkInteger(limit, 'limit', 1, MAX_PAGE, DEFAULT_PAGE);
     const [outbox, inbox] = await settleAll([this.runner.run(this.dialect.blockedKeys('outbox', max)), this.runner.run(this.dialect.blockedKeys('inbox', max))]);
     return [...outbox, ...inbox];
   }
@@ -94,7 +91,7 @@ export class QueueBoxAdmin {
    */
   async claimsAtRisk({ withinMs, limit }: { withinMs?: number; limit?: number } = {}): Promise<ClaimsAtRisk> {
     const window = checkInteger(withinMs, 'withinMs', 0, MAX_AT_RISK_MS, DEFAULT_AT_RISK_MS);
-    const max = checkInteger(limit, 'limit', 1, MAX_AT_RISK_ROWS, DEFAULT_AT_RISK_ROWS);
+    const max = checkInteger(limit, 'limit', 1, MAX_PAGE, DEFAULT_PAGE);
     const [outbox, inbox] = await settleAll([
       this.runner.run(this.dialect.claimsAtRisk('outbox', window, max)),
       this.runner.run(this.dialect.claimsAtRisk('inbox', window, max)),

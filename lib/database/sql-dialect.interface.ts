@@ -168,7 +168,8 @@ export interface SqlDialect {
    * Finishes rows, each fenced by its own token; with `handOffLeaseMs`, claims the next row of
    * each finished key in the same statement.
    */
-  completeMany(kind: 'outbox', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedOutboxRow>[]>;
+  /** `asyncCommit`: the autocommit marks commit without waiting for their WAL flush (PostgreSQL; ignored by SQL Server). */
+  completeMany(kind: 'outbox', rows: readonly FencedRow[], handOffLeaseMs?: number, asyncCommit?: boolean): SqlStatement<CompletionRow<ClaimedOutboxRow>[]>;
   completeMany(kind: 'inbox' | 'pull', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedInboxRow>[]>;
   retry(table: QueueBoxTable, row: FencedRow, delayMs: number, error: string): SqlStatement<string[]>;
   deadLetter(table: QueueBoxTable, row: FencedRow, error: string): SqlStatement<string[]>;

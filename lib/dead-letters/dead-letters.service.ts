@@ -18,11 +18,8 @@ import { QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { deadLetterNotFound, invalidSelection, tooManyIds } from '../queuebox.messages.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { type DeadLetterAction, deadLettersByFilter, deadLettersByIds } from './dead-letter-batches.js';
-import { checkFilter, checkInteger, checkRowId, checkRowIds, checkTable } from './operator-input.js';
+import { DEFAULT_PAGE, MAX_PAGE, checkFilter, checkInteger, checkRowId, checkRowIds, checkTable } from './operator-input.js';
 
-/** Rows a page or a row-state lookup may hold. */
-export const MAX_PAGE = 1_000;
-const DEFAULT_PAGE = 100;
 /** Rows per replay or discard statement: short transactions, a bounded statement. */
 const MAX_CHUNK = 1_000;
 const DEFAULT_CHUNK = 500;
@@ -46,7 +43,7 @@ export class DeadLetters {
     private readonly wakeUps: WakeUpHub,
   ) {}
 
-  /** A page of dead letters of `table` matching the query's filter, oldest first; `next` pages on. */
+  /** `QueueBoxAdmin.listDead`, `OutboxService.listDead` and `InboxService.listDead`. */
   async list<T extends QueueBoxTable>(table: T, query: DeadLetterListQuery = {}): Promise<DeadLetterPage<DeadLetterOf<T>>> {
     const checked = checkTable(table);
     const page = {
@@ -59,7 +56,7 @@ export class DeadLetters {
     return items.length === page.limit ? { items, next: items[items.length - 1].id } : { items };
   }
 
-  /** One dead letter in full; its payload only with `payload: true`. Throws `DeadLetterNotFoundError` when it is not dead. */
+  /** `QueueBoxAdmin.inspectDead`: `DeadLetterNotFoundError` when the row is not dead. */
   async inspect(table: QueueBoxTable, id: string, { payload = false }: { payload?: boolean } = {}): Promise<DeadLetterDetail> {
     const checked = checkTable(table);
     const detail = await this.runner.run(this.dialect.inspectDead(checked, checkRowId(id, 'id'), payload === true));
@@ -67,7 +64,7 @@ export class DeadLetters {
     return detail;
   }
 
-  /** Where rows are now, by id (up to 1000): to follow replayed rows. Rows that no longer exist are not listed. */
+  /** `QueueBoxAdmin.rowStates`: at most `MAX_PAGE` ids. */
   async rowStates(table: QueueBoxTable, ids: readonly string[]): Promise<RowStateRow[]> {
     const checked = checkTable(table);
     const listed = checkRowIds(ids);
@@ -75,12 +72,12 @@ export class DeadLetters {
     return listed.length === 0 ? [] : this.runner.run(this.dialect.rowStates(checked, listed));
   }
 
-  /** Makes dead letters pending again (listed ids, or every dead row of a filter), in chunks, in id order. */
+  /** `QueueBoxAdmin.replayDead` and the services' `replayDead`: in chunks, in id order. */
   replay(table: QueueBoxTable, selection: DeadLetterSelection, options: DeadLetterBatchOptions = {}): Promise<DeadLetterBatchResult> {
     return this.batch('replay', table, selection, options);
   }
 
-  /** Deletes dead letters (listed ids, or every dead row of a filter), in chunks. */
+  /** `QueueBoxAdmin.discardDead`. */
   discard(table: QueueBoxTable, selection: DeadLetterSelection, options: DeadLetterBatchOptions = {}): Promise<DeadLetterBatchResult> {
     return this.batch('discard', table, selection, options);
   }

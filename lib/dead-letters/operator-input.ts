@@ -25,6 +25,10 @@ const MAX_TEXT = 200;
 /** An ISO 8601 date-time with a zone: a time without one would be read in the server's zone. */
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
 
+/** Rows an operator's page holds when no limit is asked for, and the most it may hold (dead letters, row states, claims at risk). */
+export const DEFAULT_PAGE = 100;
+export const MAX_PAGE = 1_000;
+
 export function checkTable(value: unknown, field = 'table'): QueueBoxTable {
   if (value !== 'outbox' && value !== 'inbox') throw new InvalidArgumentError(field, invalidTable(field));
   return value;

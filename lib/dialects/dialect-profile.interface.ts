@@ -151,6 +151,13 @@ export interface DialectProfile<Name extends string = string> {
    * statements (claims, completions, group renewals) get one, unless `preparedStatements` is off.
    */
   readonly prepares: boolean;
+  /**
+   * A statement can let its own autocommit transaction commit without waiting for its WAL flush
+   * (PostgreSQL: `synchronous_commit` set for the transaction inside the statement): the outbox's
+   * completion then takes one more parameter, the outbox's `asyncMarks`. False: marks always
+   * commit durably, and the option is ignored.
+   */
+  readonly asyncCommit: boolean;
   /** Undefined: replicas rely on polling. */
   readonly wakeUp?: WakeUpProfile;
   readonly limits: DialectLimits;

@@ -197,11 +197,13 @@ export class StatementCatalog implements SqlDialect {
     return this.hot(`renewMany:${table}`, [e.ids(rows.map((r) => r.id)), e.uuids(rows.map((r) => r.token)), e.int(leaseMs)], decodeRenewals);
   }
 
-  completeMany(kind: 'outbox', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedOutboxRow>[]>;
+  completeMany(kind: 'outbox', rows: readonly FencedRow[], handOffLeaseMs?: number, asyncCommit?: boolean): SqlStatement<CompletionRow<ClaimedOutboxRow>[]>;
   completeMany(kind: 'inbox' | 'pull', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedInboxRow>[]>;
-  completeMany(kind: ClaimComponent, rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedOutboxRow | ClaimedInboxRow>[]> {
+  completeMany(kind: ClaimComponent, rows: readonly FencedRow[], handOffLeaseMs?: number, asyncCommit = false): SqlStatement<CompletionRow<ClaimedOutboxRow | ClaimedInboxRow>[]> {
     const e = this.encode;
     const params = [e.ids(rows.map((r) => r.id)), e.uuids(rows.map((r) => r.token)), e.int(handOffLeaseMs ?? 0), e.flag(handOffLeaseMs !== undefined)];
+    // The outbox's marks may commit asynchronously, where the database can.
+    if (kind === 'outbox' && this.profile.asyncCommit) params.push(e.flag(asyncCommit));
     const decode: (rows: readonly DriverRow[]) => CompletionRow<ClaimedOutboxRow | ClaimedInboxRow>[] = kind === 'outbox' ? decodeOutboxCompletion : decodeInboxCompletion;
     return this.hot(`completeMany:${kind}`, params, decode);
   }

@@ -1,3 +1,4 @@
+import type { OutcomeMetrics, RowOutcome } from '../metrics/outcome-metrics.interface.js';
 import type { Logger } from '@nestjs/common';
 import type { QueueBoxEvents } from '../events/queuebox-events.service.js';
 import type { LostClaim } from '../interfaces/admin.interface.js';
@@ -6,8 +7,6 @@ import type { LeaseAdvisor } from '../leases/lease-advisor.js';
 import { outboxMarkLost, rowClaimLost, rowWriteLost } from '../queuebox.messages.js';
 import { errorText } from '../errors/error-text.js';
 
-/** How a claimed row ended: its work succeeded (`done`), or its failure was written, or its claim was lost. */
-export type RowOutcome = 'done' | 'retried' | 'dead' | 'lost';
 
 /** What found a claim lost: a renewal while the work ran, or one of the fenced writes. */
 export type LossFinder = LostClaim['during'];
@@ -21,11 +20,6 @@ export interface ReportedRow {
   fields: Record<string, unknown>;
 }
 
-/** The metrics an outcome moves, by component (`QueueBoxMetrics` records them). */
-export interface OutcomeMetrics {
-  rowEnded(component: ClaimComponent, stream: string, outcome: RowOutcome, seconds?: number): void;
-  orderInversions(component: ClaimComponent, stream: string, count: number): void;
-}
 
 /** Lost claims remembered for the admin's "claims at risk": enough to see a pattern, bounded. */
 const MAX_LOST_CLAIMS = 20;

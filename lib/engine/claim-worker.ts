@@ -17,7 +17,9 @@ import type { MessageSpan } from '../tracing/message-span.interface.js';
 import { endSpanWith } from '../tracing/messaging-tracer.js';
 import { abortableDelay, whenAborted } from './abortable.js';
 import { backoffDelay } from './backoff.js';
-import { ClaimOutcomes, type OutcomeMetrics } from './claim-outcomes.js';
+import { type ClaimPace, FixedPace } from './claim-pace.js';
+import { ClaimOutcomes } from './claim-outcomes.js';
+import { type OutcomeMetrics } from '../metrics/outcome-metrics.interface.js';
 import type { ClaimedRow, ClaimRole, RowFailure, RowJob } from './claim-role.interface.js';
 import { CompletionBatcher } from './completion-batcher.js';
 import { errorText } from '../errors/error-text.js';
@@ -40,14 +42,28 @@ export interface ClaimWorkerSettings {
    */
   shutdown?: 'finish' | 'release';
   pollIntervalMs: number;
+  /** Most rows one claim asks for, unless `pace` moves it. */
   batchSize: number;
+  /** Rows whose work may run at once, unless `pace` moves it. */
   concurrency: number;
+  /**
+   * What sets `batchSize` and `concurrency` as the worker runs (an adaptive pace, fed by the
+   * worker's claims and outcomes and consulted on its ticks). Default: the two values, fixed.
+   */
+  pace?: ClaimPace;
+  /** Called at start and whenever the pace changes its values (the gauges). */
+  onPace?(concurrency: number, batchSize: number): void;
   /**
    * Rows a worker may hold claimed beyond `concurrency`, waiting for a slot: the next batch is
    * claimed while the current one runs, so a claim's own duration never leaves slots empty.
    * 0 (the default): a worker claims only into free slots.
    */
   claimAhead?: number;
+  /**
+   * The autocommit finishing writes commit without waiting for their WAL flush (the outbox's
+   * `asyncMarks`; PostgreSQL). Never those in a caller's transaction.
+   */
+  asyncMarks?: boolean;
   /** The lease of every claim; renewed every third of it while the row's work runs. */
   leaseMs: number;
   shutdownTimeoutMs: number;
@@ -79,6 +95,10 @@ export interface ClaimWorkerStatus {
   lastError?: unknown;
   consecutiveErrors: number;
   inFlight: number;
+  /** Rows whose work may run at once now (moves with an adaptive pace). */
+  concurrency: number;
+  /** Most rows one claim asks for now. */
+  batchSize: number;
   /** Claims this worker lost recently, oldest first (a bounded list). */
   lostClaims: readonly LostClaim[];
 }
@@ -102,6 +122,7 @@ const MAX_EMPTY_CLAIMS = 2;
 export class ClaimWorker<Row extends ClaimedRow> {
   private readonly logger: Logger;
   private readonly outcomes: ClaimOutcomes;
+  private readonly pace: ClaimPace;
   /**
    * The claiming loops. Two when the slots hold two batches: a claim takes milliseconds, and one
    * at a time would cap a busy replica at a batch per claim's duration while its rows are
@@ -139,7 +160,9 @@ export class ClaimWorker<Row extends ClaimedRow> {
     this.logger = new Logger(settings.name);
     this.outcomes = new ClaimOutcomes(settings.component, settings.noun, this.logger, reporting.metrics, reporting.events, reporting.leaseAdvisor);
     this.cursor = new WalkCursor(settings.streams);
-    const lanes = settings.concurrency >= 2 * settings.batchSize ? 2 : 1;
+    this.pace = settings.pace ?? new FixedPace(settings.concurrency, settings.batchSize);
+    // An adaptive pace keeps its batch at half its concurrency: always two lanes.
+    const lanes = this.pace.adaptive || settings.concurrency >= 2 * settings.batchSize ? 2 : 1;
     this.lanes = Array.from(
       { length: lanes },
       () =>
@@ -159,7 +182,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
     );
     // A key with a backlog flows from one completion to the next: the mark of a row claims the
     // key's next row in the same statement (not while shutting down: nothing new is taken then).
-    this.completions = new CompletionBatcher<Row>(repository, () => this.handOffLeaseMs, (rows) => this.takeOver(rows));
+    this.completions = new CompletionBatcher<Row>(repository, () => this.handOffLeaseMs, (rows) => this.takeOver(rows), settings.asyncMarks);
   }
 
   get status(): ClaimWorkerStatus {
@@ -172,14 +195,18 @@ export class ClaimWorker<Row extends ClaimedRow> {
       lastError,
       consecutiveErrors: Math.max(...this.lanes.map((lane) => lane.consecutiveErrors)),
       inFlight: this.inFlight.size,
+      concurrency: this.pace.concurrency,
+      batchSize: this.pace.batchSize,
       lostClaims: this.outcomes.recentLosses,
     };
   }
 
   start(): void {
     for (const lane of this.lanes) lane.start();
-    const { batchSize, concurrency, pollIntervalMs } = this.settings;
-    this.logger.log(`started: ${this.role.describe()}, batch ${batchSize}, concurrency ${concurrency}, poll interval ${pollIntervalMs} ms`);
+    const { batchSize, concurrency, adaptive } = this.pace;
+    const pace = adaptive ? `adaptive pace from batch ${batchSize}, concurrency ${concurrency}` : `batch ${batchSize}, concurrency ${concurrency}`;
+    this.logger.log(`started: ${this.role.describe()}, ${pace}, poll interval ${this.settings.pollIntervalMs} ms`);
+    this.settings.onPace?.(concurrency, batchSize);
   }
 
   /** Claim now: new rows may be claimable. */
@@ -240,7 +267,9 @@ export class ClaimWorker<Row extends ClaimedRow> {
       this.lastSampleAt = now;
       await this.role.sample().catch((error) => this.logger.warn('gauge sample failed', { error: errorText(error) }));
     }
-    const { batchSize, concurrency, leaseMs } = this.settings;
+    if (this.pace.observe(now)) this.paceChanged();
+    const { batchSize, concurrency } = this.pace;
+    const { leaseMs } = this.settings;
     const ahead = this.settings.claimAhead ?? 0;
     const taken = this.inFlight.size + this.reserved;
     const free = concurrency + ahead - taken;
@@ -264,6 +293,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
     }
     const { rows, progress, skipped } = result;
     this.takeOver(rows);
+    this.pace.claimed(wanted, rows.length, this.inFlight.size + this.reserved);
     if (rows.length < wanted) this.notifySlotWaiters();
     this.idle = rows.length === 0;
     if (skipped === 'contended') this.logger.warn(claimContended(this.settings.name));
@@ -278,6 +308,17 @@ export class ClaimWorker<Row extends ClaimedRow> {
     }
     // A claim bounded short of the whole queue found nothing: look a little further, then wait.
     return this.emptyClaims++ < MAX_EMPTY_CLAIMS ? 'more' : 'idle';
+  }
+
+  /** New limits: a higher one starts rows waiting for a slot, and lets a lane waiting for room claim. */
+  private paceChanged(): void {
+    const { concurrency, batchSize } = this.pace;
+    this.settings.onPace?.(concurrency, batchSize);
+    while (this.waiting.length > 0 && this.running < concurrency) {
+      this.running++;
+      this.waiting.shift()!();
+    }
+    this.notifySlotWaiters();
   }
 
   /** Rows this worker owns now, claimed by the loop or handed on by a completion. */
@@ -393,6 +434,8 @@ export class ClaimWorker<Row extends ClaimedRow> {
       if (!finished) throw new Error(rowNotFinished(this.settings.noun));
     } catch (error) {
       seconds ??= (performance.now() - started) / 1000;
+      // A lost claim or a failed finishing write counts against the pace like a failed work (not shutdown's give-up).
+      if (lostAtFinish || (!this.abandon.signal.aborted && (lease.lost || finishFailed))) this.pace.record('failed', seconds * 1000);
       if (lostAtFinish) {
         this.outcomes.lost(this.role.identify(row), 'finish', undefined, seconds);
         return 'lost';
@@ -404,6 +447,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
       lease.release();
       return this.fail(row, lease, this.role.failureOf?.(error) ?? { error, retryable: true }, seconds);
     }
+    this.pace.record('ok', (seconds ?? 0) * 1000);
     this.outcomes.ended(this.role.identify(row), 'done', seconds);
     this.role.succeeded?.(row);
     // Claimed by the finishing write's hand-off, in the transaction that committed just now.
@@ -424,6 +468,8 @@ export class ClaimWorker<Row extends ClaimedRow> {
     const error = errorText(failure.error);
     const delay = releasing ? 0 : Math.min(backoff.maxDelayMs, Math.max(backoffDelay(row.attempts, backoff), failure.retryAfterMs ?? 0));
     const claim = lease.claim;
+    // A row given back by shutdown says nothing about the destination.
+    if (!releasing) this.pace.record('failed', seconds === undefined ? undefined : seconds * 1000);
     const written = dead ? await this.repository.deadLetter(claim, error) : await this.repository.retry(claim, delay, error);
     const identity = this.role.identify(row);
     if (written === 'lost') {
@@ -447,18 +493,17 @@ export class ClaimWorker<Row extends ClaimedRow> {
 
   /** Takes a slot now (undefined), or returns the promise of the slot this row waits for. */
   private takeSlot(): Promise<void> | undefined {
-    if (this.running < this.settings.concurrency) {
+    if (this.running < this.pace.concurrency) {
       this.running++;
       return undefined;
     }
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  /** A row's work ended: its slot goes to the row that waited longest. */
+  /** A row's work ended: its slot goes to the row that waited longest, unless a lower limit takes it back. */
   private giveSlot(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.running--;
+    if (this.waiting.length === 0 || this.running > this.pace.concurrency) this.running--;
+    else this.waiting.shift()!();
   }
 
   /** Shutdown: every waiting row starts now, to give its claim back (or, where rows are not released, to run). */

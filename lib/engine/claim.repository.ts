@@ -17,6 +17,16 @@ export interface FencedWriteOptions {
   manager?: EntityManager;
 }
 
+/** How a batched completion commits. */
+export interface CompletionOptions extends FencedWriteOptions {
+  /**
+   * Outbox marks in autocommit only: commit without waiting for the WAL flush (PostgreSQL). A
+   * crash may then lose the last marks, and their rows are published again; never in a caller's
+   * transaction, whose other writes must stay durable.
+   */
+  asyncCommit?: boolean;
+}
+
 /** What a batched completion did: the claims that were lost, and the rows handed on to the caller. */
 export interface CompletionResult<Row> {
   lost: Claim[];
@@ -91,11 +101,12 @@ export class ClaimRepository {
   async completeMany<Row = ClaimedOutboxRow | ClaimedInboxRow>(
     claims: readonly Claim[],
     handOffLeaseMs?: number,
-    options: FencedWriteOptions = {},
+    options: CompletionOptions = {},
   ): Promise<CompletionResult<Row>> {
     if (claims.length === 0) return { lost: [], claimed: [] };
     const component = claims[0].component;
-    const statement = component === 'outbox' ? this.dialect.completeMany('outbox', claims, handOffLeaseMs) : this.dialect.completeMany(component, claims, handOffLeaseMs);
+    const asyncCommit = options.asyncCommit === true && options.manager === undefined;
+    const statement = component === 'outbox' ? this.dialect.completeMany('outbox', claims, handOffLeaseMs, asyncCommit) : this.dialect.completeMany(component, claims, handOffLeaseMs);
     // The component decides the row type: the caller names it.
     const rows = (await this.write<CompletionRow<ClaimedOutboxRow | ClaimedInboxRow>[]>(statement, options.manager)) as CompletionRow<Row>[];
     const done = new Set<string>();

@@ -29,6 +29,8 @@ export class CompletionBatcher<Row> {
     private readonly handOffLeaseMs: () => number | undefined,
     /** Takes the rows the statements claimed by hand-off. */
     private readonly onClaimed: (rows: Row[]) => void,
+    /** The marks commit without waiting for their WAL flush (the outbox's `asyncMarks`). */
+    private readonly asyncCommit = false,
   ) {}
 
   complete(claim: Claim): Promise<FenceResult> {
@@ -48,6 +50,7 @@ export class CompletionBatcher<Row> {
         const result = await this.repository.completeMany<Row>(
           batch.map((pending) => pending.claim),
           this.handOffLeaseMs(),
+          { asyncCommit: this.asyncCommit },
         );
         const lost = new Set(result.lost);
         for (const pending of batch) pending.resolve(lost.has(pending.claim) ? 'lost' : 'ok');

@@ -4,4 +4,4 @@
  * @packageDocumentation
  */
 export { QueueBoxEventEmitterModule } from './queuebox-event-emitter.module.js';
-export { QueueBoxEventEmitterBridge, QUEUEBOX_EVENT_PREFIX } from './queuebox-event-emitter.bridge.js';
+export { QUEUEBOX_EVENT_PREFIX } from './queuebox-event-emitter.bridge.js';

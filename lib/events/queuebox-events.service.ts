@@ -35,12 +35,16 @@ export class QueueBoxEvents {
     return () => void this.anyListeners.delete(listener);
   }
 
-  /** Whether anything listens to `event` (lets a hot path skip building the payload). */
+  /** Whether anything listens to `event` (lets a hot path skip building the payload). @internal */
   wants(event: QueueBoxEventName): boolean {
     return this.anyListeners.size > 0 || (this.listeners.get(event)?.size ?? 0) > 0;
   }
 
-  /** Emits `event`; QueueBox's own. Returns at once: delivery is on a later turn of the event loop. */
+  /**
+   * Emits `event`; QueueBox's own, so not in the published types: an application that emitted
+   * QueueBox's events would fake them. Returns at once: delivery is on a later turn of the event loop.
+   * @internal
+   */
   emit<E extends QueueBoxEventName>(event: E, payload: QueueBoxEventMap[E]): void {
     if (!this.wants(event)) return;
     setImmediate(() => this.deliver(event, payload));

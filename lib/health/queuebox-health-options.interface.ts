@@ -7,7 +7,7 @@
 export interface QueueBoxHealthOptions {
   /**
    * Age of the oldest pending message of any destination or source, as last sampled (every
-   * `outbox.metricsIntervalMs`, by the database clock) by the workers of this replica.
+   * `workers.metricsIntervalMs`, by the database clock) by the workers of this replica.
    */
   oldestPendingAge?: { degradedAfterMs?: number; downAfterMs?: number };
   /** Dead letters this replica wrote (outbox, relay, pull) within the last `windowMs` (default 15 minutes). */

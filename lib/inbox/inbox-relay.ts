@@ -17,6 +17,7 @@ import { toOutboxRow } from '../outbox/validate-outbox-message.js';
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { transformInvalid, transformNotRegistered } from '../queuebox.messages.js';
 import type { ReportedRow } from '../engine/claim-outcomes.js';
+import { AdaptivePace, RELAY_PACE_BOUNDS } from '../engine/claim-pace.js';
 import type { ClaimRole, RowFailure, RowJob } from '../engine/claim-role.interface.js';
 import { ClaimWorker, type ClaimWorkerStatus } from '../engine/claim-worker.js';
 import { CreateSpans } from '../tracing/create-spans.js';
@@ -65,9 +66,11 @@ export class InboxRelay implements ClaimRole<ClaimedInboxRow>, OnModuleInit, OnA
         pollIntervalMs: relay.pollIntervalMs,
         batchSize: relay.batchSize,
         concurrency: relay.concurrency,
+        pace: relay.adaptive ? new AdaptivePace(RELAY_PACE_BOUNDS, relay.claimTimeoutMs) : undefined,
+        onPace: (concurrency, batchSize) => metrics.loopPace('inbox', concurrency, batchSize),
         shutdownTimeoutMs: relay.shutdownTimeoutMs,
         reclaimEveryMs: relay.claimTimeoutMs / 5,
-        sampleEveryMs: options.outbox.metricsIntervalMs,
+        sampleEveryMs: options.workers.metricsIntervalMs,
         onLoopError: () => metrics.loopError('inbox-relay'),
         onLoopTick: metrics.loopTicker('inbox-relay'),
       },
@@ -106,7 +109,7 @@ export class InboxRelay implements ClaimRole<ClaimedInboxRow>, OnModuleInit, OnA
   }
 
   onApplicationBootstrap(): void {
-    if (!this.options.workersEnabled || this.sources.length === 0) return;
+    if (!this.options.workers.enabled || this.sources.length === 0) return;
     this.unsubscribe = this.wakeUps.subscribe('inbox', () => this.worker.wake());
     this.worker.start();
   }

@@ -40,6 +40,13 @@ export interface LoopSnapshot {
   lastTickAgeMs: number | null;
   /** Rows being worked on (0 for the retention sweeper). */
   inFlight: number;
+  /**
+   * Rows the loop may work on at once now: its limit of `inFlight` (claim loops; null for the
+   * retention sweeper). Moves with the load under the adaptive pace.
+   */
+  concurrency: number | null;
+  /** Most rows one claim asks for now (claim loops; null for the retention sweeper). */
+  batchSize: number | null;
   consecutiveErrors: number;
   /** The last tick failure, as text (never a payload). */
   lastError: string | null;

@@ -13,8 +13,10 @@ export interface QueueBoxModuleOptions {
   schema?: string;
   /** Table names; validated identifiers. */
   tables?: { outbox?: string; inbox?: string };
-  /** `enabled: false` runs no loops: an API-only replica, or a test that drives QueueBox itself. */
-  workers?: { enabled?: boolean };
+  /** What every loop of this replica shares: whether they run, their shutdown wait, their metrics sampling. */
+  workers?: WorkersOptions;
+  /** Cross-replica wake-ups of both tables through PostgreSQL LISTEN/NOTIFY. */
+  notify?: NotifyOptions;
   /** The outbox poller. */
   outbox?: OutboxOptions;
   /** Where messages go, by destination name (the `destination` of an enqueued message). */
@@ -29,6 +31,23 @@ export interface QueueBoxModuleOptions {
    * prepared statements across transactions (PgBouncer before 1.21 in transaction mode).
    */
   preparedStatements?: boolean;
+}
+
+/**
+ * Options every loop of the replica shares (the outbox poller, the inbox relay, pull workers).
+ * @publicApi
+ */
+export interface WorkersOptions {
+  /** `false` runs no loops: an API-only replica, or a test that drives QueueBox itself. Default true. */
+  enabled?: boolean;
+  /**
+   * How long shutdown waits for a loop's rows in flight before leaving them to reclaim. Default
+   * 10000. `outbox.shutdownTimeoutMs`, `inbox.relay.shutdownTimeoutMs` and a pull worker's
+   * `shutdownTimeoutMs` override it for their loop.
+   */
+  shutdownTimeoutMs?: number;
+  /** How often the backlog and oldest-age gauges are sampled. Default 15000. */
+  metricsIntervalMs?: number;
 }
 
 /**
@@ -111,15 +130,18 @@ export interface InboxRelayOptions {
   claimTimeoutMs?: number;
   /** Fallback poll interval when no wake-up arrives. Default 1000. */
   pollIntervalMs?: number;
-  /** Rows claimed per claim statement. Default 50. */
+  /**
+   * Rows claimed per claim statement. Unset with `concurrency` unset: adaptive (5–100, half the
+   * concurrency; docs/reference/options.md, "Adaptive pace"). Setting either fixes both.
+   */
   batchSize?: number;
-  /** Forwards in flight at once per instance. Default 20. */
+  /** Forwards in flight at once per instance. Unset with `batchSize` unset: adaptive (5–200, from 20). Else default 20. */
   concurrency?: number;
   /** Forward attempts before a row is marked `dead`. Default 10. */
   maxAttempts?: number;
   /** Delay before a retry of a failed forward. */
   backoff?: BackoffOptions;
-  /** How long shutdown waits for in-flight forwards. Default: `outbox.shutdownTimeoutMs`. */
+  /** How long shutdown waits for in-flight forwards. Default `workers.shutdownTimeoutMs`. */
   shutdownTimeoutMs?: number;
 }
 
@@ -144,13 +166,19 @@ export interface InboxTransform<TPayload = unknown> {
 export interface OutboxOptions {
   /** Lease of an outbox claim, renewed every third of it while a publish runs. Default 300000. */
   claimTimeoutMs?: number;
-  /** How long shutdown waits for in-flight publishes before leaving them to reclaim. Default 10000. */
+  /** How long shutdown waits for in-flight publishes before leaving them to reclaim. Default `workers.shutdownTimeoutMs` (10000). */
   shutdownTimeoutMs?: number;
   /** Fallback poll interval when no wake-up arrives. Default 1000. */
   pollIntervalMs?: number;
-  /** Rows claimed per claim statement. Default 50. */
+  /**
+   * Rows claimed per claim statement. Unset with `concurrency` unset: adaptive (5–500, half the
+   * concurrency; docs/reference/options.md, "Adaptive pace"). Setting either fixes both.
+   */
   batchSize?: number;
-  /** Publishes in flight at once per instance (rows claimed and not yet marked). Default 100: two batches, so that a claim overlaps the previous batch's marks. */
+  /**
+   * Publishes in flight at once per instance (rows claimed and not yet marked). Unset with
+   * `batchSize` unset: adaptive (10–1000, from 100). Else default 100.
+   */
   concurrency?: number;
   /** Publish attempts before a message is marked `dead`. Default 10. */
   maxAttempts?: number;
@@ -165,9 +193,17 @@ export interface OutboxOptions {
    * `queuebox_outbox_order_inversions_total` to know whether you need it. Default false.
    */
   claimLock?: boolean;
-  /** Cross-replica wake-up through PostgreSQL LISTEN/NOTIFY. */
+  /**
+   * PostgreSQL: the `sent` marks commit without waiting for their WAL flush (`synchronous_commit`
+   * off for the mark's own transaction only), several times faster per key. A database crash can
+   * lose the marks of its last moments: those messages are published again after their lease (a
+   * duplicate with the same message id, which the outbox allows); none is lost. `false`: every mark
+   * waits for its flush. Ignored on SQL Server. Default true.
+   */
+  asyncMarks?: boolean;
+  /** @deprecated Use the top-level `notify` (wake-ups serve both tables). Accepted, with a warning at start-up. */
   notify?: NotifyOptions;
-  /** How often the backlog and oldest-age gauges are sampled. Default 15000. */
+  /** @deprecated Use `workers.metricsIntervalMs` (every loop samples). Accepted, with a warning at start-up. */
   metricsIntervalMs?: number;
 }
 

@@ -47,6 +47,7 @@ export class LeaseAdvisor {
   /**
    * A row's work ended after `durationMs` of its `leaseMs` lease; `lost`: its claim was lost.
    * Called by QueueBox's claim workers.
+   * @internal
    */
   finished(component: ClaimComponent, stream: string, leaseMs: number, durationMs: number, lost: boolean): void {
     const state = this.state(component, stream);
@@ -66,7 +67,7 @@ export class LeaseAdvisor {
     }
   }
 
-  /** A renewal kept the lease of a row of this stream. */
+  /** A renewal kept the lease of a row of this stream. Called by QueueBox's claim workers. @internal */
   renewed(component: ClaimComponent, stream: string): void {
     this.state(component, stream).renewals.inc();
   }

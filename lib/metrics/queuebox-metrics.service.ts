@@ -2,10 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import type { ClaimComponent } from '../interfaces/claim.interface.js';
-import type { OutcomeMetrics, RowOutcome } from '../engine/claim-outcomes.js';
+import type { OutcomeMetrics } from './outcome-metrics.interface.js';
+import type { RowOutcome } from './outcome-metrics.interface.js';
 import { HealthSignals } from './health-signals.js';
 import {
   CLAIMS_LOST_TOTAL,
+  LOOP_BATCH_SIZE,
+  LOOP_CONCURRENCY,
   LOOP_ERRORS_TOTAL,
   LOOP_TICKS_TOTAL,
   OUTBOX_BACKLOG_MESSAGES,
@@ -54,7 +57,15 @@ export class QueueBoxMetrics implements OutcomeMetrics {
     @InjectMetric(PULL_ORDER_INVERSIONS_TOTAL) private readonly pullInversions: Counter<'source'>,
     @InjectMetric(ROWS_PURGED_TOTAL) private readonly rowsPurged: Counter<'table' | 'state'>,
     @InjectMetric(LOOP_TICKS_TOTAL) private readonly loopTicks: Counter<'loop'>,
+    @InjectMetric(LOOP_CONCURRENCY) private readonly loopConcurrency: Gauge<'component'>,
+    @InjectMetric(LOOP_BATCH_SIZE) private readonly loopBatchSize: Gauge<'component'>,
   ) {}
+
+  /** The pace of the outbox poller or the inbox relay now: its concurrency and its claims' batch. */
+  loopPace(component: Extract<ClaimComponent, 'outbox' | 'inbox'>, concurrency: number, batchSize: number): void {
+    this.loopConcurrency.set({ component }, concurrency);
+    this.loopBatchSize.set({ component }, batchSize);
+  }
 
   /** The tick counter of one loop, bound once: a tick then costs one increment, no label lookup. */
   loopTicker(loop: string): () => void {

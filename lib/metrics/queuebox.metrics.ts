@@ -23,6 +23,10 @@ export const OUTBOX_OLDEST_PENDING_AGE_SECONDS = 'queuebox_outbox_oldest_pending
 export const ROWS_PURGED_TOTAL = 'queuebox_rows_purged_total';
 /** Counter `{loop}`: ticks of a QueueBox loop that ran to their end; flat while the loop is stalled. @publicApi */
 export const LOOP_TICKS_TOTAL = 'queuebox_loop_ticks_total';
+/** Gauge `{component}`: rows the outbox poller (`outbox`) or the inbox relay (`inbox`) may work on at once now (moves with an adaptive pace). @publicApi */
+export const LOOP_CONCURRENCY = 'queuebox_loop_concurrency';
+/** Gauge `{component}`: most rows one claim of the outbox poller or the inbox relay asks for now. @publicApi */
+export const LOOP_BATCH_SIZE = 'queuebox_loop_batch_size';
 /** Counter `{loop}`: failed ticks of a QueueBox loop. @publicApi */
 export const LOOP_ERRORS_TOTAL = 'queuebox_loop_errors_total';
 /** Counter `{source, outcome}`: receives (accepted, duplicate, rejected; failed: the intake answered 500). @publicApi */
@@ -163,6 +167,16 @@ export const queueBoxMetricProviders = [
     name: LOOP_TICKS_TOTAL,
     help: 'Ticks of a QueueBox loop that ran to their end (a claim, a sweep); flat while the loop is stalled or waits for a free slot.',
     labelNames: ['loop'],
+  }),
+  makeGaugeProvider({
+    name: LOOP_CONCURRENCY,
+    help: 'Rows the outbox poller (outbox) or the inbox relay (inbox) may work on at once now; moves with the load under the adaptive pace (neither concurrency nor batchSize set).',
+    labelNames: ['component'],
+  }),
+  makeGaugeProvider({
+    name: LOOP_BATCH_SIZE,
+    help: 'Most rows one claim of the outbox poller (outbox) or the inbox relay (inbox) asks for now; half the concurrency under the adaptive pace.',
+    labelNames: ['component'],
   }),
   makeCounterProvider({
     name: LOOP_ERRORS_TOTAL,

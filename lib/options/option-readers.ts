@@ -99,3 +99,12 @@ export function readIdentifier(value: unknown, path: string, fallback?: string, 
   }
   return value;
 }
+
+/**
+ * The keys of an options interface, as `readObject` takes them. The compiler checks the list both
+ * ways against the interface: a key the interface gains but the list lacks, or a key the list has
+ * but the interface does not, fails the build, so an option can never be typed but refused (or
+ * accepted but untyped).
+ */
+export const keysOf = <T extends object>(keys: { readonly [K in keyof Required<T>]: true }): readonly string[] => Object.keys(keys);
+

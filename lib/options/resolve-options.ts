@@ -16,10 +16,14 @@ import {
   sharedSourceSecret,
   sourceNeedsSecret,
   secretAndUnsigned,
+  bothOptionNames,
+  deprecatedOption,
+  deprecatedShutdownFallback,
 } from '../queuebox.messages.js';
 import { keyProblem } from '../validation/keys.js';
 import { headerNameProblem, headerValueProblem } from '../validation/http-headers.js';
 import {
+  keysOf,
   readBoolean,
   readEnum,
   readIdentifier,
@@ -30,14 +34,33 @@ import {
 } from './option-readers.js';
 import { resolveNatsDestination, resolveRabbitMqDestination } from './broker-destinations.js';
 import { resolveRetentionSchedule } from './retention-schedule.js';
-import type { InboxTransform } from '../interfaces/queuebox-options.interface.js';
+import { OUTBOX_PACE_BOUNDS, type PaceBounds, RELAY_PACE_BOUNDS } from '../engine/claim-pace.js';
+import type {
+  BackoffOptions,
+  CustomDestinationOptions,
+  DestinationOptions,
+  HttpDestinationOptions,
+  InboxOptions,
+  InboxRelayOptions,
+  InboxRouteOptions,
+  InboxSourceOptions,
+  InboxTransform,
+  NatsDestinationOptions,
+  NotifyOptions,
+  OutboxOptions,
+  RabbitMqDestinationOptions,
+  RetentionOptions,
+  WorkersOptions,
+} from '../interfaces/queuebox-options.interface.js';
 import type {
   ResolvedBackoff,
   ResolvedInboxOptions,
   ResolvedDestination,
+  ResolvedNotifyOptions,
   ResolvedOutboxOptions,
   ResolvedQueueBoxOptions,
   ResolvedRetention,
+  ResolvedWorkersOptions,
 } from './resolved-options.interface.js';
 
 /**
@@ -53,21 +76,18 @@ export interface ResolveContext {
   intake?: boolean;
 }
 
-const OUTBOX_KEYS = [
-  'claimTimeoutMs',
-  'shutdownTimeoutMs',
-  'pollIntervalMs',
-  'batchSize',
-  'concurrency',
-  'maxAttempts',
-  'backoff',
-  'maxPayloadBytes',
-  'claimLock',
-  'notify',
-  'metricsIntervalMs',
-];
-const RELAY_KEYS = ['routes', 'claimTimeoutMs', 'pollIntervalMs', 'batchSize', 'concurrency', 'maxAttempts', 'backoff', 'shutdownTimeoutMs'];
-const BACKOFF_KEYS = ['initialDelayMs', 'maxDelayMs', 'multiplier', 'jitter'];
+const OPTION_KEYS = keysOf<QueueBoxModuleOptions>({ schema: true, tables: true, workers: true, notify: true, outbox: true, destinations: true, inbox: true, retention: true, preparedStatements: true });
+const TABLE_KEYS = keysOf<NonNullable<QueueBoxModuleOptions['tables']>>({ outbox: true, inbox: true });
+const WORKERS_KEYS = keysOf<WorkersOptions>({ enabled: true, shutdownTimeoutMs: true, metricsIntervalMs: true });
+const NOTIFY_KEYS = keysOf<NotifyOptions>({ enabled: true, coalesceMs: true });
+// `notify` and `metricsIntervalMs` are the deprecated names of `notify` and `workers.metricsIntervalMs` (see `movedOption`).
+const OUTBOX_KEYS = keysOf<OutboxOptions>({ claimTimeoutMs: true, shutdownTimeoutMs: true, pollIntervalMs: true, batchSize: true, concurrency: true, maxAttempts: true, backoff: true, maxPayloadBytes: true, claimLock: true, asyncMarks: true, notify: true, metricsIntervalMs: true });
+const INBOX_KEYS = keysOf<InboxOptions>({ maxPayloadBytes: true, sources: true, signatureToleranceSeconds: true, relay: true });
+const SOURCE_KEYS = keysOf<InboxSourceOptions>({ secret: true, unsigned: true });
+const RELAY_KEYS = keysOf<InboxRelayOptions>({ routes: true, claimTimeoutMs: true, pollIntervalMs: true, batchSize: true, concurrency: true, maxAttempts: true, backoff: true, shutdownTimeoutMs: true });
+const ROUTE_KEYS = keysOf<InboxRouteOptions>({ destination: true, transform: true });
+const BACKOFF_KEYS = keysOf<BackoffOptions>({ initialDelayMs: true, maxDelayMs: true, multiplier: true, jitter: true });
+const RETENTION_KEYS = keysOf<RetentionOptions>({ outboxSentMs: true, inboxProcessedMs: true, deadMs: true, intervalMs: true, schedule: true, timeZone: true, jobName: true });
 
 /** Rows a claim asks for when `batchSize` is not given (never more than `concurrency`). */
 const DEFAULT_BATCH_SIZE = 50;
@@ -77,10 +97,12 @@ const DEFAULT_BATCH_SIZE = 50;
  * `forRootAsync` alike. Throws `InvalidQueueBoxOptionsError` naming the option path.
  */
 export function resolveOptions(raw: QueueBoxModuleOptions | undefined, context: ResolveContext = {}): ResolvedQueueBoxOptions {
-  const options = readObject(raw, '(options)', ['schema', 'tables', 'workers', 'outbox', 'destinations', 'inbox', 'retention', 'preparedStatements']);
-  const tables = readObject(options.tables, 'tables', ['outbox', 'inbox']);
-  const workers = readObject(options.workers, 'workers', ['enabled']);
-  const outbox = resolveOutbox(readObject(options.outbox, 'outbox', OUTBOX_KEYS));
+  const options = readObject(raw, '(options)', OPTION_KEYS);
+  const tables = readObject(options.tables, 'tables', TABLE_KEYS);
+  const rawOutbox = readObject(options.outbox, 'outbox', OUTBOX_KEYS);
+  const deprecations: string[] = [];
+  const workers = resolveWorkers(readObject(options.workers, 'workers', WORKERS_KEYS), rawOutbox, deprecations);
+  const outbox = resolveOutbox(rawOutbox, workers);
   const destinations = resolveDestinations(readObject(options.destinations, 'destinations'));
   const resolved: ResolvedQueueBoxOptions = {
     tables: {
@@ -88,12 +110,14 @@ export function resolveOptions(raw: QueueBoxModuleOptions | undefined, context: 
       outbox: readIdentifier(tables.outbox, 'tables.outbox', DEFAULT_OUTBOX_TABLE, strictestLimits.tableNameLength)!,
       inbox: readIdentifier(tables.inbox, 'tables.inbox', DEFAULT_INBOX_TABLE, strictestLimits.tableNameLength)!,
     },
-    workersEnabled: readBoolean(workers.enabled, 'workers.enabled', true),
+    workers,
+    notify: resolveNotify(options.notify, rawOutbox.notify, deprecations),
     preparedStatements: readBoolean(options.preparedStatements, 'preparedStatements', true),
     outbox,
     destinations,
-    inbox: resolveInbox(readObject(options.inbox, 'inbox', ['maxPayloadBytes', 'sources', 'signatureToleranceSeconds', 'relay']), outbox, destinations, context),
-    retention: resolveRetention(readObject(options.retention, 'retention', ['outboxSentMs', 'inboxProcessedMs', 'deadMs', 'intervalMs', 'schedule', 'timeZone', 'jobName'])),
+    inbox: resolveInbox(readObject(options.inbox, 'inbox', INBOX_KEYS), workers, destinations, context),
+    retention: resolveRetention(readObject(options.retention, 'retention', RETENTION_KEYS)),
+    deprecations,
   };
   if (resolved.tables.outbox === resolved.tables.inbox) {
     throw new InvalidQueueBoxOptionsError('tables.inbox', invalidOption('tables.inbox', resolved.tables.inbox, 'different from tables.outbox'));
@@ -101,30 +125,64 @@ export function resolveOptions(raw: QueueBoxModuleOptions | undefined, context: 
   return resolved;
 }
 
-function resolveOutbox(outbox: Record<string, unknown>): ResolvedOutboxOptions {
-  const notify = readObject(outbox.notify, 'outbox.notify', ['enabled', 'coalesceMs']);
+/**
+ * The value of an option that moved: under its new name, or under its deprecated one (noted in
+ * `deprecations`, logged at start-up). Both at once is refused: which one was meant is unknown.
+ */
+function movedOption(value: unknown, path: string, deprecatedValue: unknown, deprecatedPath: string, deprecations: string[]): unknown {
+  if (deprecatedValue === undefined) return value;
+  if (value !== undefined) throw new InvalidQueueBoxOptionsError(deprecatedPath, bothOptionNames(deprecatedPath, path));
+  deprecations.push(deprecatedOption(deprecatedPath, path));
+  return deprecatedValue;
+}
+
+function resolveWorkers(workers: Record<string, unknown>, outbox: Record<string, unknown>, deprecations: string[]): ResolvedWorkersOptions {
+  // Before `workers.shutdownTimeoutMs`, the outbox's wait was every loop's default: kept, with a warning.
+  const outboxShutdown = workers.shutdownTimeoutMs === undefined ? outbox.shutdownTimeoutMs : undefined;
+  if (outboxShutdown !== undefined) deprecations.push(deprecatedShutdownFallback());
+  return {
+    enabled: readBoolean(workers.enabled, 'workers.enabled', true),
+    shutdownTimeoutMs:
+      outboxShutdown === undefined
+        ? readInt(workers.shutdownTimeoutMs, 'workers.shutdownTimeoutMs', 10_000, 0, DAY_MS)
+        : readInt(outboxShutdown, 'outbox.shutdownTimeoutMs', 10_000, 0, DAY_MS),
+    metricsIntervalMs: readInt(
+      movedOption(workers.metricsIntervalMs, 'workers.metricsIntervalMs', outbox.metricsIntervalMs, 'outbox.metricsIntervalMs', deprecations),
+      outbox.metricsIntervalMs === undefined ? 'workers.metricsIntervalMs' : 'outbox.metricsIntervalMs',
+      15_000,
+      100,
+      DAY_MS,
+    ),
+  };
+}
+
+function resolveNotify(value: unknown, deprecatedValue: unknown, deprecations: string[]): ResolvedNotifyOptions {
+  const path = deprecatedValue === undefined ? 'notify' : 'outbox.notify';
+  const notify = readObject(movedOption(value, 'notify', deprecatedValue, 'outbox.notify', deprecations), path, NOTIFY_KEYS);
+  return {
+    enabled: readBoolean(notify.enabled, `${path}.enabled`, true),
+    coalesceMs: readInt(notify.coalesceMs, `${path}.coalesceMs`, DEFAULT_NOTIFY_COALESCE_MS, 0, 60_000),
+  };
+}
+
+function resolveOutbox(outbox: Record<string, unknown>, workers: ResolvedWorkersOptions): ResolvedOutboxOptions {
   const claimTimeoutMs = readInt(outbox.claimTimeoutMs, 'outbox.claimTimeoutMs', 300_000, 1_000, MAX_INTERVAL_MS);
   return {
     claimTimeoutMs,
-    shutdownTimeoutMs: readInt(outbox.shutdownTimeoutMs, 'outbox.shutdownTimeoutMs', 10_000, 0, DAY_MS),
+    shutdownTimeoutMs: readInt(outbox.shutdownTimeoutMs, 'outbox.shutdownTimeoutMs', workers.shutdownTimeoutMs, 0, DAY_MS),
     pollIntervalMs: readInt(outbox.pollIntervalMs, 'outbox.pollIntervalMs', 1_000, 10, DAY_MS),
-    // Two batches in flight by default: the next claim overlaps the marks of the previous batch.
-    ...readBatching(outbox, 'outbox', 100),
+    ...readBatching(outbox, 'outbox', OUTBOX_PACE_BOUNDS),
     maxAttempts: readInt(outbox.maxAttempts, 'outbox.maxAttempts', 10, 1, 1_000_000),
     backoff: resolveBackoff(readObject(outbox.backoff, 'outbox.backoff', BACKOFF_KEYS), 'outbox.backoff'),
     maxPayloadBytes: readInt(outbox.maxPayloadBytes, 'outbox.maxPayloadBytes', 262_144, 1, 1_073_741_824),
     claimLock: readBoolean(outbox.claimLock, 'outbox.claimLock', false),
-    notify: {
-      enabled: readBoolean(notify.enabled, 'outbox.notify.enabled', true),
-      coalesceMs: readInt(notify.coalesceMs, 'outbox.notify.coalesceMs', DEFAULT_NOTIFY_COALESCE_MS, 0, 60_000),
-    },
-    metricsIntervalMs: readInt(outbox.metricsIntervalMs, 'outbox.metricsIntervalMs', 15_000, 100, DAY_MS),
+    asyncMarks: readBoolean(outbox.asyncMarks, 'outbox.asyncMarks', true),
   };
 }
 
 function resolveInbox(
   inbox: Record<string, unknown>,
-  outbox: ResolvedOutboxOptions,
+  workers: ResolvedWorkersOptions,
   destinations: ReadonlyMap<string, ResolvedDestination>,
   context: ResolveContext,
 ): ResolvedInboxOptions {
@@ -134,7 +192,7 @@ function resolveInbox(
   const routes = new Map<string, { destination: string; transform?: InjectionToken<InboxTransform> }>();
   for (const [source, value] of Object.entries(readObject(relay.routes, 'inbox.relay.routes'))) {
     const path = `inbox.relay.routes.${source}`;
-    const route = readObject(value, path, ['destination', 'transform']);
+    const route = readObject(value, path, ROUTE_KEYS);
     if (sources && !sources.has(source)) {
       throw new InvalidQueueBoxOptionsError(path, invalidOption(path, source, `a source declared in inbox.sources (${[...sources.keys()].join(', ') || 'none'})`));
     }
@@ -155,26 +213,32 @@ function resolveInbox(
       routes,
       claimTimeoutMs: readInt(relay.claimTimeoutMs, 'inbox.relay.claimTimeoutMs', 300_000, 1_000, MAX_INTERVAL_MS),
       pollIntervalMs: readInt(relay.pollIntervalMs, 'inbox.relay.pollIntervalMs', 1_000, 10, DAY_MS),
-      ...readBatching(relay, 'inbox.relay', 20),
+      ...readBatching(relay, 'inbox.relay', RELAY_PACE_BOUNDS),
       maxAttempts: readInt(relay.maxAttempts, 'inbox.relay.maxAttempts', 10, 1, 1_000_000),
       backoff: resolveBackoff(readObject(relay.backoff, 'inbox.relay.backoff', BACKOFF_KEYS), 'inbox.relay.backoff'),
-      shutdownTimeoutMs: readInt(relay.shutdownTimeoutMs, 'inbox.relay.shutdownTimeoutMs', outbox.shutdownTimeoutMs, 0, DAY_MS),
+      shutdownTimeoutMs: readInt(relay.shutdownTimeoutMs, 'inbox.relay.shutdownTimeoutMs', workers.shutdownTimeoutMs, 0, DAY_MS),
     },
   };
 }
 
 /**
- * `batchSize` and `concurrency` of a claiming loop. A claim never takes more rows than there are
- * free slots, so a batch larger than `concurrency` could never fill: the default batch is capped
- * at `concurrency`, and an explicit one above it is refused.
+ * `batchSize` and `concurrency` of a claiming loop. Neither set: the adaptive pace, from its start
+ * values (docs/reference/options.md, "Adaptive pace"). Either set: both fixed, as given or by
+ * default. A claim never takes more rows than there are free slots, so a batch larger than
+ * `concurrency` could never fill: the default batch is capped at `concurrency`, and an explicit
+ * one above it is refused.
  */
-function readBatching(loop: Record<string, unknown>, path: string, defaultConcurrency: number): { batchSize: number; concurrency: number } {
-  const concurrency = readInt(loop.concurrency, `${path}.concurrency`, defaultConcurrency, 1, 10_000);
+function readBatching(loop: Record<string, unknown>, path: string, pace: PaceBounds): { batchSize: number; concurrency: number; adaptive: boolean } {
+  if (loop.concurrency === undefined && loop.batchSize === undefined) {
+    const concurrency = pace.concurrency.start;
+    return { concurrency, batchSize: Math.max(pace.batchSize.min, Math.floor(concurrency / 2)), adaptive: true };
+  }
+  const concurrency = readInt(loop.concurrency, `${path}.concurrency`, pace.concurrency.start, 1, 10_000);
   const batchSize = readInt(loop.batchSize, `${path}.batchSize`, Math.min(DEFAULT_BATCH_SIZE, concurrency), 1, 1_000);
   if (batchSize > concurrency) {
     throw new InvalidQueueBoxOptionsError(`${path}.batchSize`, batchAboveConcurrency(path, batchSize, concurrency));
   }
-  return { batchSize, concurrency };
+  return { batchSize, concurrency, adaptive: false };
 }
 
 /**
@@ -189,7 +253,7 @@ function resolveSources(sources: Record<string, unknown>, context: ResolveContex
     const path = `inbox.sources.${name}`;
     const problem = keyProblem(name);
     if (problem) throw new InvalidQueueBoxOptionsError(path, invalidOption('inbox.sources', name, `keyed by source names that are valid keys (a name ${problem})`));
-    const source = readObject(value, path, ['secret', 'unsigned']);
+    const source = readObject(value, path, SOURCE_KEYS);
     const secrets = readWebhookSecrets(source.secret, `${path}.secret`);
     const unsigned = readBoolean(source.unsigned, `${path}.unsigned`, false);
     if (secrets && unsigned) throw new InvalidQueueBoxOptionsError(path, secretAndUnsigned(path));
@@ -233,11 +297,11 @@ export function resolveBackoff(backoff: Record<string, unknown>, path: string): 
 }
 
 /** The options of each destination type. */
-const DESTINATION_KEYS: Record<string, readonly string[]> = {
-  http: ['type', 'url', 'timeoutMs', 'headers', 'secret', 'unsigned'],
-  rabbitmq: ['type', 'url', 'exchange', 'routingKey', 'persistent', 'confirmTimeoutMs'],
-  nats: ['type', 'servers', 'subject', 'timeoutMs'],
-  custom: ['type', 'publisher'],
+const DESTINATION_KEYS: Record<DestinationOptions['type'], readonly string[]> = {
+  http: keysOf<HttpDestinationOptions>({ type: true, url: true, timeoutMs: true, headers: true, secret: true, unsigned: true }),
+  rabbitmq: keysOf<RabbitMqDestinationOptions>({ type: true, url: true, exchange: true, routingKey: true, persistent: true, confirmTimeoutMs: true }),
+  nats: keysOf<NatsDestinationOptions>({ type: true, servers: true, subject: true, timeoutMs: true }),
+  custom: keysOf<CustomDestinationOptions>({ type: true, publisher: true }),
 };
 
 function resolveDestinations(destinations: Record<string, unknown>): ReadonlyMap<string, ResolvedDestination> {

@@ -6,12 +6,26 @@ import type { ResolvedTableNames } from '../interfaces/table-names.interface.js'
 /** Options after validation, every default applied. Internal: built by `resolveOptions`. */
 export interface ResolvedQueueBoxOptions {
   tables: ResolvedTableNames;
-  workersEnabled: boolean;
+  workers: ResolvedWorkersOptions;
+  notify: ResolvedNotifyOptions;
   preparedStatements: boolean;
   outbox: ResolvedOutboxOptions;
   destinations: ReadonlyMap<string, ResolvedDestination>;
   inbox: ResolvedInboxOptions;
   retention: ResolvedRetention;
+  /** Deprecated option names the application used, each with its replacement: logged once at start-up. */
+  deprecations: readonly string[];
+}
+
+export interface ResolvedWorkersOptions {
+  enabled: boolean;
+  shutdownTimeoutMs: number;
+  metricsIntervalMs: number;
+}
+
+export interface ResolvedNotifyOptions {
+  enabled: boolean;
+  coalesceMs: number;
 }
 
 export interface ResolvedRetention {
@@ -42,8 +56,12 @@ export interface ResolvedRelayOptions {
   routes: ReadonlyMap<string, { destination: string; transform?: InjectionToken<InboxTransform> }>;
   claimTimeoutMs: number;
   pollIntervalMs: number;
+  /** The fixed batch, or the adaptive pace's start value. */
   batchSize: number;
+  /** The fixed concurrency, or the adaptive pace's start value. */
   concurrency: number;
+  /** Neither `batchSize` nor `concurrency` was set: both move with the load (an adaptive pace). */
+  adaptive: boolean;
   maxAttempts: number;
   backoff: ResolvedBackoff;
   shutdownTimeoutMs: number;
@@ -62,14 +80,17 @@ export interface ResolvedOutboxOptions {
   claimTimeoutMs: number;
   shutdownTimeoutMs: number;
   pollIntervalMs: number;
+  /** The fixed batch, or the adaptive pace's start value. */
   batchSize: number;
+  /** The fixed concurrency, or the adaptive pace's start value. */
   concurrency: number;
+  /** Neither `batchSize` nor `concurrency` was set: both move with the load (an adaptive pace). */
+  adaptive: boolean;
   maxAttempts: number;
   backoff: ResolvedBackoff;
   maxPayloadBytes: number;
   claimLock: boolean;
-  notify: { enabled: boolean; coalesceMs: number };
-  metricsIntervalMs: number;
+  asyncMarks: boolean;
 }
 
 export type ResolvedDestination =

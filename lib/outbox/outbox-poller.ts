@@ -13,6 +13,7 @@ import { PublisherRegistry } from '../publishers/publisher-registry.js';
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { destinationNotHere } from '../queuebox.messages.js';
 import type { ReportedRow } from '../engine/claim-outcomes.js';
+import { AdaptivePace, OUTBOX_PACE_BOUNDS } from '../engine/claim-pace.js';
 import type { ClaimRole, RowFailure, RowJob } from '../engine/claim-role.interface.js';
 import { ClaimWorker, type ClaimWorkerStatus } from '../engine/claim-worker.js';
 import type { MessageSpan } from '../tracing/message-span.interface.js';
@@ -52,12 +53,15 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
         maxAttempts: outbox.maxAttempts,
         backoff: outbox.backoff,
         leaseMs: outbox.claimTimeoutMs,
+        asyncMarks: outbox.asyncMarks,
         pollIntervalMs: outbox.pollIntervalMs,
         batchSize: outbox.batchSize,
         concurrency: outbox.concurrency,
+        pace: outbox.adaptive ? new AdaptivePace(OUTBOX_PACE_BOUNDS, outbox.claimTimeoutMs) : undefined,
+        onPace: (concurrency, batchSize) => metrics.loopPace('outbox', concurrency, batchSize),
         shutdownTimeoutMs: outbox.shutdownTimeoutMs,
         reclaimEveryMs: outbox.claimTimeoutMs / 5,
-        sampleEveryMs: outbox.metricsIntervalMs,
+        sampleEveryMs: options.workers.metricsIntervalMs,
         onLoopError: () => metrics.loopError('outbox'),
         onLoopTick: metrics.loopTicker('outbox'),
       },
@@ -79,7 +83,7 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
   }
 
   onApplicationBootstrap(): void {
-    if (!this.options.workersEnabled) return;
+    if (!this.options.workers.enabled) return;
     this.unsubscribe = this.wakeUps.subscribe('outbox', () => this.worker.wake());
     this.worker.start();
   }

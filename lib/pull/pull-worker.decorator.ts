@@ -6,7 +6,8 @@ export interface PullWorkerMetadata extends PullWorkerOptions {
   source: string;
 }
 
-const pullWorkerDecorator = DiscoveryService.createDecorator<PullWorkerMetadata>();
+/** The discoverable decorator behind `@PullWorker`: the explorer finds its classes by it. Internal. */
+export const pullWorkerDecorator = DiscoveryService.createDecorator<PullWorkerMetadata>();
 
 /**
  * Marks a provider class (extending `PullWorkerHost`) as the consumer of an inbox source.
@@ -14,7 +15,6 @@ const pullWorkerDecorator = DiscoveryService.createDecorator<PullWorkerMetadata>
  * it, calls `handle` in a transaction and completes the row in that transaction.
  * @publicApi
  */
-export const PullWorker = Object.assign(
-  (source: string, options: PullWorkerOptions = {}): ClassDecorator => pullWorkerDecorator({ ...options, source }),
-  { KEY: pullWorkerDecorator.KEY, decorator: pullWorkerDecorator },
-);
+export function PullWorker(source: string, options: PullWorkerOptions = {}): ClassDecorator {
+  return pullWorkerDecorator({ ...options, source });
+}

@@ -20,7 +20,7 @@ import type { SqlDialect } from '../database/sql-dialect.interface.js';
 import { BacklogSampler } from '../metrics/backlog-sampler.js';
 import { duplicatePullWorker, pullWorkerNotHost, pullWorkerRequestScoped } from '../queuebox.messages.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
-import { PullWorker } from './pull-worker.decorator.js';
+import { pullWorkerDecorator } from './pull-worker.decorator.js';
 import { PullWorkerHost } from './pull-worker.host.js';
 import { PullWorkerPoller } from './pull-worker.poller.js';
 import { resolvePullWorkerOptions } from './resolve-pull-worker-options.js';
@@ -63,8 +63,8 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
 
   onModuleInit(): void {
     const bySource = new Map<string, string[]>();
-    for (const wrapper of this.discovery.getProviders({ metadataKey: PullWorker.KEY })) {
-      const metadata = this.discovery.getMetadataByDecorator(PullWorker.decorator, wrapper);
+    for (const wrapper of this.discovery.getProviders({ metadataKey: pullWorkerDecorator.KEY })) {
+      const metadata = this.discovery.getMetadataByDecorator(pullWorkerDecorator, wrapper);
       if (!metadata) continue;
       // For factory and value providers the wrapper's metatype is not the decorated class.
       const workerClass = (wrapper.instance?.constructor ?? wrapper.metatype) as { name: string } | undefined;
@@ -89,7 +89,7 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
           leaseAdvisor: this.leaseAdvisor,
           events: this.events,
           // The first runner samples the backlog of every pulled source (one query for all).
-          sampleBacklog: this.pollers.length === 0 ? { every: this.options.outbox.metricsIntervalMs, sample: () => this.backlog.sample() } : undefined,
+          sampleBacklog: this.pollers.length === 0 ? { every: this.options.workers.metricsIntervalMs, sample: () => this.backlog.sample() } : undefined,
         }),
       );
     }
@@ -99,7 +99,7 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
   }
 
   onApplicationBootstrap(): void {
-    if (!this.options.workersEnabled || this.pollers.length === 0) return;
+    if (!this.options.workers.enabled || this.pollers.length === 0) return;
     // A new inbox row may be for any source: every runner tries a claim (a cheap, indexed one).
     this.unsubscribe = this.wakeUps.subscribe('inbox', () => this.pollers.forEach((runner) => runner.wake()));
     for (const runner of this.pollers) runner.start();

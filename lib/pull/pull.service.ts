@@ -17,7 +17,8 @@ import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interf
 import { QUEUEBOX_RESOLVED_OPTIONS } from '../queuebox.constants.js';
 import { MAX_INTERVAL_MS } from '../queuebox.limits.js';
 import { claimLost, deadLetterNeedsReason, invalidInteger, invalidPullSource, unknownSource } from '../queuebox.messages.js';
-import { ClaimOutcomes, type LossFinder, type ReportedRow, type RowOutcome } from '../engine/claim-outcomes.js';
+import { ClaimOutcomes, type LossFinder, type ReportedRow } from '../engine/claim-outcomes.js';
+import { type RowOutcome } from '../metrics/outcome-metrics.interface.js';
 import { keyProblem } from '../validation/keys.js';
 
 /** Lease bounds: a claim shorter than 100 ms cannot be renewed in time; SQL Server's DATEADD takes an int. */

@@ -50,7 +50,7 @@ export function resolvePullWorkerOptions(name: string, metadata: PullWorkerMetad
       backoff: resolveBackoff(readObject(metadata.backoff, 'backoff'), 'backoff'),
       pollIntervalMs: readInt(metadata.pollIntervalMs, 'pollIntervalMs', 1_000, 10, DAY_MS),
       claimLock: readBoolean(metadata.claimLock, 'claimLock', false),
-      shutdownTimeoutMs: readInt(metadata.shutdownTimeoutMs, 'shutdownTimeoutMs', options.outbox.shutdownTimeoutMs, 0, DAY_MS),
+      shutdownTimeoutMs: readInt(metadata.shutdownTimeoutMs, 'shutdownTimeoutMs', options.workers.shutdownTimeoutMs, 0, DAY_MS),
     };
   } catch (error) {
     if (!(error instanceof InvalidQueueBoxOptionsError)) throw error;

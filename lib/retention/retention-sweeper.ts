@@ -94,7 +94,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.options.workersEnabled || this.rules.length === 0) return;
+    if (!this.options.workers.enabled || this.rules.length === 0) return;
     const rules = this.rules.map((rule) => `${rule.table} ${rule.label} after ${rule.olderThanMs} ms`).join(', ');
     const schedule = this.options.retention.schedule;
     if (schedule) {

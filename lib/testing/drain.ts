@@ -42,7 +42,7 @@ const DEFAULT_CHECK_INTERVAL_MS = 10;
  */
 export async function drain(app: QueueBoxTestApp, options: DrainOptions = {}): Promise<void> {
   const internals = queueBoxInternals(app, 'drain()');
-  if (!internals.options.workersEnabled) throw new InvalidArgumentError('app', drainWithoutWorkers());
+  if (!internals.options.workers.enabled) throw new InvalidArgumentError('app', drainWithoutWorkers());
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -99,14 +99,14 @@ export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutd
 
   onApplicationBootstrap(): void {
     (this.dataSource.subscribers as EntitySubscriberInterface[]).push(this.subscriber);
-    const notify = this.options.outbox.notify;
+    const notify = this.options.notify;
     this.transport = notify.enabled ? this.dialect.createWakeUpTransport(this.dataSource, this.instanceId) : undefined;
     const transport = this.transport;
     if (!transport) return;
     for (const table of ['outbox', 'inbox'] as const) {
       this.notifiers.set(table, new CoalescedNotifier(notify.coalesceMs, () => transport.send(table)));
     }
-    if (this.options.workersEnabled) void transport.listen((table) => this.wakeLocal(table));
+    if (this.options.workers.enabled) void transport.listen((table) => this.wakeLocal(table));
   }
 
   async beforeApplicationShutdown(): Promise<void> {

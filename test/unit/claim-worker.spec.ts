@@ -5,6 +5,7 @@ import type { ClaimRequest } from '../../lib/database/sql-dialect.interface.js';
 import type { Claim } from '../../lib/interfaces/claim.interface.js';
 import type { ClaimResult } from '../../lib/database/statement-results.js';
 import type { ReportedRow } from '../../lib/engine/claim-outcomes.js';
+import type { ClaimPace, PaceOutcome } from '../../lib/engine/claim-pace.js';
 import type { ClaimedRow, ClaimRole, RowJob } from '../../lib/engine/claim-role.interface.js';
 import { ClaimWorker, type ClaimWorkerSettings, type ClaimWorkerStatus } from '../../lib/engine/claim-worker.js';
 
@@ -106,6 +107,36 @@ class TestWorker implements ClaimRole<ClaimedRow> {
   }
 }
 
+/** A pace the test moves by hand; it reports the change at the worker's next tick. */
+class ManualPace implements ClaimPace {
+  readonly adaptive = true;
+  readonly outcomes: PaceOutcome[] = [];
+  private changed = false;
+
+  constructor(
+    public concurrency: number,
+    public batchSize: number,
+  ) {}
+
+  set(concurrency: number, batchSize: number): void {
+    this.concurrency = concurrency;
+    this.batchSize = batchSize;
+    this.changed = true;
+  }
+
+  claimed(): void {}
+
+  record(outcome: PaceOutcome): void {
+    this.outcomes.push(outcome);
+  }
+
+  observe(): boolean {
+    const changed = this.changed;
+    this.changed = false;
+    return changed;
+  }
+}
+
 describe('ClaimWorker', () => {
   beforeEach(() => {
     vi.useFakeTimers();
@@ -129,6 +160,37 @@ describe('ClaimWorker', () => {
     expect(worker.status.inFlight).toBe(10);
     worker.done(2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
     await vi.advanceTimersByTimeAsync(0);
+    const stopping = worker.stop();
+    for (const row of worker.finish.keys()) worker.done(row);
+    await vi.advanceTimersByTimeAsync(0);
+    await stopping;
+  });
+
+  it('follows its pace: a raised limit claims more at the next tick, a lowered one claims nothing until the rows in flight fall under it', async () => {
+    const pace = new ManualPace(4, 2);
+    const paced: [number, number][] = [];
+    const worker = new TestWorker({ pace, onPace: (concurrency, batchSize) => void paced.push([concurrency, batchSize]) }, 100);
+    worker.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(worker.claims).toEqual([2, 2]);
+    expect(worker.status).toMatchObject({ inFlight: 4, concurrency: 4, batchSize: 2 });
+    pace.set(8, 4);
+    worker.done(0);
+    await vi.advanceTimersByTimeAsync(0);
+    // 8 slots, 3 taken: one batch of 4 (then 1 free slot is not worth a claim).
+    expect(worker.claims).toEqual([2, 2, 4]);
+    expect(worker.status).toMatchObject({ inFlight: 7, concurrency: 8, batchSize: 4 });
+    expect(pace.outcomes).toEqual(['ok']);
+    pace.set(2, 2);
+    worker.done(1, 2, 3, 4);
+    await vi.advanceTimersByTimeAsync(0);
+    // 3 in flight over a limit of 2: nothing claimed.
+    expect(worker.claims).toEqual([2, 2, 4]);
+    expect(worker.status.inFlight).toBe(3);
+    worker.done(5, 6);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(worker.claims).toEqual([2, 2, 4, 1]);
+    expect(paced).toEqual([[4, 2], [8, 4], [2, 2]]);
     const stopping = worker.stop();
     for (const row of worker.finish.keys()) worker.done(row);
     await vi.advanceTimersByTimeAsync(0);

@@ -37,6 +37,12 @@ describe.skipIf(!built)('built package', { timeout: 60_000 }, () => {
     expect(out).toBe('function,function,3,function,function,function,function,queuebox.');
   });
 
+  it('publishes no internal members in its types (emit, the lease advisor’s feed) and no bridge from queuebox/event-emitter', () => {
+    expect(readFileSync(`${root}/dist/events/queuebox-events.service.d.ts`, 'utf8')).not.toMatch(/\bemit</);
+    expect(readFileSync(`${root}/dist/leases/lease-advisor.d.ts`, 'utf8')).not.toMatch(/\b(finished|renewed)\(/);
+    expect(run(`const e = require('queuebox/event-emitter'); console.log(Object.keys(e).sort().join(','))`, 'commonjs')).toBe('QUEUEBOX_EVENT_PREFIX,QueueBoxEventEmitterModule');
+  });
+
   it('exposes only the intended subpaths', () => {
     expect(() => run(`require('queuebox/dist/engine/claim.repository.js')`, 'commonjs')).toThrow();
   });
@@ -50,16 +56,19 @@ describe.skipIf(!built)('built package', { timeout: 60_000 }, () => {
 });
 
 describe('public surface', () => {
-  /**
-   * The claim loops and the parts under them (the claim repository; the dead letters service of
-   * lib/dead-letters): operators reach them through QueueBoxAdmin and the public services, never
-   * by injecting them.
-   */
+  /** The claim loops: operators see them through QueueBoxAdmin, never by injecting them. */
   const loopInternals = ['OutboxPoller', 'InboxRelay', 'PullWorkerExplorer', 'PullWorkerPoller', 'RetentionSweeper', 'DeadLetters', 'ClaimRepository'];
+  /** Parts an application never uses: the intake controller (mounted by the `intake` extra), the CLI's error, the event-emitter bridge. */
+  const machinery = ['InboxIntakeController', 'CliUsageError', 'QueueBoxEventEmitterBridge'];
 
   it('exports the admin service and no loop internals from the entry point', () => {
     expect(typeof publicApi.QueueBoxAdmin).toBe('function');
     for (const name of loopInternals) expect(Object.keys(publicApi), name).not.toContain(name);
+  });
+
+  it('exports no machinery an application never uses, and @PullWorker as a plain decorator function', () => {
+    for (const name of machinery) expect(Object.keys(publicApi), name).not.toContain(name);
+    expect(Object.keys(publicApi.PullWorker)).toEqual([]);
   });
 
   it('exports the public services, the admin among them, and no loop internals from the module', () => {

@@ -21,8 +21,36 @@ describe('resolveOptions', () => {
     const resolved = resolveOptions({});
     expect(resolved.outbox).toMatchObject({ claimTimeoutMs: 300_000, shutdownTimeoutMs: 10_000, claimLock: false, maxAttempts: 10 });
     expect(resolved.tables).toEqual({ schema: undefined, outbox: 'queuebox_outbox_messages', inbox: 'queuebox_inbox_messages' });
-    expect(resolved.workersEnabled).toBe(true);
-    expect(resolved.outbox.notify).toEqual({ enabled: true, coalesceMs: 2 });
+    expect(resolved.workers).toEqual({ enabled: true, shutdownTimeoutMs: 10_000, metricsIntervalMs: 15_000 });
+    expect(resolved.notify).toEqual({ enabled: true, coalesceMs: 2 });
+    expect(resolved.deprecations).toEqual([]);
+  });
+
+  it('shares the loops’ options under workers and notify, and every loop takes workers.shutdownTimeoutMs unless it sets its own', () => {
+    const resolved = resolveOptions({ workers: { shutdownTimeoutMs: 30_000, metricsIntervalMs: 500 }, notify: { coalesceMs: 10 }, inbox: { relay: { shutdownTimeoutMs: 5_000 } } });
+    expect(resolved.workers).toEqual({ enabled: true, shutdownTimeoutMs: 30_000, metricsIntervalMs: 500 });
+    expect(resolved.notify).toEqual({ enabled: true, coalesceMs: 10 });
+    expect([resolved.outbox.shutdownTimeoutMs, resolved.inbox.relay.shutdownTimeoutMs]).toEqual([30_000, 5_000]);
+    expect(resolveOptions({ workers: { shutdownTimeoutMs: 30_000 }, outbox: { shutdownTimeoutMs: 1_000 } }).outbox.shutdownTimeoutMs).toBe(1_000);
+  });
+
+  it('accepts the deprecated outbox.notify and outbox.metricsIntervalMs with a deprecation line each, and refuses them next to their new names', () => {
+    const resolved = resolveOptions({ outbox: { notify: { enabled: false }, metricsIntervalMs: 200 } });
+    expect(resolved.notify.enabled).toBe(false);
+    expect(resolved.workers.metricsIntervalMs).toBe(200);
+    expect(resolved.deprecations).toEqual([
+      expect.stringContaining('"outbox.metricsIntervalMs" is deprecated'),
+      expect.stringContaining('"outbox.notify" is deprecated'),
+    ]);
+    expect(failure({ notify: {}, outbox: { notify: {} } }).path).toBe('outbox.notify');
+    expect(failure({ workers: { metricsIntervalMs: 100 }, outbox: { metricsIntervalMs: 100 } }).path).toBe('outbox.metricsIntervalMs');
+    expect(failure({ outbox: { notify: { coalesceMs: -1 } } }).path).toBe('outbox.notify.coalesceMs');
+  });
+
+  it('keeps outbox.shutdownTimeoutMs as every loop’s default while workers.shutdownTimeoutMs is not given, and says it is deprecated', () => {
+    const resolved = resolveOptions({ outbox: { shutdownTimeoutMs: 20_000 } });
+    expect([resolved.workers.shutdownTimeoutMs, resolved.outbox.shutdownTimeoutMs, resolved.inbox.relay.shutdownTimeoutMs]).toEqual([20_000, 20_000, 20_000]);
+    expect(resolved.deprecations).toEqual([expect.stringContaining('set "workers.shutdownTimeoutMs"')]);
   });
 
   it.each([
@@ -88,8 +116,16 @@ describe('resolveOptions', () => {
 
   it('caps the default batch at the concurrency, so that every claim can fill', () => {
     expect(resolveOptions({ outbox: { concurrency: 1 } }).outbox).toMatchObject({ concurrency: 1, batchSize: 1 });
-    expect(resolveOptions({}).outbox).toMatchObject({ concurrency: 100, batchSize: 50 });
-    expect(resolveOptions({}).inbox.relay).toMatchObject({ concurrency: 20, batchSize: 20 });
+    expect(resolveOptions({ outbox: { concurrency: 100 } }).outbox).toMatchObject({ concurrency: 100, batchSize: 50 });
+    expect(resolveOptions({ inbox: { relay: { concurrency: 20 } } }).inbox.relay).toMatchObject({ concurrency: 20, batchSize: 20 });
+  });
+
+  it('paces adaptively from the start values when neither concurrency nor batchSize is set, and fixes both when either is', () => {
+    expect(resolveOptions({}).outbox).toMatchObject({ concurrency: 100, batchSize: 50, adaptive: true });
+    expect(resolveOptions({}).inbox.relay).toMatchObject({ concurrency: 20, batchSize: 10, adaptive: true });
+    expect(resolveOptions({ outbox: { batchSize: 10 } }).outbox).toMatchObject({ concurrency: 100, batchSize: 10, adaptive: false });
+    expect(resolveOptions({ outbox: { concurrency: 30 } }).outbox).toMatchObject({ concurrency: 30, batchSize: 30, adaptive: false });
+    expect(resolveOptions({ inbox: { relay: { batchSize: 5 } } }).inbox.relay).toMatchObject({ concurrency: 20, batchSize: 5, adaptive: false });
   });
 
   it('reads one secret or several (rotation) into their keys', () => {

@@ -14,7 +14,7 @@ export const ADMIN_PAGE_BODY = `
 <main>
   <section>
     <h2>Loops</h2>
-    <table><thead><tr><th>Loop</th><th>State</th><th class="num">Last tick</th><th class="num">In flight</th><th class="num">Errors</th><th>Last error</th></tr></thead><tbody id="loops"></tbody></table>
+    <table><thead><tr><th>Loop</th><th>State</th><th class="num">Last tick</th><th class="num">In flight / limit</th><th class="num">Errors</th><th>Last error</th></tr></thead><tbody id="loops"></tbody></table>
   </section>
   <section>
     <h2>Backlog</h2>

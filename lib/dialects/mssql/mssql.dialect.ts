@@ -77,6 +77,7 @@ export const mssqlDialect: DialectProfile<'mssql'> = {
   idleProbe: { dueProbe },
   isolationSticks: true,
   prepares: false,
+  asyncCommit: false,
   // None: SQL Server has no LISTEN/NOTIFY. Replicas find other replicas' rows by polling (with a probe).
   wakeUp: undefined,
   limits: {

@@ -18,7 +18,8 @@ WHERE ${fence('m', '$1::bigint', '$2::uuid')}
 RETURNING m.id`;
 
 /**
- * $1 bigint[] ids, $2 uuid[] tokens (same order), $3 lease ms, $4 boolean hand-off. Marks the rows
+ * $1 bigint[] ids, $2 uuid[] tokens (same order), $3 lease ms, $4 boolean hand-off; outbox: $5
+ * boolean asynchronous commit. Marks the rows
  * finished, each fenced by its own token, and — when $4 — hands each finished keyed row's key on to
  * its next row in the same statement: that row is claimed (new token, lease, one more attempt) if
  * it is due and no other row of its key is in flight. A key with a backlog thus flows from one
@@ -28,6 +29,15 @@ RETURNING m.id`;
  * Rows come back as `done` (the ids that kept their claim; the others were lost) and `claimed`
  * (the rows handed on, with the claim columns; `inverted` when the next row is older than the
  * finished one: a late commit).
+ *
+ * The outbox's `sent` marks run in autocommit; with $5 their transaction commits without waiting
+ * for its WAL flush (`synchronous_commit` off for this transaction only, set inside the statement
+ * since an autocommit statement has no SET LOCAL before it). The WAL flush is most of a mark's
+ * cost. A crash can then lose the marks of the last moments: those rows are still `processing`,
+ * their lease ends, and they are published again, a duplicate the outbox allows
+ * (docs/concepts/delivery-semantics.md, "Asynchronous sent marks"). The message rows themselves
+ * were committed by their producers, durably: no message is lost. Never for the relay's forward
+ * or a pull worker's completion (a caller's transaction, whose other writes must stay durable).
  */
 export const completeMany = (t: ResolvedTableNames, kind: ClaimComponent, claimColumns: readonly string[]): string => {
   const table = qualified(t, kind === 'outbox' ? 'outbox' : 'inbox');
@@ -35,11 +45,16 @@ export const completeMany = (t: ResolvedTableNames, kind: ClaimComponent, claimC
   const done = kind === 'outbox' ? 'sent' : 'processed';
   const others = claimColumns.filter((column) => column !== 'id');
   const nulls = others.map((column) => `NULL AS ${column}`).join(', ');
+  // Referenced by the UPDATE, so that it runs (an unreferenced SELECT in WITH never does).
+  const durability = kind === 'outbox' ? `durability AS (
+  SELECT CASE WHEN $5::boolean THEN set_config('synchronous_commit', 'off', true) END AS mode
+),
+` : '';
   return /* sql */ `
-WITH done AS (
+WITH ${durability}done AS (
   UPDATE ${table} AS m
   SET state = '${done}', finished_at = ${DB_NOW}, lease_expires_at = NULL
-  FROM unnest($1::bigint[], $2::uuid[]) AS c(id, token)
+  FROM unnest($1::bigint[], $2::uuid[]) AS c(id, token)${kind === 'outbox' ? ', durability' : ''}
   WHERE ${fence('m', 'c.id', 'c.token')}
   RETURNING m.id, m.${stream}, m.ordering_key
 ),

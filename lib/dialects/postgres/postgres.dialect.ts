@@ -33,6 +33,7 @@ export const postgresDialect: DialectProfile<'postgres'> = {
   },
   isolationSticks: false,
   prepares: true,
+  asyncCommit: true,
   wakeUp: {
     transport: (dataSource, tables, instanceId) => new PostgresNotifyTransport(dataSource, tables, instanceId),
     notifyingInserts: postgresNotifyingInserts,

@@ -30,7 +30,7 @@ describeWithDatabase('health thresholds', () => {
     schema = await createTestSchema();
     app = await startQueueBoxApp(
       schema,
-      { destinations: { sink: { type: 'http', url: 'http://127.0.0.1:9/unused' } }, outbox: { metricsIntervalMs: 100, ...outbox }, inbox: { sources: { doomed: {} } } },
+      { destinations: { sink: { type: 'http', url: 'http://127.0.0.1:9/unused' } }, workers: { metricsIntervalMs: 100 }, outbox, inbox: { sources: { doomed: {} } } },
       { imports: [QueueBoxHealthModule.forRoot(options)], providers: [DoomedWorker] },
     );
     const indicator = app.app.get(QueueBoxHealthIndicator);

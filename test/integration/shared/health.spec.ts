@@ -28,7 +28,7 @@ describeWithDatabase('health indicator', () => {
   });
 
   const start = (workers: boolean) =>
-    startQueueBoxApp(schema, { workers: { enabled: workers }, outbox: { pollIntervalMs: 10, metricsIntervalMs: 100 } }, { imports: [QueueBoxHealthModule], providers: [AuditWorker] });
+    startQueueBoxApp(schema, { workers: { enabled: workers, metricsIntervalMs: 100 }, outbox: { pollIntervalMs: 10 } }, { imports: [QueueBoxHealthModule], providers: [AuditWorker] });
 
   it('reports every loop up while they run', async () => {
     app = await start(true);

@@ -43,7 +43,7 @@ describeWithDatabase('inbox: the HTTP intake', () => {
     vi.restoreAllMocks();
   });
 
-  const post = (source: string, body: string | Buffer, headers: Record<string, string>) =>
+  const post = (source: string, body: string | Buffer<ArrayBuffer>, headers: Record<string, string>) =>
     fetch(`${intake}/${source}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
   const stored = async (id: string) => (await inboxRows(app.dataSource, schema)).filter((row) => row.idempotency_key === id);
 

@@ -33,7 +33,7 @@ describeWithDatabase('module start-up and enqueue validation', () => {
     schema = await createTestSchema();
     app = await startQueueBoxApp(
       schema,
-      { destinations: { custom: { type: 'custom', publisher: RecordingPublisher } }, outbox: { maxPayloadBytes: 100, pollIntervalMs: 50, metricsIntervalMs: 100 } },
+      { destinations: { custom: { type: 'custom', publisher: RecordingPublisher } }, workers: { metricsIntervalMs: 100 }, outbox: { maxPayloadBytes: 100, pollIntervalMs: 50 } },
       [RecordingPublisher],
     );
   });

@@ -1,0 +1,84 @@
+import type { DataSource } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Claim } from '../../../lib/interfaces/claim.interface.js';
+import { createTestSchema, openDataSource } from '../../fixtures/database.js';
+import { claimOutbox, insertRows, repositoryFor, rowState } from '../../fixtures/outbox-rows.js';
+
+/**
+ * PostgreSQL only: the outbox's `sent` marks commit without waiting for their WAL flush
+ * (`outbox.asyncMarks`), by `synchronous_commit` set for the mark's own transaction inside its
+ * statement, and never for a caller's transaction. Seen from inside a transaction that runs the
+ * statement: the setting it leaves for the commit.
+ */
+describe('outbox: asynchronous sent marks', () => {
+  let schema: string;
+  let db: DataSource;
+  const claimsOf = async (count: number): Promise<Claim[]> => {
+    const { repository } = repositoryFor(db, schema);
+    await insertRows(db, schema, Array.from({ length: count }, () => null));
+    return (await claimOutbox(repository, count, 60_000)).map((row) => ({ component: 'outbox', id: row.id, token: row.token, leaseMs: 60_000 }));
+  };
+
+  /** Runs the outbox completion in a transaction and returns the `synchronous_commit` its commit would use. */
+  const commitSettingAfter = async (asyncCommit: boolean, claims: Claim[]): Promise<string> => {
+    const { dialect, runner } = repositoryFor(db, schema);
+    const queryRunner = db.createQueryRunner();
+    await queryRunner.startTransaction();
+    try {
+      const rows = await runner.run(dialect.completeMany('outbox', claims, undefined, asyncCommit), queryRunner.manager);
+      expect(rows.filter((row) => row.outcome === 'done')).toHaveLength(claims.length);
+      const [{ synchronous_commit: setting }] = await queryRunner.query('SHOW synchronous_commit');
+      await queryRunner.commitTransaction();
+      return setting as string;
+    } finally {
+      if (queryRunner.isTransactionActive) await queryRunner.rollbackTransaction();
+      await queryRunner.release();
+    }
+  };
+
+  beforeAll(async () => {
+    schema = await createTestSchema();
+    db = await openDataSource(schema, 2);
+  });
+  afterAll(async () => {
+    await db?.destroy();
+  });
+
+  it('turns synchronous_commit off for the mark’s own transaction only when asked', async () => {
+    const [before] = (await db.query('SHOW synchronous_commit')) as { synchronous_commit: string }[];
+    expect(before.synchronous_commit).toBe('on');
+    expect(await commitSettingAfter(true, await claimsOf(3))).toBe('off');
+    expect(await commitSettingAfter(false, await claimsOf(3))).toBe('on');
+    // Transaction-local: the next transaction on the connection commits durably again.
+    const [after] = (await db.query('SHOW synchronous_commit')) as { synchronous_commit: string }[];
+    expect(after.synchronous_commit).toBe('on');
+  });
+
+  it('writes the marks and hands each key on exactly as a durable mark does', async () => {
+    const { repository } = repositoryFor(db, schema);
+    const ids = await insertRows(db, schema, ['hand', 'hand', null]);
+    const claimed = await claimOutbox(repository, 10, 60_000);
+    const claims: Claim[] = claimed.map((row) => ({ component: 'outbox', id: row.id, token: row.token, leaseMs: 60_000 }));
+    const { lost, claimed: handedOn } = await repository.completeMany(claims, 60_000, { asyncCommit: true });
+    expect(lost).toEqual([]);
+    expect(handedOn.map((row) => row.id)).toEqual([ids[1]]);
+    expect(await rowState(db, schema, ids[0])).toMatchObject({ state: 'sent' });
+    expect(await rowState(db, schema, ids[1])).toMatchObject({ state: 'processing' });
+  });
+
+  it('never makes a caller’s transaction commit asynchronously', async () => {
+    const { repository } = repositoryFor(db, schema);
+    const claims = await claimsOf(2);
+    const queryRunner = db.createQueryRunner();
+    await queryRunner.startTransaction();
+    try {
+      const { lost } = await repository.completeMany(claims, undefined, { asyncCommit: true, manager: queryRunner.manager });
+      expect(lost).toEqual([]);
+      const [{ synchronous_commit: setting }] = await queryRunner.query('SHOW synchronous_commit');
+      expect(setting).toBe('on');
+      await queryRunner.commitTransaction();
+    } finally {
+      await queryRunner.release();
+    }
+  });
+});
