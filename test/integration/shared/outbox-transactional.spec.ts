@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { EntityManager } from 'typeorm';
 import { InvalidArgumentError, OutboxService } from '../../../lib/index.js';
-import { describeWithDatabase, createTestSchema, testDatabase } from '../../fixtures/database.js';
+import { createTestSchema, databaseType, describeWithDatabase, testDatabase } from '../../fixtures/database.js';
 import { HttpReceiver, waitFor } from '../../fixtures/http-receiver.js';
 import { outboxRows } from '../../fixtures/inbox-rows.js';
 import { rowState } from '../../fixtures/outbox-rows.js';
@@ -65,7 +65,7 @@ describeWithDatabase('outbox: transactional enqueue', () => {
   });
 
   // PostgreSQL: QueueBox checks the runner before its prepared statements (on SQL Server the driver refuses it).
-  it.runIf(testDatabase().type === 'postgres')('refuses the manager of a transaction that has ended with a typed error naming it, and writes nothing', async () => {
+  it.runIf(databaseType === 'postgres')('refuses the manager of a transaction that has ended with a typed error naming it, and writes nothing', async () => {
     const outbox = app.app.get(OutboxService);
     let ended: EntityManager | undefined;
     await app.dataSource.transaction(async (manager) => {
