@@ -144,13 +144,23 @@ async function measureTable(ctx: BenchContext, schema: string, label: string, cl
   return { label, custom, generic };
 }
 
+/** The claim's time on the deep table against the small one, in one state of the heads of keys. */
+export interface BacklogResult {
+  which: 'heads free' | 'heads in flight';
+  smallMs: number;
+  deepMs: number;
+  /** deep / small, custom plan (the target: ≤ 2). */
+  ratio: number;
+  genericRatio: number | undefined;
+}
+
 /**
  * The deep backlog: per-claim time and buffers of QueueBox's claim statement (EXPLAIN (ANALYZE,
  * BUFFERS)) on a table of `finished` sent rows plus `pending` rows over a few keys, against a
  * table holding only a small pending set; with the heads of keys free, and with every head in
  * flight (the claim then finds nothing, and must not pay for the backlog to learn it).
  */
-export async function backlogScenario(ctx: BenchContext, config: BenchConfig): Promise<void> {
+export async function backlogScenario(ctx: BenchContext, config: BenchConfig): Promise<BacklogResult[]> {
   const cfg = config.peers.backlog;
   ctx.heading(
     `Deep backlog: claim of ${BATCH} (QueueBox's default) on ${f0(cfg.finished)} sent + ${f0(cfg.pending)} pending rows over ${cfg.keys} keys, against a table of ${cfg.keys * 20} pending rows; EXPLAIN (ANALYZE, BUFFERS), rolled back`,
@@ -163,6 +173,7 @@ export async function backlogScenario(ctx: BenchContext, config: BenchConfig): P
     await seedBacklog(ctx.admin, deep, cfg.finished, cfg.pending, cfg.keys);
     ctx.print(`  (deep table seeded in ${f1((performance.now() - seedStarted) / 1000)} s)`);
     const results: [StateFigures, StateFigures][] = [];
+    const out: BacklogResult[] = [];
     ctx.print('\n  heads of keys free:');
     results.push([await measureTable(ctx, small, 'small table', cfg.claims), await measureTable(ctx, deep, 'deep backlog', cfg.claims)]);
     await holdHeads(ctx.admin, small);
@@ -173,11 +184,13 @@ export async function backlogScenario(ctx: BenchContext, config: BenchConfig): P
       const which = i === 0 ? 'heads free' : 'heads in flight';
       const time = b.custom.ms / a.custom.ms;
       const buffers = b.custom.buffers / Math.max(a.custom.buffers, 1);
+      out.push({ which, smallMs: a.custom.ms, deepMs: b.custom.ms, ratio: time, genericRatio: a.generic && b.generic ? b.generic.ms / a.generic.ms : undefined });
       ctx.print(
         `  => ${which}: claim time deep/small = ${f2(time)}× (target ≤ 2: ${time <= 2 ? 'met' : 'NOT met'}), buffers per claim small ${f0(a.custom.buffers)} → deep ${f0(b.custom.buffers)} (${f2(buffers)}×)` +
           (a.generic && b.generic ? `; generic plan: ${f2(b.generic.ms / a.generic.ms)}× time, buffers ${f0(a.generic.buffers)} → ${f0(b.generic.buffers)}` : ''),
       );
     }
+    return out;
   } finally {
     await dropBenchSchema(ctx.admin, small);
     await dropBenchSchema(ctx.admin, deep);

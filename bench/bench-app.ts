@@ -35,7 +35,14 @@ export interface RepositoryTimers {
   /** Rows marked sent by completeMany, as they come back. */
   sent: number;
   onSent?: (total: number) => void;
+  /**
+   * Rows a statement claimed, with when it started and returned (epoch ms, for the latency stage
+   * breakdown): `claim` by an outbox claim, `hand-off` by a completion that claimed its key's next row.
+   */
+  onClaimed?: (rows: readonly ClaimedOutboxRow[], startedAt: number, returnedAt: number, via: 'claim' | 'hand-off') => void;
 }
+
+const epochNow = (): number => performance.timeOrigin + performance.now();
 
 const REPOSITORY_TIMERS = Symbol('REPOSITORY_TIMERS');
 
@@ -63,10 +70,19 @@ class RepositoryInstrumentation implements OnModuleInit {
         timers.firstClaimAt = performance.now();
         timers.onFirstClaim?.();
       }
-      return timers.claim.time(() => claimOutbox(...args), (result) => result.rows.length);
+      const startedAt = epochNow();
+      return timers.claim.time(
+        () => claimOutbox(...args),
+        (result) => {
+          timers.onClaimed?.(result.rows, startedAt, epochNow(), 'claim');
+          return result.rows.length;
+        },
+      );
     };
     repo.completeMany = async <Row = ClaimedOutboxRow | ClaimedInboxRow>(claims: readonly Claim[], handOffLeaseMs?: number, options?: FencedWriteOptions) => {
+      const startedAt = epochNow();
       const result = await timers.completeMany.time(() => completeMany<Row>(claims, handOffLeaseMs, options), (done) => claims.length - done.lost.length);
+      if (result.claimed.length > 0) timers.onClaimed?.(result.claimed as ClaimedOutboxRow[], startedAt, epochNow(), 'hand-off');
       timers.sent += claims.length - result.lost.length;
       timers.onSent?.(timers.sent);
       return result;
@@ -90,6 +106,14 @@ export interface BenchAppOptions {
   schema: string;
   poolSize: number;
   queuebox: Omit<QueueBoxModuleOptions, 'schema' | 'destinations'>;
+  /**
+   * An experiment (QUEUEBOX_BENCH_CONSUMER_ASYNC_COMMIT): the application's connections commit
+   * with synchronous_commit off, as QueueBox's claims and completions could (sql.md: a lost
+   * claim or mark is a reclaim and a duplicate the spec allows). Never for a producer or a pull worker.
+   */
+  asyncCommit?: boolean;
+  /** The pool's application_name (pg_stat_activity tells the producer's backends from the consumer's). */
+  applicationName?: string;
   /** More providers of the application (a `@PullWorker` class). */
   providers?: Provider[];
   /** Called before the loops start (to set `onPublish`, `timers.onSent`). */
@@ -117,7 +141,13 @@ export async function startBenchApp(options: BenchAppOptions): Promise<BenchApp>
       return {
         module: BenchRootModule,
         imports: [
-          TypeOrmModule.forRoot({ type: 'postgres', url: options.url, schema: options.schema, extra: { max: options.poolSize } }),
+          TypeOrmModule.forRoot({
+            type: 'postgres',
+            url: options.url,
+            schema: options.schema,
+            extra: { max: options.poolSize, ...(options.asyncCommit ? { options: '-c synchronous_commit=off' } : {}) },
+            ...(options.applicationName ? { applicationName: options.applicationName } : {}),
+          }),
           QueueBoxModule.forRoot({
             schema: options.schema,
             ...options.queuebox,

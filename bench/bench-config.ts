@@ -13,8 +13,12 @@ export interface PeersConfig {
   reps: number;
   /** Pre-inserted no-op messages of an unordered drain. */
   rows: number;
-  /** Loops-equivalents of the unordered drain: L raw loops of `slotsPerLoop` rows = concurrency L × slotsPerLoop elsewhere. */
+  /** Loops-equivalents of the unordered drain: L raw loops of `slotsPerLoop` rows = L × slotsPerLoop in flight. */
   loops: number[];
+  /**
+   * Rows a raw loop claims per round trip: 100, the LIMIT of the common hand-written SKIP LOCKED
+   * loop (`… ORDER BY id LIMIT 100 FOR UPDATE SKIP LOCKED`), so L loops keep 100·L rows in flight.
+   */
   slotsPerLoop: number;
   /** Keys of the ordered drains, and the rows of each (fewer keys drain slower by design). */
   ordered: { keys: number; rows: number }[];
@@ -29,6 +33,16 @@ export interface PeersConfig {
   backlog: { finished: number; pending: number; keys: number; claims: number };
 }
 
+/** The batch of the common hand-written SKIP LOCKED loop, which the raw loops claim per round trip. */
+const HAND_WRITTEN_BATCH = 100;
+
+/** Rows of an ordered drain by its key count (fewer keys drain slower by design). */
+const ORDERED_ROWS_BY_KEYS = new Map([
+  [100, 20_000],
+  [10, 10_000],
+  [1, 3_000],
+]);
+
 /** `--quick`: a smoke run of every scenario at small sizes (the figures mean little). */
 function peersConfig(quick: boolean, reps: number): PeersConfig {
   if (quick) {
@@ -36,22 +50,22 @@ function peersConfig(quick: boolean, reps: number): PeersConfig {
       reps,
       rows: 2_000,
       loops: [1, 10],
-      slotsPerLoop: 10,
-      ordered: [{ keys: 100, rows: 2_000 }, { keys: 10, rows: 1_000 }, { keys: 1, rows: 200 }],
+      slotsPerLoop: HAND_WRITTEN_BATCH,
+      ordered: [{ keys: 1, rows: 200 }],
       orderedLoops: 10,
       runCapMs: 30_000,
-      orderedCapMs: 15_000,
-      producer: { rates: [200], seconds: 2, keys: 100 },
-      pull: { rows: 500, concurrency: 10 },
+      orderedCapMs: 5_000,
+      producer: { rates: [1_000], seconds: 2, keys: 100 },
+      pull: { rows: 300, concurrency: 10 },
       backlog: { finished: 20_000, pending: 2_000, keys: 5, claims: 5 },
     };
   }
   return {
     reps,
     rows: int('QUEUEBOX_BENCH_PEERS_ROWS', 20_000),
-    loops: intList('QUEUEBOX_BENCH_PEERS_LOOPS', [1, 10, 50]),
-    slotsPerLoop: 10,
-    ordered: [{ keys: 100, rows: 20_000 }, { keys: 10, rows: 10_000 }, { keys: 1, rows: 2_000 }],
+    loops: intList('QUEUEBOX_BENCH_PEERS_LOOPS', [1, 10]),
+    slotsPerLoop: HAND_WRITTEN_BATCH,
+    ordered: intList('QUEUEBOX_BENCH_ORDERED_KEYS', [100, 10, 1]).map((keys) => ({ keys, rows: ORDERED_ROWS_BY_KEYS.get(keys) ?? 10_000 })),
     orderedLoops: 10,
     runCapMs: int('QUEUEBOX_BENCH_RUN_CAP_MS', 90_000),
     orderedCapMs: int('QUEUEBOX_BENCH_ORDERED_CAP_MS', 30_000),
@@ -137,3 +151,10 @@ export function readBenchConfig(argv: readonly string[] = process.argv.slice(2))
     peers: peersConfig(args.quick, reps),
   };
 }
+
+/**
+ * QUEUEBOX_BENCH_CONSUMER_ASYNC_COMMIT=1: an experiment, not a configuration QueueBox offers
+ * today: the outbox consumers' connections commit with synchronous_commit off (claims and
+ * completions no longer wait for a WAL flush; producers and pull workers keep it on).
+ */
+export const consumerAsyncCommit = (): boolean => bool('QUEUEBOX_BENCH_CONSUMER_ASYNC_COMMIT', false);

@@ -45,6 +45,6 @@ export async function countByState(pool: pg.Pool, schema: string): Promise<Recor
   return Object.fromEntries(rows.map((row) => [row.state, row.n]));
 }
 
-export function rawPool(url: string, max: number): pg.Pool {
-  return new pg.Pool({ connectionString: url, max });
+export function rawPool(url: string, max: number, applicationName?: string): pg.Pool {
+  return new pg.Pool({ connectionString: url, max, ...(applicationName ? { application_name: applicationName } : {}) });
 }

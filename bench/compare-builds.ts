@@ -1,8 +1,11 @@
 /**
- * Before/after of two QueueBox builds on the PostgreSQL path, in one run on one server: drain
- * (10 loops-equivalent: QueueBox's defaults, concurrency 100), ordered drain over 10 keys, and
- * enqueue-to-publish latency with the producer in another process at 200 msg/s. The builds run
- * alternately, each scenario in a fresh process, and the medians of the reps are compared.
+ * Before/after of two QueueBox builds on the PostgreSQL path, in one run on one server, at
+ * QueueBox's defaults (no concurrency or batchSize given), issue 21's cases: drain with a pool of
+ * 3 and of 12 connections (1 and 10 loops-equivalent), ordered drain of one key (the hand-off
+ * path), and enqueue-to-publish latency with the producer in another process at 1,000 msg/s.
+ * Each case reports CPU per message (node and PostgreSQL) and WAL bytes per message; a rise of
+ * CPU per message above 10 % is flagged. The builds run alternately, each scenario in a fresh
+ * process, and the medians of the reps are compared.
  *
  *   npm run build && tsc -p bench/tsconfig.json
  *   node bench/dist/bench/compare-builds.js --before /work/wt-at-b40e704 --after . [--reps=3] [--quick]
@@ -15,7 +18,8 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startBenchPostgres } from './bench-postgres.js';
+import pg from 'pg';
+import { readPostmasterPid, startBenchPostgres } from './bench-postgres.js';
 import { f0, f2, median } from './bench-stats.js';
 
 interface Build {
@@ -28,9 +32,25 @@ interface Build {
 interface Scenario {
   name: string;
   args: (url: string, build: Build) => string[];
-  /** The figure compared, and whether more is better. */
-  figures: { key: string; higherIsBetter: boolean; unit: string }[];
+  /** The figure compared, whether more is better, and whether it is a cost per message (flagged above +10 %). */
+  figures: Figure[];
 }
+
+interface Figure {
+  key: string;
+  higherIsBetter: boolean;
+  unit: string;
+  costPerMessage?: boolean;
+}
+
+/** Issue 21: CPU per message must not rise more than 10 %. */
+const COST_RISE_FLAG = 0.1;
+
+const COSTS: Figure[] = [
+  { key: 'nodeUsPerMsg', higherIsBetter: false, unit: 'µs node CPU/msg', costPerMessage: true },
+  { key: 'postgresUsPerMsg', higherIsBetter: false, unit: 'µs PostgreSQL CPU/msg', costPerMessage: true },
+  { key: 'walBytesPerMsg', higherIsBetter: false, unit: 'WAL bytes/msg', costPerMessage: true },
+];
 
 function readArgs(argv: readonly string[]): { before: string; after: string; reps: number; quick: boolean } {
   const value = (name: string): string | undefined => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : undefined);
@@ -53,9 +73,10 @@ function prepareBuild(label: Build['label'], root: string): Build {
   return { label, root, driver, commit };
 }
 
-function runDriver(build: Build, args: readonly string[]): Promise<Record<string, number>> {
+function runDriver(build: Build, args: readonly string[], postmasterPid: number | undefined): Promise<Record<string, number>> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [build.driver, ...args], { cwd: build.root, stdio: ['ignore', 'pipe', 'inherit'] });
+    const env = { ...process.env, ...(postmasterPid === undefined ? {} : { QUEUEBOX_COMPARE_POSTMASTER_PID: String(postmasterPid) }) };
+    const child = spawn(process.execPath, [build.driver, ...args], { cwd: build.root, stdio: ['ignore', 'pipe', 'inherit'], env });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('error', reject);
@@ -71,14 +92,25 @@ async function main(): Promise<void> {
   const opts = readArgs(process.argv.slice(2));
   const builds = [prepareBuild('before', opts.before), prepareBuild('after', opts.after)];
   const rows = opts.quick ? 2_000 : 20_000;
-  const orderedRows = opts.quick ? 1_000 : 10_000;
+  const orderedRows = opts.quick ? 200 : 3_000;
   const seconds = opts.quick ? 3 : 10;
+  const rate = 1_000;
+  const throughput: Figure = { key: 'msgsPerSecond', higherIsBetter: true, unit: 'msg/s' };
   const scenarios: Scenario[] = [
-    { name: `drain, ${f0(rows)} rows, no keys, defaults (concurrency 100 = 10 loops-equivalent)`, args: (url, b) => ['drain', url, b.root, String(rows), '0'], figures: [{ key: 'msgsPerSecond', higherIsBetter: true, unit: 'msg/s' }, { key: 'nodeUsPerMsg', higherIsBetter: false, unit: 'µs node CPU/msg' }] },
-    { name: `ordered drain, ${f0(orderedRows)} rows over 10 keys`, args: (url, b) => ['drain', url, b.root, String(orderedRows), '10'], figures: [{ key: 'msgsPerSecond', higherIsBetter: true, unit: 'msg/s' }, { key: 'nodeUsPerMsg', higherIsBetter: false, unit: 'µs node CPU/msg' }] },
-    { name: `producer in another process, 200 msg/s for ${seconds} s, 100 keys`, args: (url, b) => ['latency', url, b.root, '200', String(seconds), '100'], figures: [{ key: 'p50', higherIsBetter: false, unit: 'ms p50' }, { key: 'p99', higherIsBetter: false, unit: 'ms p99' }, { key: 'max', higherIsBetter: false, unit: 'ms max' }] },
+    { name: `drain, ${f0(rows)} rows, no keys, defaults, pool 3 (1 loop-equivalent)`, args: (url, b) => ['drain', url, b.root, String(rows), '0', '3'], figures: [throughput, ...COSTS] },
+    { name: `drain, ${f0(rows)} rows, no keys, defaults, pool 12 (10 loops-equivalent)`, args: (url, b) => ['drain', url, b.root, String(rows), '0', '12'], figures: [throughput, ...COSTS] },
+    { name: `ordered drain, ${f0(orderedRows)} rows of 1 key (the hand-off path), defaults, pool 12`, args: (url, b) => ['drain', url, b.root, String(orderedRows), '1', '12'], figures: [throughput, ...COSTS] },
+    {
+      name: `producer in another process, ${f0(rate)} msg/s for ${seconds} s, 100 keys (CPU: both processes)`,
+      args: (url, b) => ['latency', url, b.root, String(rate), String(seconds), '100'],
+      figures: [{ key: 'p50', higherIsBetter: false, unit: 'ms p50' }, { key: 'p99', higherIsBetter: false, unit: 'ms p99' }, { key: 'max', higherIsBetter: false, unit: 'ms max' }, { key: 'producerTxPerSecond', higherIsBetter: true, unit: 'producer tx/s' }, ...COSTS],
+    },
   ];
   const server = await startBenchPostgres();
+  const admin = new pg.Pool({ connectionString: server.url, max: 1 });
+  const postmasterPid = process.env.QUEUEBOX_PG_URL ? undefined : await readPostmasterPid(admin);
+  await admin.end();
+  const flags: string[] = [];
   try {
     console.log('QueueBox build comparison (PostgreSQL path)');
     for (const b of builds) console.log(`  ${b.label}: ${b.root} @ ${b.commit}`);
@@ -90,9 +122,9 @@ async function main(): Promise<void> {
         // Alternate which build goes first.
         const order = rep % 2 === 0 ? builds : [...builds].reverse();
         for (const b of order) {
-          const result = await runDriver(b, scenario.args(server.url, b));
+          const result = await runDriver(b, scenario.args(server.url, b), postmasterPid);
           results.get(b.label)!.push(result);
-          console.log(`  rep ${rep + 1} ${b.label.padEnd(6)} ${scenario.figures.map((f) => `${f2(result[f.key])} ${f.unit}`).join(', ')}${result.total !== undefined ? `, published ${result.published}/${result.total}` : ''}`);
+          console.log(`  rep ${rep + 1} ${b.label.padEnd(6)} ${scenario.figures.map((f) => `${f2(result[f.key])} ${f.unit}`).join(', ')}${result.total !== undefined ? `, published ${result.published}/${result.total}` : ''}; load ${loadavg()[0].toFixed(2)}`);
         }
       }
       for (const figure of scenario.figures) {
@@ -100,9 +132,14 @@ async function main(): Promise<void> {
         const after = median(results.get('after')!.map((r) => r[figure.key]));
         const ratio = after / before;
         const verdict = Math.abs(ratio - 1) <= 0.05 ? 'same within 5 %' : (figure.higherIsBetter ? ratio > 1 : ratio < 1) ? 'after better' : 'after worse';
-        console.log(`  median ${figure.unit}: before ${f2(before)}, after ${f2(after)}, after/before ${f2(ratio)} (${verdict})`);
+        const flagged = figure.costPerMessage === true && ratio > 1 + COST_RISE_FLAG;
+        if (flagged) flags.push(`${scenario.name}: ${figure.unit} ${f2(before)} → ${f2(after)} (+${f0((ratio - 1) * 100)} %)`);
+        console.log(`  median ${figure.unit}: before ${f2(before)}, after ${f2(after)}, after/before ${f2(ratio)} (${verdict})${flagged ? '  ** FLAG: cost per message rose more than 10 % **' : ''}`);
       }
     }
+    console.log(`\n=== Costs per message that rose more than ${f0(COST_RISE_FLAG * 100)} % (issue 21: CPU per message must not)`);
+    console.log(flags.length === 0 ? '  none' : flags.map((f) => `  FLAG ${f}`).join('\n'));
+    if (postmasterPid === undefined) console.log('  (PostgreSQL CPU not measured: external server)');
     console.log(`\nload average at end ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
   } finally {
     await server.stop();

@@ -4,11 +4,13 @@
  * resolve from that build's own node_modules; QueueBox itself is imported from `<build>/dist`.
  * It therefore imports no other bench module. Modes (argv[2]):
  *
- *   drain   <url> <build> <rows> <keys>   drain of a pre-inserted backlog, QueueBox defaults
+ *   drain   <url> <build> <rows> <keys> [<pool>]   drain of a pre-inserted backlog, QueueBox defaults
  *   latency <url> <build> <rate> <seconds> <keys>   consumer; forks itself as the producer
  *   producer <json>                        (internal) enqueues at a steady rate, reports over IPC
  *
- * Prints one line `RESULT <json>`.
+ * Prints one line `RESULT <json>`: the figures, node CPU per message, and, when
+ * QUEUEBOX_COMPARE_POSTMASTER_PID names the (local, bench-only) server's postmaster, PostgreSQL
+ * CPU per message; WAL bytes per message from the LSN's advance.
  */
 import 'reflect-metadata';
 import { Injectable, Module, type DynamicModule, type INestApplicationContext } from '@nestjs/common';
@@ -16,6 +18,7 @@ import { NestFactory } from '@nestjs/core';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -36,6 +39,32 @@ const TABLE = 'queuebox_outbox_messages';
 const PAD = 'x'.repeat(180);
 const nowEpochMs = (): number => performance.timeOrigin + performance.now();
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The bench server's postmaster (set by compare-builds), whose processes' CPU time is read from /proc. */
+const POSTMASTER_PID = Number(process.env.QUEUEBOX_COMPARE_POSTMASTER_PID ?? '') || undefined;
+
+/** user+system ms of the postmaster and its children (reaped ones through cutime/cstime); as bench-stats.ts, copied: this file imports no bench module. */
+function postgresCpuMs(): number {
+  if (POSTMASTER_PID === undefined) return Number.NaN;
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(entry) === POSTMASTER_PID) ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    else if (Number(fields[1]) === POSTMASTER_PID) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * 10;
+}
+
+const walLsn = async (admin: pg.Pool): Promise<string> => (await admin.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0].lsn;
+const walBytesSince = async (admin: pg.Pool, lsn: string): Promise<number> =>
+  Number((await admin.query<{ bytes: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::text AS bytes', [lsn])).rows[0].bytes);
 
 async function loadBuild(build: string): Promise<{ qb: QueueBoxApi; migrations: MigrationsApi }> {
   const qb = (await import(pathToFileURL(join(build, 'dist/index.js')).href)) as QueueBoxApi;
@@ -68,13 +97,13 @@ class CountingPublisher {
   }
 }
 
-async function startApp(qb: QueueBoxApi, url: string, schema: string, publisher: CountingPublisher, workers: boolean): Promise<INestApplicationContext> {
+async function startApp(qb: QueueBoxApi, url: string, schema: string, publisher: CountingPublisher, workers: boolean, poolSize = 20): Promise<INestApplicationContext> {
   @Module({})
   class CompareRootModule {}
   const root: DynamicModule = {
     module: CompareRootModule,
     imports: [
-      TypeOrmModule.forRoot({ type: 'postgres', url, schema, extra: { max: 20 } }),
+      TypeOrmModule.forRoot({ type: 'postgres', url, schema, extra: { max: poolSize } }),
       qb.QueueBoxModule.forRoot({ schema, workers: { enabled: workers }, destinations: { noop: { type: 'custom', publisher: CountingPublisher } } }),
     ],
     providers: [{ provide: CountingPublisher, useValue: publisher }],
@@ -88,7 +117,7 @@ async function closeApp(app: INestApplicationContext): Promise<void> {
   await app.close();
 }
 
-async function drain(url: string, build: string, rows: number, keys: number): Promise<Record<string, number>> {
+async function drain(url: string, build: string, rows: number, keys: number, poolSize: number): Promise<Record<string, number>> {
   const { qb, migrations } = await loadBuild(build);
   const schema = await createSchema(url, migrations);
   const admin = new pg.Pool({ connectionString: url, max: 2 });
@@ -101,16 +130,20 @@ async function drain(url: string, build: string, rows: number, keys: number): Pr
       [keys, rows, PAD],
     );
     await admin.query(`VACUUM ANALYZE "${schema}".${TABLE}`);
+    await admin.query('CHECKPOINT');
+    const lsn0 = await walLsn(admin);
     const publisher = new CountingPublisher();
     let startedAt: number | undefined;
     let cpu0: NodeJS.CpuUsage | undefined;
+    let pg0 = Number.NaN;
     publisher.onPublish = () => {
       if (startedAt === undefined) {
         startedAt = performance.now();
         cpu0 = process.cpuUsage();
+        pg0 = postgresCpuMs();
       }
     };
-    const app = await startApp(qb, url, schema, publisher, true);
+    const app = await startApp(qb, url, schema, publisher, true, poolSize);
     try {
       const deadline = performance.now() + 180_000;
       while (publisher.published < rows && performance.now() < deadline) await sleep(2);
@@ -122,7 +155,14 @@ async function drain(url: string, build: string, rows: number, keys: number): Pr
       }
       const ms = performance.now() - (startedAt ?? performance.now());
       const cpu = process.cpuUsage(cpu0);
-      return { msgsPerSecond: (done / ms) * 1000, done, nodeUsPerMsg: (cpu.user + cpu.system) / Math.max(done, 1) };
+      const pgMs = postgresCpuMs() - pg0;
+      return {
+        msgsPerSecond: (done / ms) * 1000,
+        done,
+        nodeUsPerMsg: (cpu.user + cpu.system) / Math.max(done, 1),
+        postgresUsPerMsg: (pgMs * 1000) / Math.max(done, 1),
+        walBytesPerMsg: (await walBytesSince(admin, lsn0)) / Math.max(done, 1),
+      };
     } finally {
       await closeApp(app);
     }
@@ -130,6 +170,12 @@ async function drain(url: string, build: string, rows: number, keys: number): Pr
     await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
     await admin.end();
   }
+}
+
+interface ProducerReport {
+  commitAt: number[];
+  cpuUs: number;
+  txPerSecond: number;
 }
 
 interface ProducerJob {
@@ -149,6 +195,7 @@ async function producer(job: ProducerJob): Promise<void> {
   const total = job.rate * job.seconds;
   const commitAt = Array.from({ length: total }, () => Number.NaN);
   const inFlight = new Set<Promise<void>>();
+  const cpu0 = process.cpuUsage();
   const started = performance.now();
   let next = 0;
   try {
@@ -170,7 +217,9 @@ async function producer(job: ProducerJob): Promise<void> {
   } finally {
     await closeApp(app);
   }
-  await new Promise<void>((resolve, reject) => process.send!(commitAt, (error: Error | null) => (error ? reject(error) : resolve())));
+  const cpu = process.cpuUsage(cpu0);
+  const report: ProducerReport = { commitAt, cpuUs: cpu.user + cpu.system, txPerSecond: (total / (performance.now() - started)) * 1000 };
+  await new Promise<void>((resolve, reject) => process.send!(report, (error: Error | null) => (error ? reject(error) : resolve())));
 }
 
 async function latency(url: string, build: string, rate: number, seconds: number, keys: number): Promise<Record<string, number>> {
@@ -187,11 +236,20 @@ async function latency(url: string, build: string, rate: number, seconds: number
   const admin = new pg.Pool({ connectionString: url, max: 1 });
   try {
     const job: ProducerJob = { url, build, schema, rate, seconds, keys };
+    await admin.query('CHECKPOINT');
+    const lsn0 = await walLsn(admin);
+    const cpu0 = process.cpuUsage();
+    const pg0 = postgresCpuMs();
     const child = fork(fileURLToPath(import.meta.url), ['producer', JSON.stringify(job)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    const [commitAt] = (await once(child, 'message')) as [number[]];
-    await once(child, 'exit');
+    const exited = once(child, 'exit');
+    const [report] = (await once(child, 'message')) as [ProducerReport];
+    await exited;
+    const { commitAt } = report;
     const deadline = performance.now() + 15_000;
     while (publishedAt.some(Number.isNaN) && performance.now() < deadline) await sleep(5);
+    const cpu = process.cpuUsage(cpu0);
+    const pgMs = postgresCpuMs() - pg0;
+    const walBytes = await walBytesSince(admin, lsn0);
     // The first 10 % are the warm-up.
     const latencies: number[] = [];
     for (let seq = Math.floor(total * 0.1); seq < total; seq++) {
@@ -200,7 +258,18 @@ async function latency(url: string, build: string, rate: number, seconds: number
     }
     latencies.sort((a, b) => a - b);
     const at = (p: number): number => latencies[Math.min(latencies.length - 1, Math.max(0, Math.ceil((p / 100) * latencies.length) - 1))];
-    return { p50: at(50), p99: at(99), max: latencies.at(-1) ?? Number.NaN, published: publishedAt.filter((v) => !Number.isNaN(v)).length, total };
+    return {
+      p50: at(50),
+      p99: at(99),
+      max: latencies.at(-1) ?? Number.NaN,
+      published: publishedAt.filter((v) => !Number.isNaN(v)).length,
+      total,
+      producerTxPerSecond: report.txPerSecond,
+      // Both processes: the consumer (this one) and the producer.
+      nodeUsPerMsg: (cpu.user + cpu.system + report.cpuUs) / total,
+      postgresUsPerMsg: (pgMs * 1000) / total,
+      walBytesPerMsg: walBytes / total,
+    };
   } finally {
     await closeApp(app);
     await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
@@ -213,7 +282,7 @@ async function main(): Promise<void> {
   if (mode === 'producer') return producer(JSON.parse(args[0]) as ProducerJob);
   const result =
     mode === 'drain'
-      ? await drain(args[0], args[1], Number(args[2]), Number(args[3]))
+      ? await drain(args[0], args[1], Number(args[2]), Number(args[3]), Number(args[4] ?? 20))
       : mode === 'latency'
         ? await latency(args[0], args[1], Number(args[2]), Number(args[3]), Number(args[4]))
         : undefined;

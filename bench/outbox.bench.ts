@@ -4,14 +4,13 @@
  * Prints figures and ratios; asserts nothing. `npm run bench`; sizes: see bench-config.ts.
  */
 import 'reflect-metadata';
-import type pg from 'pg';
-import { readFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { readBenchConfig } from './bench-config.js';
 import type { BenchContext } from './bench-context.js';
-import { startBenchPostgres } from './bench-postgres.js';
+import { readPostmasterPid, startBenchPostgres } from './bench-postgres.js';
 import { rawPool } from './bench-schema.js';
+import { ADMIN_APPLICATION_NAME } from './bench-wal.js';
 import { f0 } from './bench-stats.js';
 import { drainScenario } from './drain.scenario.js';
 import { enqueueScenario } from './enqueue.scenario.js';
@@ -21,13 +20,14 @@ import { producerScenario } from './producer.scenario.js';
 import { pullScenario } from './pull.scenario.js';
 import { backlogScenario } from './backlog.scenario.js';
 import { printSummary, type CaseResult } from './peers/compare.js';
+import { printTargets, type RunResults } from './targets.js';
 
 async function main(): Promise<void> {
   const config = readBenchConfig();
   const started = performance.now();
   const print = (line: string): void => console.log(line);
   const server = await startBenchPostgres();
-  const admin = rawPool(server.url, 2);
+  const admin = rawPool(server.url, 2, ADMIN_APPLICATION_NAME);
   try {
     const [{ version, fsync, synchronous_commit: syncCommit }] = (
       await admin.query<{ version: string; fsync: string; synchronous_commit: string }>(
@@ -49,16 +49,18 @@ async function main(): Promise<void> {
     print(`  load average at start: ${loadavg().map((n) => n.toFixed(2)).join(' ')} (the machine may be shared: compare ratios, not absolute figures)`);
     print(`  postgres CPU: ${postmasterPid === undefined ? 'not measured (external server)' : `/proc of postmaster ${postmasterPid} and its children`}`);
 
-    const cases: CaseResult[] = [];
+    const results: RunResults = { cases: [], producer: [], backlog: [] };
+    const cases: CaseResult[] = results.cases;
     if (config.scenarios.has('peers')) cases.push(...(await peersDrainScenario(ctx, config)));
     if (config.scenarios.has('ordered')) cases.push(...(await orderedDrainScenario(ctx, config)));
-    if (config.scenarios.has('producer')) await producerScenario(ctx, config);
+    if (config.scenarios.has('producer')) results.producer.push(...(await producerScenario(ctx, config)));
     if (config.scenarios.has('pull')) cases.push(...(await pullScenario(ctx, config)));
-    if (config.scenarios.has('backlog')) await backlogScenario(ctx, config);
+    if (config.scenarios.has('backlog')) results.backlog.push(...(await backlogScenario(ctx, config)));
     if (config.scenarios.has('drain')) await drainScenario(ctx, config);
     if (config.scenarios.has('latency')) await latencyScenario(ctx, config);
     if (config.scenarios.has('enqueue')) await enqueueScenario(ctx, config);
     printSummary(ctx, cases);
+    printTargets(ctx, results);
     print(`  load average at end: ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
     print(`\nbench finished in ${f0((performance.now() - started) / 1000)} s`);
   } finally {
@@ -71,17 +73,6 @@ async function main(): Promise<void> {
       process.exitCode = 1;
     });
     await server.stop();
-  }
-}
-
-/** The embedded server's postmaster, from the first line of postmaster.pid in its data directory. */
-async function readPostmasterPid(admin: pg.Pool): Promise<number | undefined> {
-  try {
-    const { rows } = await admin.query<{ dir: string }>(`SELECT current_setting('data_directory') AS dir`);
-    const pid = Number((await readFile(`${rows[0].dir}/postmaster.pid`, 'utf8')).split('\n')[0]);
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
   }
 }
 

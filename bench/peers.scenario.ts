@@ -4,17 +4,21 @@ import { f0 } from './bench-stats.js';
 import { compareDrain, type CaseResult } from './peers/compare.js';
 import { graphileDrainRunner } from './peers/graphile-worker.runner.js';
 import { pgBossDrainRunner } from './peers/pg-boss.runner.js';
-import { queueBoxDrainRunner } from './peers/queuebox-drain.runner.js';
+import { queueBoxDefaultsRunner, queueBoxTunedRunner } from './peers/queuebox-drain.runner.js';
 import { rawDrainRunner } from './peers/raw-drain.runner.js';
 
-const RUNNERS = [rawDrainRunner, queueBoxDrainRunner, graphileDrainRunner(true), pgBossDrainRunner];
-const ORDERED_RUNNERS = [rawDrainRunner, queueBoxDrainRunner, graphileDrainRunner(true), graphileDrainRunner(false), pgBossDrainRunner];
+const RUNNERS = [rawDrainRunner, queueBoxDefaultsRunner, queueBoxTunedRunner, graphileDrainRunner(true), pgBossDrainRunner];
+const ORDERED_RUNNERS = [rawDrainRunner, queueBoxDefaultsRunner, graphileDrainRunner(true), graphileDrainRunner(false), pgBossDrainRunner];
 
-/** Unordered drain at each loops-equivalent: QueueBox, the raw loop, graphile-worker (localQueue) and pg-boss (batch fetch). */
+/**
+ * Unordered drain at each loops-equivalent: the raw loop (L loops claiming 100 rows per round
+ * trip), QueueBox at its defaults and tuned to the raw loop's in-flight count, graphile-worker
+ * (localQueue of 100·L) and pg-boss (fetch of 100).
+ */
 export async function peersDrainScenario(ctx: BenchContext, config: BenchConfig): Promise<CaseResult[]> {
   const cfg = config.peers;
   ctx.heading(
-    `Drain side by side: ${f0(cfg.rows)} no-op messages, no keys; L loops-equivalent = L raw loops of ${cfg.slotsPerLoop} rows = concurrency ${cfg.slotsPerLoop}·L elsewhere; pool L+2 each; ${cfg.reps} paired rep(s)`,
+    `Drain side by side: ${f0(cfg.rows)} no-op messages, no keys; L loops-equivalent = L raw loops claiming ${cfg.slotsPerLoop} rows per round trip (${cfg.slotsPerLoop}·L in flight); QueueBox at its defaults (no concurrency or batchSize given) and tuned (concurrency ${cfg.slotsPerLoop}·L, batchSize ${cfg.slotsPerLoop}); graphile-worker concurrency and localQueue ${cfg.slotsPerLoop}·L; pg-boss fetch(batchSize ${cfg.slotsPerLoop}); pool L+2 each; ${cfg.reps} paired rep(s)`,
   );
   const results: CaseResult[] = [];
   for (const loops of cfg.loops) {
@@ -27,7 +31,7 @@ export async function peersDrainScenario(ctx: BenchContext, config: BenchConfig)
 export async function orderedDrainScenario(ctx: BenchContext, config: BenchConfig): Promise<CaseResult[]> {
   const cfg = config.peers;
   ctx.heading(
-    `Ordered drain: rows round-robin over K keys, ${cfg.orderedLoops} loops-equivalent (concurrency ${cfg.orderedLoops * cfg.slotsPerLoop}); graphile-worker: queue_name = key, with localQueue and in its default mode; a run is cut after ${f0(cfg.orderedCapMs / 1000)} s and reports the rate of what it finished; ${cfg.reps} paired rep(s)`,
+    `Ordered drain: rows round-robin over K keys, ${cfg.orderedLoops} loops-equivalent (raw head-of-key loops of ${cfg.slotsPerLoop}; QueueBox at its defaults; graphile-worker concurrency ${cfg.orderedLoops * cfg.slotsPerLoop}); graphile-worker: queue_name = key, with localQueue and in its default mode; a run is cut after ${f0(cfg.orderedCapMs / 1000)} s and reports the rate of what it finished; ${cfg.reps} paired rep(s)`,
   );
   const results: CaseResult[] = [];
   for (const { keys, rows } of cfg.ordered) {

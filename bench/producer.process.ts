@@ -10,6 +10,7 @@ import graphileWorker from 'graphile-worker';
 import { startBenchApp } from './bench-app.js';
 import { benchPayload } from './bench-schema.js';
 import { sleep } from './bench-stats.js';
+import { PRODUCER_APPLICATION_NAME, withApplicationName } from './wait-sampler.js';
 
 const { Logger, makeWorkerUtils } = graphileWorker;
 
@@ -27,6 +28,10 @@ export interface ProducerRequest {
 export interface ProducerReport {
   /** performance.timeOrigin + performance.now() when each commit returned, by sequence number. */
   commitAt: number[];
+  /** The same clock when each message's send began (before waiting for a pooled connection). */
+  beganAt: number[];
+  /** The same clock inside the transaction, as the enqueue began (after the pool and BEGIN): its notification cannot come earlier. */
+  insideAt: number[];
   commitMs: number[];
   cpuUs: number;
   ms: number;
@@ -35,10 +40,12 @@ export interface ProducerReport {
 
 const nowEpochMs = (): number => performance.timeOrigin + performance.now();
 
-async function produce(rate: number, seconds: number, send: (seq: number) => Promise<void>): Promise<ProducerReport> {
+async function produce(rate: number, seconds: number, send: (seq: number, inside: () => void) => Promise<void>): Promise<ProducerReport> {
   const total = rate * seconds;
   const intervalMs = 1000 / rate;
   const commitAt = Array.from({ length: total }, () => Number.NaN);
+  const beganAt = Array.from({ length: total }, () => Number.NaN);
+  const insideAt = Array.from({ length: total }, () => Number.NaN);
   const commitMs: number[] = [];
   const inFlight = new Set<Promise<void>>();
   let maxInFlight = 0;
@@ -50,7 +57,10 @@ async function produce(rate: number, seconds: number, send: (seq: number) => Pro
     while (next < due) {
       const seq = next++;
       const began = performance.now();
-      const task: Promise<void> = send(seq).then(() => {
+      beganAt[seq] = nowEpochMs();
+      const task: Promise<void> = send(seq, () => {
+        insideAt[seq] = nowEpochMs();
+      }).then(() => {
         commitAt[seq] = nowEpochMs();
         commitMs.push(performance.now() - began);
       });
@@ -62,7 +72,7 @@ async function produce(rate: number, seconds: number, send: (seq: number) => Pro
   }
   await Promise.all(inFlight);
   const cpu = process.cpuUsage(cpu0);
-  return { commitAt, commitMs, cpuUs: cpu.user + cpu.system, ms: performance.now() - started, maxInFlight };
+  return { commitAt, beganAt, insideAt, commitMs, cpuUs: cpu.user + cpu.system, ms: performance.now() - started, maxInFlight };
 }
 
 async function main(): Promise<void> {
@@ -77,19 +87,25 @@ async function main(): Promise<void> {
       url: request.url,
       schema: request.schema,
       poolSize: 20,
+      applicationName: PRODUCER_APPLICATION_NAME,
       queuebox: { workers: { enabled: false }, ...(coalesceMs === undefined ? {} : { outbox: { notify: { coalesceMs } } }) },
     });
     try {
-      report = await produce(request.rate, request.seconds, async (seq) => {
-        await app.dataSource.transaction((manager) => app.outbox.enqueue({ destination: 'noop', payload: benchPayload(seq), key: key(seq) }, { manager }));
+      report = await produce(request.rate, request.seconds, async (seq, inside) => {
+        await app.dataSource.transaction((manager) => {
+          inside();
+          return app.outbox.enqueue({ destination: 'noop', payload: benchPayload(seq), key: key(seq) }, { manager });
+        });
       });
     } finally {
       await app.close();
     }
   } else {
-    const utils = await makeWorkerUtils({ connectionString: request.url, schema: request.schema, logger: new Logger(() => () => undefined) });
+    const utils = await makeWorkerUtils({ connectionString: withApplicationName(request.url, PRODUCER_APPLICATION_NAME), schema: request.schema, logger: new Logger(() => () => undefined) });
     try {
-      report = await produce(request.rate, request.seconds, async (seq) => {
+      report = await produce(request.rate, request.seconds, async (seq, inside) => {
+        // One statement (add_job) on a pooled connection: "inside" is as it is sent.
+        inside();
         // No queue_name: graphile-worker's serial queues are its ordered mode, far slower (see the ordered drain).
         await utils.addJob('noop', benchPayload(seq));
       });

@@ -7,16 +7,20 @@ import pg from 'pg';
 import { wakeChannel } from '../lib/dialects/postgres/notify-transport.js';
 import { resolveOptions } from '../lib/options/resolve-options.js';
 import { startBenchApp } from './bench-app.js';
-import type { BenchConfig } from './bench-config.js';
+import { consumerAsyncCommit, type BenchConfig } from './bench-config.js';
 import type { BenchContext } from './bench-context.js';
 import { createBenchSchema, dropBenchSchema } from './bench-schema.js';
 import { cpuNow, cpuPerMessage, f0, f1, f2, median, percentile, sleep } from './bench-stats.js';
+import { WalMeter, settleBeforeRun, type WalPerMessage } from './bench-wal.js';
+import { latencyStages, type ClaimTiming } from './latency-stages.js';
+import { walText } from './peers/compare.js';
 import { createGraphileSchema, quietGraphileLogger } from './peers/graphile-worker.runner.js';
 import type { ProducerReport, ProducerRequest } from './producer.process.js';
+import { startWaitSampler, waitProfileText } from './wait-sampler.js';
 
 const { run } = graphileWorker;
 
-/** Consumer concurrency of both systems (QueueBox's default; graphile-worker's local queue of the same size). */
+/** graphile-worker's consumer concurrency and local queue (QueueBox's default concurrency before adaptive pacing); QueueBox runs at its defaults. */
 const CONSUMER_CONCURRENCY = 100;
 /** The first messages of a run are its warm-up (JIT, pools, prepared statements): left out of the latencies. */
 const WARMUP_SHARE = 0.1;
@@ -33,22 +37,27 @@ interface LatencyOutcome {
   notifies: number;
   consumerNodeUs: number;
   producerNodeUs: number;
+  /** Transactions per second the producer reached (below the rate: the machine could not carry the producer). */
+  producerTxPerSecond: number;
   postgresUs: number | undefined;
+  wal?: WalPerMessage;
   detail: string;
+  /** The latency stage breakdown and the wait-event profile, printed under the run's line. */
+  stages: string[];
 }
 
 const nowEpochMs = (): number => performance.timeOrigin + performance.now();
 
-/** Counts the notifications of `channel` on a connection of its own. */
-async function countNotifies(url: string, channel: string): Promise<{ count(): number; stop(): Promise<void> }> {
+/** Counts the notifications of `channel` on a connection of its own, and when each arrived (epoch ms). */
+async function countNotifies(url: string, channel: string): Promise<{ count(): number; times: number[]; stop(): Promise<void> }> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  let count = 0;
+  const times: number[] = [];
   client.on('notification', () => {
-    count += 1;
+    times.push(nowEpochMs());
   });
   await client.query(`LISTEN "${channel.replaceAll('"', '""')}"`);
-  return { count: () => count, stop: () => client.end() };
+  return { count: () => times.length, times, stop: () => client.end() };
 }
 
 async function runProducer(request: ProducerRequest): Promise<ProducerReport> {
@@ -62,13 +71,29 @@ async function runProducer(request: ProducerRequest): Promise<ProducerReport> {
   return first;
 }
 
-/** Runs the producer and waits for the publishes; shared by both systems. */
-async function measure(ctx: BenchContext, request: ProducerRequest, publishedAt: Float64Array, notifies: () => number, detail: string): Promise<LatencyOutcome> {
+/**
+ * Runs the producer and waits for the publishes; shared by both systems. Returns the outcome and
+ * the run's WAL meter, read once the consumer has closed its connections.
+ */
+async function measure(
+  ctx: BenchContext,
+  request: ProducerRequest,
+  publishedAt: Float64Array,
+  listener: { count(): number; times: number[] },
+  detail: string,
+  claims?: ReadonlyMap<number, ClaimTiming>,
+): Promise<{ outcome: LatencyOutcome; wal: WalMeter }> {
+  await settleBeforeRun(ctx.admin);
+  const wal = new WalMeter(ctx.admin);
+  const sampler = await startWaitSampler(ctx.url);
   const cpu0 = cpuNow(ctx.postmasterPid);
+  wal.start();
   const report = await runProducer(request);
   const deadline = performance.now() + DRAIN_GRACE_MS;
   while (publishedAt.some(Number.isNaN) && performance.now() < deadline) await sleep(5);
   const cpu1 = cpuNow(ctx.postmasterPid);
+  wal.stop();
+  const waits = await sampler.stop();
   const latencies: number[] = [];
   for (let seq = Math.floor(report.commitAt.length * WARMUP_SHARE); seq < report.commitAt.length; seq++) {
     const latency = publishedAt[seq] - report.commitAt[seq];
@@ -77,18 +102,35 @@ async function measure(ctx: BenchContext, request: ProducerRequest, publishedAt:
   const total = report.commitAt.length;
   const cpu = cpuPerMessage(cpu0, cpu1, total);
   latencies.sort((a, b) => a - b);
-  return {
+  // Without claim timings (graphile-worker, whose addJob waits for its pool inside the timed
+  // send) the stages would mislead: only the wait profile is printed.
+  const stages = claims
+    ? latencyStages({
+        beganAt: report.beganAt,
+        insideAt: report.insideAt,
+        commitAt: report.commitAt,
+        publishedAt,
+        notifiedAt: listener.times,
+        claims,
+        firstSeq: Math.floor(report.commitAt.length * WARMUP_SHARE),
+      })
+    : [];
+  stages.push(`waits (pg_stat_activity every 20 ms): ${waitProfileText(waits)}`);
+  const outcome: LatencyOutcome = {
+    stages,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     max: latencies.at(-1) ?? Number.NaN,
     published: publishedAt.filter((at) => !Number.isNaN(at)).length,
     total,
-    notifies: notifies(),
+    notifies: listener.count(),
     consumerNodeUs: cpu.nodeUs,
     producerNodeUs: report.cpuUs / Math.max(total, 1),
+    producerTxPerSecond: (total / report.ms) * 1000,
     postgresUs: cpu.postgresUs,
-    detail: `${detail}; producer ${f0((total / report.ms) * 1000)} tx/s, commit p50 ${f2(percentile(report.commitMs, 50))} ms, max ${report.maxInFlight} in flight`,
+    detail: `${detail}; producer ${f0((total / report.ms) * 1000)} tx/s, commit p50 ${f2(percentile(report.commitMs, 50))} ms, p99 ${f2(percentile(report.commitMs, 99))} ms, max ${report.maxInFlight} in flight`,
   };
+  return { outcome, wal };
 }
 
 async function queueBoxLatency(ctx: BenchContext, rate: number, cfg: BenchConfig['peers']['producer']): Promise<LatencyOutcome> {
@@ -96,23 +138,44 @@ async function queueBoxLatency(ctx: BenchContext, rate: number, cfg: BenchConfig
   const total = rate * cfg.seconds;
   const publishedAt = new Float64Array(total).fill(Number.NaN);
   const listener = await countNotifies(ctx.url, wakeChannel(resolveOptions({ schema }).tables, 'outbox'));
+  const claims = new Map<number, ClaimTiming>();
   const app = await startBenchApp({
     url: ctx.url,
     schema,
     poolSize: 20,
+    asyncCommit: consumerAsyncCommit(),
     queuebox: {},
-    prepare: (publisher) => {
+    prepare: (publisher, timers) => {
       publisher.onPublish = (message) => {
         const { seq } = JSON.parse(message.payload) as { seq: number };
         if (Number.isNaN(publishedAt[seq])) publishedAt[seq] = nowEpochMs();
       };
+      timers.onClaimed = (rows, startedAt, returnedAt, via) => {
+        for (const row of rows) {
+          const { seq } = JSON.parse(row.payload) as { seq: number };
+          if (!claims.has(seq)) claims.set(seq, { startedAt, returnedAt, via, rows: rows.length });
+        }
+      };
     },
   });
+  let measured: { outcome: LatencyOutcome; wal: WalMeter } | undefined;
   try {
-    return await measure(ctx, { system: 'queuebox', url: ctx.url, schema, rate, seconds: cfg.seconds, keys: cfg.keys }, publishedAt, listener.count, `defaults (concurrency ${CONSUMER_CONCURRENCY}, batch 50, notify coalesce ${process.env.QUEUEBOX_BENCH_COALESCE_MS ?? 'default'} ms), ${cfg.keys} keys`);
+    measured = await measure(
+      ctx,
+      { system: 'queuebox', url: ctx.url, schema, rate, seconds: cfg.seconds, keys: cfg.keys },
+      publishedAt,
+      listener,
+      `defaults (no concurrency or batchSize given; notify coalesce ${process.env.QUEUEBOX_BENCH_COALESCE_MS ?? 'default'} ms)${consumerAsyncCommit() ? ', EXPERIMENT: consumer synchronous_commit off' : ''}, ${cfg.keys} keys`,
+      claims,
+    );
   } finally {
     await app.close();
     await listener.stop();
+  }
+  try {
+    measured.outcome.wal = await measured.wal.perMessage(measured.outcome.total);
+    return measured.outcome;
+  } finally {
     await dropBenchSchema(ctx.admin, schema);
   }
 }
@@ -137,11 +200,17 @@ async function graphileLatency(ctx: BenchContext, rate: number, cfg: BenchConfig
     },
     preset: { worker: { localQueue: { size: CONSUMER_CONCURRENCY } } },
   });
+  let measured: { outcome: LatencyOutcome; wal: WalMeter } | undefined;
   try {
-    return await measure(ctx, { system: 'graphile', url: ctx.url, schema, rate, seconds: cfg.seconds, keys: cfg.keys }, publishedAt, listener.count, `concurrency ${CONSUMER_CONCURRENCY}, localQueue.size ${CONSUMER_CONCURRENCY}, no queue_name`);
+    measured = await measure(ctx, { system: 'graphile', url: ctx.url, schema, rate, seconds: cfg.seconds, keys: cfg.keys }, publishedAt, listener, `concurrency ${CONSUMER_CONCURRENCY}, localQueue.size ${CONSUMER_CONCURRENCY}, no queue_name`);
   } finally {
     await runner.stop();
     await listener.stop();
+  }
+  try {
+    measured.outcome.wal = await measured.wal.perMessage(measured.outcome.total);
+    return measured.outcome;
+  } finally {
     await ctx.admin.query(`DROP SCHEMA "${schema}" CASCADE`);
   }
 }
@@ -159,7 +228,12 @@ export interface ProducerResult {
   p99: number;
   max: number;
   notifies: number;
+  /** Node CPU per message: the consumer's and the producer's processes together. */
+  nodeUs: number;
   postgresUs: number | undefined;
+  walBytes: number | undefined;
+  walSyncs: number | undefined;
+  producerTxPerSecond: number;
   allPublished: boolean;
 }
 
@@ -182,8 +256,9 @@ export async function producerScenario(ctx: BenchContext, config: BenchConfig): 
         outcomes.get(system.name)!.push(o);
         ctx.print(
           `    rep ${rep + 1} ${system.name.padEnd(16)} p50 ${f2(o.p50)} ms, p99 ${f2(o.p99)} ms, max ${f2(o.max)} ms, published ${o.published}/${o.total}, NOTIFYs ${o.notifies}; ` +
-            `node: consumer ${f1(o.consumerNodeUs)} µs/msg, producer ${f1(o.producerNodeUs)} µs/msg${o.postgresUs === undefined ? '' : `; postgres ${f1(o.postgresUs)} µs/msg`}; ${o.detail}`,
+            `node: consumer ${f1(o.consumerNodeUs)} µs/msg, producer ${f1(o.producerNodeUs)} µs/msg${o.postgresUs === undefined ? '' : `; postgres ${f1(o.postgresUs)} µs/msg`}${walText(o.wal)}; ${o.detail}`,
         );
+        for (const line of o.stages) ctx.print(`          ${line}`);
       }
     }
     ctx.print(`    median of ${config.peers.reps} rep(s):`);
@@ -197,13 +272,18 @@ export async function producerScenario(ctx: BenchContext, config: BenchConfig): 
         p99: median(list.map((o) => o.p99)),
         max: median(list.map((o) => o.max)),
         notifies: median(list.map((o) => o.notifies)),
+        nodeUs: median(list.map((o) => o.consumerNodeUs + o.producerNodeUs)),
         postgresUs: pgUs.length ? median(pgUs) : undefined,
+        walBytes: list.every((o) => o.wal) ? median(list.map((o) => o.wal!.bytes)) : undefined,
+        walSyncs: list.every((o) => o.wal) ? median(list.map((o) => o.wal!.syncs)) : undefined,
+        producerTxPerSecond: median(list.map((o) => o.producerTxPerSecond)),
         allPublished: list.every((o) => o.published === o.total),
       };
       results.push(result);
       ctx.print(
-        `      ${system.name.padEnd(16)} p50 ${f2(result.p50)} ms, p99 ${f2(result.p99)} ms, max ${f2(result.max)} ms, NOTIFYs ${f0(result.notifies)}` +
-          `${result.postgresUs === undefined ? '' : `, postgres ${f1(result.postgresUs)} µs/msg`}${result.allPublished ? '' : ' (SOME NOT PUBLISHED)'}`,
+        `      ${system.name.padEnd(16)} p50 ${f2(result.p50)} ms, p99 ${f2(result.p99)} ms, max ${f2(result.max)} ms, NOTIFYs ${f0(result.notifies)}; node ${f1(result.nodeUs)} µs/msg (both processes)` +
+          `${result.postgresUs === undefined ? '' : `, postgres ${f1(result.postgresUs)} µs/msg`}` +
+          `${result.walBytes === undefined ? '' : `, WAL ${f0(result.walBytes)} B/msg, ${f2(result.walSyncs!)} flushes/msg`}${result.allPublished ? '' : ' (SOME NOT PUBLISHED)'}`,
       );
     }
     const qb = results.find((r) => r.rate === rate && r.system === 'QueueBox')!;

@@ -9,6 +9,7 @@ import type { BenchConfig } from './bench-config.js';
 import type { BenchContext } from './bench-context.js';
 import { benchPayload, createBenchSchema, dropBenchSchema, rawPool } from './bench-schema.js';
 import { sleep } from './bench-stats.js';
+import { settleBeforeRun } from './bench-wal.js';
 import { compareDrain, type CaseResult } from './peers/compare.js';
 import { RunClock, waitFor, waitForCount, type DrainOutcome, type DrainRunner, type DrainSpec } from './peers/drain-run.js';
 import { RAW_LEASE_MS } from './raw-outbox.js';
@@ -45,7 +46,8 @@ const queueBoxPullRunner: DrainRunner = {
   name: 'QueueBox',
   async run(ctx, spec) {
     const schema = await seedPull(ctx, spec.rows);
-    const clock = new RunClock(ctx.postmasterPid);
+    await settleBeforeRun(ctx.admin);
+    const clock = new RunClock(ctx);
     let handled = 0;
 
     @PullWorker(SOURCE, { concurrency: spec.loops * spec.slotsPerLoop })
@@ -68,8 +70,11 @@ const queueBoxPullRunner: DrainRunner = {
     } finally {
       await app.close();
     }
-    await dropBenchSchema(ctx.admin, schema);
-    return outcome;
+    try {
+      return await clock.addWal(outcome);
+    } finally {
+      await dropBenchSchema(ctx.admin, schema);
+    }
   },
 };
 
@@ -110,8 +115,10 @@ function rawPullRunner(name: string, open: (url: string, poolSize: number) => Pr
       const concurrency = spec.loops * spec.slotsPerLoop;
       const db = await open(ctx.url, concurrency + 2);
       const sql = rawPullStatements(schema);
+      const clock = new RunClock(ctx);
+      let outcome: DrainOutcome;
       try {
-        const clock = new RunClock(ctx.postmasterPid);
+        await settleBeforeRun(ctx.admin);
         const deadline = performance.now() + spec.capMs;
         let done = 0;
         let claims = 0;
@@ -135,9 +142,13 @@ function rawPullRunner(name: string, open: (url: string, poolSize: number) => Pr
             ),
           );
         }
-        return clock.stop(done, spec.rows, `claims of ${concurrency} + one ${how} transaction per message (INSERT + fenced UPDATE), pool ${concurrency + 2}; ${claims} claims`);
+        outcome = clock.stop(done, spec.rows, `claims of ${concurrency} + one ${how} transaction per message (INSERT + fenced UPDATE), pool ${concurrency + 2}; ${claims} claims`);
       } finally {
         await db.close();
+      }
+      try {
+        return await clock.addWal(outcome);
+      } finally {
         await dropBenchSchema(ctx.admin, schema);
       }
     },

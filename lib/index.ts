@@ -76,6 +76,7 @@ export { InvalidPullWorkerError } from './errors/invalid-pull-worker.error.js';
 export { DuplicatePullWorkerError } from './errors/duplicate-pull-worker.error.js';
 export { PublishFailedError } from './errors/publish-failed.error.js';
 export { DeadLetterNotFoundError } from './errors/dead-letter-not-found.error.js';
+export { ReceiveRacedError } from './errors/receive-raced.error.js';
 
 export { checkWebhookSignatures, webhookSignatures, type SignatureCheck } from './signatures/webhook-signature.js';
 export { decodeWebhookSecret, WEBHOOK_SECRET_PREFIX } from './signatures/webhook-secret.js';

@@ -1,5 +1,6 @@
 import type { BenchContext } from '../bench-context.js';
 import { f0, f1, f2, median } from '../bench-stats.js';
+import type { WalPerMessage } from '../bench-wal.js';
 import type { DrainOutcome, DrainRunner, DrainSpec } from './drain-run.js';
 
 /** Medians of one system over the paired reps of one case. */
@@ -8,12 +9,33 @@ export interface SystemMedians {
   msgsPerSecond: number;
   nodeUsPerMsg: number;
   postgresUsPerMsg: number | undefined;
+  /** Medians of each WAL figure per message, when measured. */
+  wal: WalPerMessage | undefined;
   allFinished: boolean;
+}
+
+/** WAL per message in one short phrase: bytes, records, full-page images, flushes. */
+export function walText(wal: WalPerMessage | undefined): string {
+  if (!wal) return '';
+  return `, WAL ${f0(wal.bytes)} B/msg (${f2(wal.records)} records, ${f2(wal.fullPageImages)} FPI, ${wal.syncs < 0.1 ? wal.syncs.toFixed(4) : f2(wal.syncs)} flushes per msg)`;
+}
+
+function medianWal(list: readonly (WalPerMessage | undefined)[]): WalPerMessage | undefined {
+  const all = list.filter((w): w is WalPerMessage => w !== undefined);
+  if (all.length === 0) return undefined;
+  return {
+    bytes: median(all.map((w) => w.bytes)),
+    records: median(all.map((w) => w.records)),
+    fullPageImages: median(all.map((w) => w.fullPageImages)),
+    syncs: median(all.map((w) => w.syncs)),
+  };
 }
 
 /** What a case printed, kept for the closing summary. */
 export interface CaseResult {
   title: string;
+  /** What the case ran (the targets summary finds its cases by it). */
+  spec: DrainSpec;
   systems: SystemMedians[];
 }
 
@@ -37,7 +59,7 @@ export async function compareDrain(ctx: BenchContext, title: string, spec: Drain
       outcomes.get(runner.name)!.push(outcome);
       ctx.print(
         `    rep ${rep + 1} ${runner.name.padEnd(16)} ${f0(outcome.msgsPerSecond).padStart(7)} msg/s${outcome.finished ? '' : ` (CUT at ${f0(spec.capMs / 1000)} s: ${outcome.done}/${spec.rows})`}, ` +
-          `node ${f1(outcome.nodeUsPerMsg)} µs/msg${outcome.postgresUsPerMsg === undefined ? '' : `, postgres ${f1(outcome.postgresUsPerMsg)} µs/msg`}; ${outcome.detail}`,
+          `node ${f1(outcome.nodeUsPerMsg)} µs/msg${outcome.postgresUsPerMsg === undefined ? '' : `, postgres ${f1(outcome.postgresUsPerMsg)} µs/msg`}${walText(outcome.wal)}; ${outcome.detail}`,
       );
     }
   }
@@ -49,11 +71,12 @@ export async function compareDrain(ctx: BenchContext, title: string, spec: Drain
       msgsPerSecond: median(list.map((o) => o.msgsPerSecond)),
       nodeUsPerMsg: median(list.map((o) => o.nodeUsPerMsg)),
       postgresUsPerMsg: pg.length ? median(pg) : undefined,
+      wal: medianWal(list.map((o) => o.wal)),
       allFinished: list.every((o) => o.finished),
     };
   });
   printMedians(ctx, reps, systems, outcomes);
-  return { title, systems };
+  return { title, spec, systems };
 }
 
 function printMedians(ctx: BenchContext, reps: number, systems: readonly SystemMedians[], outcomes: Map<string, DrainOutcome[]>): void {
@@ -62,7 +85,7 @@ function printMedians(ctx: BenchContext, reps: number, systems: readonly SystemM
     const all = outcomes.get(s.system)!.map((o) => f0(o.msgsPerSecond)).join(', ');
     ctx.print(
       `      ${s.system.padEnd(16)} ${f0(s.msgsPerSecond).padStart(7)} msg/s  [${all}]  node ${f1(s.nodeUsPerMsg)} µs/msg` +
-        `${s.postgresUsPerMsg === undefined ? '' : `, postgres ${f1(s.postgresUsPerMsg)} µs/msg`}${s.allFinished ? '' : '  (some runs cut)'}`,
+        `${s.postgresUsPerMsg === undefined ? '' : `, postgres ${f1(s.postgresUsPerMsg)} µs/msg`}${walText(s.wal)}${s.allFinished ? '' : '  (some runs cut)'}`,
     );
   }
   const qb = systems.find((s) => s.system === 'QueueBox');
@@ -77,10 +100,16 @@ function printMedians(ctx: BenchContext, reps: number, systems: readonly SystemM
 /** The closing table of every case: msg/s per system and QueueBox's ratios. */
 export function printSummary(ctx: BenchContext, results: readonly CaseResult[]): void {
   if (results.length === 0) return;
-  ctx.heading('Summary (medians; ratio = QueueBox / other)');
+  ctx.heading('Summary (medians; ratio = QueueBox / other; CPU per message node / PostgreSQL, µs; WAL bytes and flushes per message)');
   for (const result of results) {
     const qb = result.systems.find((s) => s.system === 'QueueBox');
     const cells = result.systems.map((s) => `${s.system} ${f0(s.msgsPerSecond)}/s${qb && s !== qb ? ` (×${f2(qb.msgsPerSecond / s.msgsPerSecond)})` : ''}`);
     ctx.print(`  ${result.title}: ${cells.join(' | ')}`);
+    for (const s of result.systems) {
+      ctx.print(
+        `      ${s.system.padEnd(16)} CPU ${f1(s.nodeUsPerMsg)} / ${s.postgresUsPerMsg === undefined ? '–' : f1(s.postgresUsPerMsg)} µs/msg` +
+          (s.wal ? `; WAL ${f0(s.wal.bytes)} B/msg, ${s.wal.syncs < 0.1 ? s.wal.syncs.toFixed(4) : f2(s.wal.syncs)} flushes/msg` : ''),
+      );
+    }
   }
 }

@@ -1,11 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import type { BenchContext } from '../bench-context.js';
 import { cpuNow, cpuPerMessage, sleep, type CpuReading } from '../bench-stats.js';
+import { WalMeter, type WalPerMessage } from '../bench-wal.js';
 
 /**
  * One drain of a pre-inserted backlog of no-op messages. `loops` loops-equivalent: the raw loop
- * runs `loops` loops claiming `slotsPerLoop` rows each; the others run with concurrency
- * `loops × slotsPerLoop`; every system gets a pool of `loops + 2` connections.
+ * runs `loops` loops claiming `slotsPerLoop` rows (100: the LIMIT of the common hand-written
+ * SKIP LOCKED loop) per round trip, so `loops × slotsPerLoop` rows are in flight; the tuned
+ * systems run that many in flight; QueueBox's defaults run with no concurrency or batch given;
+ * every system gets a pool of `loops + 2` connections.
  */
 export interface DrainSpec {
   rows: number;
@@ -31,6 +34,8 @@ export interface DrainOutcome {
   postgresUsPerMsg: number | undefined;
   /** One line of system-specific detail (statement timers, configuration). */
   detail: string;
+  /** WAL per message (filled in once the system's connections have closed); undefined when not measured. */
+  wal?: WalPerMessage;
 }
 
 /** A system under test: runs one drain in its own schema and cleans up after itself. */
@@ -48,13 +53,19 @@ export interface DrainRunner {
 export class RunClock {
   private startedAt?: number;
   private cpu0?: CpuReading;
+  private readonly postmasterPid: number | undefined;
+  private readonly wal: WalMeter;
 
-  constructor(private readonly postmasterPid: number | undefined) {}
+  constructor(ctx: BenchContext) {
+    this.postmasterPid = ctx.postmasterPid;
+    this.wal = new WalMeter(ctx.admin);
+  }
 
   start(): void {
     if (this.startedAt !== undefined) return;
     this.cpu0 = cpuNow(this.postmasterPid);
     this.startedAt = performance.now();
+    this.wal.start();
   }
 
   get started(): boolean {
@@ -65,7 +76,18 @@ export class RunClock {
   stop(done: number, rows: number, detail: string): DrainOutcome {
     const ms = performance.now() - (this.startedAt ?? performance.now());
     const cpu = cpuPerMessage(this.cpu0 ?? cpuNow(this.postmasterPid), cpuNow(this.postmasterPid), done);
+    this.wal.stop();
     return { msgsPerSecond: ms > 0 ? (done / ms) * 1000 : 0, ms, done, finished: done >= rows, nodeUsPerMsg: cpu.nodeUs, postgresUsPerMsg: cpu.postgresUs, detail };
+  }
+
+  /** Adds the WAL per message to `outcome`; call after the system's connections have closed (see WalMeter). */
+  async addWal(outcome: DrainOutcome): Promise<DrainOutcome> {
+    try {
+      outcome.wal = await this.wal.perMessage(outcome.done);
+    } catch (error) {
+      outcome.detail += `; WAL not measured: ${(error as Error).message}`;
+    }
+    return outcome;
   }
 }
 

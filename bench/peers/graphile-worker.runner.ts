@@ -4,6 +4,7 @@ import graphileWorker from 'graphile-worker';
 import type pg from 'pg';
 import { benchPayload } from '../bench-schema.js';
 import type { BenchContext } from '../bench-context.js';
+import { settleBeforeRun } from '../bench-wal.js';
 import { RunClock, concurrencyOf, poolSizeOf, waitFor, waitForCount, type DrainOutcome, type DrainRunner, type DrainSpec } from './drain-run.js';
 
 const { Logger, run, runMigrations } = graphileWorker;
@@ -41,9 +42,10 @@ export async function remainingGraphileJobs(admin: pg.Pool, schema: string): Pro
 }
 
 /**
- * graphile-worker 0.17 configured for throughput: concurrency = loops × slotsPerLoop, its own pool
- * of loops + 2 connections, and with `localQueue` a local queue of `concurrency` jobs (one fetch
- * locks a batch; workers take jobs from memory), else its default mode (each worker fetches its
+ * graphile-worker 0.17 configured for throughput: concurrency = loops × slotsPerLoop (100 per
+ * loop-equivalent, the raw loop's in-flight count), its own pool of loops + 2 connections, and
+ * with `localQueue` a local queue of `concurrency` jobs (one fetch locks a batch; workers take
+ * jobs from memory), else its default mode (each worker fetches its
  * own job). Keyed rows go to the named queue `key-<n>`: graphile-worker runs a named queue's jobs
  * one at a time, in order. The clocks start as the runner starts and stop when the jobs table is
  * empty (graphile-worker deletes a job when it completes).
@@ -62,7 +64,8 @@ async function graphileDrain(ctx: BenchContext, spec: DrainSpec, localQueue: boo
   await seedGraphileJobs(ctx.admin, schema, spec.rows, spec.keys);
   const concurrency = concurrencyOf(spec);
   let executed = 0;
-  const clock = new RunClock(ctx.postmasterPid);
+  await settleBeforeRun(ctx.admin);
+  const clock = new RunClock(ctx);
   clock.start();
   const runner = await run({
     connectionString: ctx.url,
@@ -79,12 +82,17 @@ async function graphileDrain(ctx: BenchContext, spec: DrainSpec, localQueue: boo
     ...(localQueue ? { preset: { worker: { localQueue: { size: concurrency } } } } : {}),
   });
   const deadline = performance.now() + spec.capMs;
+  let outcome: DrainOutcome;
   try {
     await waitFor(() => executed >= spec.rows, deadline);
     const completed = await waitForCount(async () => spec.rows - (await remainingGraphileJobs(ctx.admin, schema)), spec.rows, deadline, 2);
-    return clock.stop(completed, spec.rows, `concurrency ${concurrency}, ${localQueue ? `localQueue.size ${concurrency}` : 'default mode'}${spec.keys > 0 ? ', queue_name = key' : ''}, maxPoolSize ${poolSizeOf(spec)}; ${executed} task calls`);
+    outcome = clock.stop(completed, spec.rows, `concurrency ${concurrency}, ${localQueue ? `localQueue.size ${concurrency}` : 'default mode'}${spec.keys > 0 ? ', queue_name = key' : ''}, maxPoolSize ${poolSizeOf(spec)}; ${executed} task calls`);
   } finally {
     await runner.stop();
+  }
+  try {
+    return await clock.addWal(outcome);
+  } finally {
     await ctx.admin.query(`DROP SCHEMA "${schema}" CASCADE`);
   }
 }

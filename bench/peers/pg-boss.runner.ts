@@ -3,7 +3,8 @@ import { performance } from 'node:perf_hooks';
 import PgBoss from 'pg-boss';
 import { benchPayload } from '../bench-schema.js';
 import { sleep } from '../bench-stats.js';
-import { RunClock, poolSizeOf, type DrainRunner } from './drain-run.js';
+import { settleBeforeRun } from '../bench-wal.js';
+import { RunClock, poolSizeOf, type DrainOutcome, type DrainRunner } from './drain-run.js';
 
 const QUEUE = 'noop';
 const INSERT_CHUNK = 5_000;
@@ -22,6 +23,8 @@ export const pgBossDrainRunner: DrainRunner = {
     const boss = new PgBoss({ connectionString: ctx.url, schema, max: poolSizeOf(spec), supervise: false, schedule: false, migrate: true });
     boss.on('error', (error: Error) => console.error(`pg-boss: ${error.message}`));
     await boss.start();
+    const clock = new RunClock(ctx);
+    let outcome: DrainOutcome;
     try {
       await boss.createQueue(QUEUE);
       for (let first = 0; first < spec.rows; first += INSERT_CHUNK) {
@@ -29,7 +32,7 @@ export const pgBossDrainRunner: DrainRunner = {
         await boss.insert(jobs);
       }
       await ctx.admin.query(`VACUUM ANALYZE "${schema}".job`);
-      const clock = new RunClock(ctx.postmasterPid);
+      await settleBeforeRun(ctx.admin);
       const deadline = performance.now() + spec.capMs;
       let done = 0;
       let fetches = 0;
@@ -50,9 +53,13 @@ export const pgBossDrainRunner: DrainRunner = {
         }
       };
       await Promise.all(Array.from({ length: spec.loops }, loop));
-      return clock.stop(done, spec.rows, `${spec.loops} loops of fetch(batchSize ${spec.slotsPerLoop}) + complete(ids), max ${poolSizeOf(spec)} connections; ${fetches} fetches`);
+      outcome = clock.stop(done, spec.rows, `${spec.loops} loops of fetch(batchSize ${spec.slotsPerLoop}) + complete(ids), max ${poolSizeOf(spec)} connections; ${fetches} fetches`);
     } finally {
       await boss.stop({ graceful: false, wait: true, close: true });
+    }
+    try {
+      return await clock.addWal(outcome);
+    } finally {
       await ctx.admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     }
   },

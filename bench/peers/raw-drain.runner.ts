@@ -1,13 +1,15 @@
 import { performance } from 'node:perf_hooks';
 import { countByState, createBenchSchema, dropBenchSchema, rawPool, seedOutbox } from '../bench-schema.js';
 import { sleep } from '../bench-stats.js';
+import { settleBeforeRun } from '../bench-wal.js';
 import { handWrittenStatements, newRawLoopStats, rawCycle } from '../raw-outbox.js';
-import { RunClock, poolSizeOf, type DrainRunner } from './drain-run.js';
+import { RunClock, poolSizeOf, type DrainOutcome, type DrainRunner } from './drain-run.js';
 
 /**
  * The raw SKIP LOCKED loop on QueueBox's table: `loops` loops of claim(slotsPerLoop) + one batched
  * fenced complete: a plain SKIP LOCKED loop when no row has a key, the raw head-of-key loop (a
- * row only when it is the head of its key) for the ordered drains.
+ * row only when it is the head of its key) for the ordered drains. `slotsPerLoop` is 100, the
+ * batch the common hand-written loop takes (`… ORDER BY id LIMIT 100 FOR UPDATE SKIP LOCKED`).
  */
 export const rawDrainRunner: DrainRunner = {
   name: 'raw loop',
@@ -15,11 +17,13 @@ export const rawDrainRunner: DrainRunner = {
     const schema = await createBenchSchema(ctx.url, 'raw');
     await seedOutbox(ctx.admin, schema, spec.rows, spec.keys);
     const pool = rawPool(ctx.url, poolSizeOf(spec));
+    const clock = new RunClock(ctx);
+    let outcome: DrainOutcome;
     try {
       await Promise.all(Array.from({ length: spec.loops }, () => pool.query('SELECT 1')));
+      await settleBeforeRun(ctx.admin);
       const sql = handWrittenStatements(schema, spec.keys > 0);
       const stats = newRawLoopStats();
-      const clock = new RunClock(ctx.postmasterPid);
       const deadline = performance.now() + spec.capMs;
       let sent = 0;
       clock.start();
@@ -32,10 +36,15 @@ export const rawDrainRunner: DrainRunner = {
         }
       };
       await Promise.all(Array.from({ length: spec.loops }, loop));
-      const states = await countByState(ctx.admin, schema);
-      return clock.stop(sent, spec.rows, `claim ${stats.claim.summary()}; empty claims ${stats.emptyClaims}; states ${JSON.stringify(states)}`);
+      outcome = clock.stop(sent, spec.rows, `claim ${stats.claim.summary()}; empty claims ${stats.emptyClaims}`);
     } finally {
       await pool.end();
+    }
+    try {
+      await clock.addWal(outcome);
+      outcome.detail += `; states ${JSON.stringify(await countByState(ctx.admin, schema))}`;
+      return outcome;
+    } finally {
       await dropBenchSchema(ctx.admin, schema);
     }
   },

@@ -1,3 +1,5 @@
+import type { PaceBounds } from '../options/pace-bounds.js';
+
 /**
  * How many rows a claim worker holds in flight and asks for per claim. `FixedPace` keeps the
  * values a user set; `AdaptivePace` (the default when neither `concurrency` nor `batchSize` is
@@ -25,18 +27,6 @@ export interface ClaimPace {
 
 /** How a row's work ended, as pace sees it: a retry, a dead letter or a lost claim is `failed`. */
 export type PaceOutcome = 'ok' | 'failed';
-
-/** The documented bounds of an adaptive loop. */
-export interface PaceBounds {
-  concurrency: { min: number; start: number; max: number };
-  batchSize: { min: number; max: number };
-}
-
-/** The outbox poller's bounds: 10–1000 publishes in flight (start 100), 5–500 rows per claim. */
-export const OUTBOX_PACE_BOUNDS: PaceBounds = { concurrency: { min: 10, start: 100, max: 1_000 }, batchSize: { min: 5, max: 500 } };
-
-/** The inbox relay's bounds: 5–200 forwards in flight (start 20), 5–100 rows per claim. */
-export const RELAY_PACE_BOUNDS: PaceBounds = { concurrency: { min: 5, start: 20, max: 200 }, batchSize: { min: 5, max: 100 } };
 
 /** How often an adaptive pace decides. */
 export const PACE_WINDOW_MS = 250;

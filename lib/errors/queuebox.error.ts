@@ -17,6 +17,7 @@ export type QueueBoxErrorCode =
   | 'PUBLISH_FAILED'
   | 'CLI_USAGE'
   | 'DEAD_LETTER_NOT_FOUND'
+  | 'RECEIVE_RACED'
   | 'DRAIN_TIMEOUT'
   | 'PEER_MISSING';
 

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DeadLetters } from '../dead-letters/dead-letters.service.js';
 import type { EntityManager } from 'typeorm';
 import { StatementRunner } from '../database/statement-runner.js';
+import { ReceiveRacedError } from '../errors/receive-raced.error.js';
 import type { SqlDialect } from '../database/sql-dialect.interface.js';
 import type { DeadInboxMessage, DeadLetterQuery } from '../interfaces/dead-letter.interface.js';
 import type { InboxMessageInput, InboxReceipt } from '../interfaces/inbox-message.interface.js';
@@ -48,6 +49,8 @@ export class InboxService {
    * duplicate: nothing is written, no error is thrown, and the receipt says `duplicate`.
    * Concurrent receives of one key store exactly one row. Invalid input (missing or oversize
    * keys, an undeclared source, an oversize payload) throws a typed error before any write.
+   * `ReceiveRacedError`: the key's row was deleted by retention between the insert and the
+   * read-back on every try; nothing was stored, retry.
    */
   async receive(message: InboxMessageInput, { manager, serializedPayload }: ReceiveOptions = {}): Promise<InboxReceipt> {
     let row;
@@ -72,7 +75,7 @@ export class InboxService {
         this.metrics.inboxReceived(this.labels.of(row.source), 'duplicate');
         return { status: 'duplicate', id: existing };
       }
-      if (attempt === MAX_RECEIVE_ATTEMPTS) throw new Error(receiveRaced(MAX_RECEIVE_ATTEMPTS));
+      if (attempt === MAX_RECEIVE_ATTEMPTS) throw new ReceiveRacedError(row.source, row.idempotencyKey, attempt, receiveRaced(attempt));
     }
   }
 

@@ -35,7 +35,7 @@ import {
 } from './option-readers.js';
 import { resolveNatsDestination, resolveRabbitMqDestination } from './broker-destinations.js';
 import { resolveRetentionSchedule } from './retention-schedule.js';
-import { OUTBOX_PACE_BOUNDS, type PaceBounds, RELAY_PACE_BOUNDS } from '../engine/claim-pace.js';
+import { OUTBOX_PACE_BOUNDS, type PaceBounds, RELAY_PACE_BOUNDS } from './pace-bounds.js';
 import type {
   BackoffOptions,
   CustomDestinationOptions,

@@ -27,8 +27,3 @@ export function keyProblem(value: unknown): string | undefined {
   if (value.endsWith(' ')) return 'must not end in a space';
   return undefined;
 }
-
-/** True when `keyProblem` finds nothing. */
-export function isValidKey(value: unknown): value is string {
-  return keyProblem(value) === undefined;
-}

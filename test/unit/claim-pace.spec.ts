@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AdaptivePace, type ClaimPace, FixedPace, OUTBOX_PACE_BOUNDS, PACE_WINDOW_MS, RELAY_PACE_BOUNDS } from '../../lib/engine/claim-pace.js';
+import { AdaptivePace, type ClaimPace, FixedPace, PACE_WINDOW_MS } from '../../lib/engine/claim-pace.js';
+import { RELAY_PACE_BOUNDS } from '../../lib/options/pace-bounds.js';
+import { OUTBOX_PACE_BOUNDS } from '../../lib/options/pace-bounds.js';
 
 const LEASE_MS = 300_000;
 

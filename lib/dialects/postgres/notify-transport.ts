@@ -34,9 +34,12 @@ export function wakeChannel(tables: ResolvedTableNames, table: QueueBoxTable): s
 }
 
 /**
- * Wake-ups over LISTEN/NOTIFY. Sending is a `pg_notify` after the producer's commit, from a
- * pooled connection (a NOTIFY inside producers' transactions would serialize their commits).
- * Listening holds one connection of the application's pool in LISTEN on both tables' channels,
+ * Wake-ups over LISTEN/NOTIFY, sent two ways (notify.sql.ts). The enqueue that opens a coalescing
+ * window carries its NOTIFY in its own insert (`withCommit`): PostgreSQL queues it in the
+ * producer's transaction and delivers it at the commit, never on a rollback. Every other wake-up
+ * (the one at a window's end, inbox rows, replays) is a `pg_notify` that `send` runs from a pooled
+ * connection after the producers' commits: at most one per window, since every transaction that
+ * notified takes a database-wide lock at its commit, and most producers must not. Listening holds one connection of the application's pool in LISTEN on both tables' channels,
  * reconnects after a failure, and then reports every table once. A notification whose payload is
  * this instance's id was sent here: this instance already woke. Every statement has the
  * client-side deadline, and the LISTEN connection is checked every `LISTEN_HEALTH_INTERVAL_MS`.

@@ -1,4 +1,5 @@
 import type { QueryRunner } from 'typeorm';
+import { InvalidArgumentError } from '../../errors/invalid-argument.error.js';
 import { releasedRunner } from '../../queuebox.messages.js';
 import { runQuery } from '../run-query.js';
 import type { SqlStatement } from '../../database/sql-dialect.interface.js';
@@ -19,8 +20,9 @@ interface PreparingClient {
  * and query subscribers do not see it; transaction events still do.
  */
 export async function executeOnPostgres(runner: QueryRunner, statement: SqlStatement): Promise<DriverRow[]> {
+  // A manager of a transaction that has ended: the caller's mistake, named before the driver's own error.
+  if (runner.isReleased) throw new InvalidArgumentError('manager', releasedRunner());
   if (!statement.name) return runQuery(runner, statement);
-  if (runner.isReleased) throw new Error(releasedRunner());
   const client = (await runner.connect()) as PreparingClient;
   return (await client.query({ name: statement.name, text: statement.sql, values: [...statement.params] })).rows;
 }

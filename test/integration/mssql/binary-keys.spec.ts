@@ -24,9 +24,10 @@ class HoldingPublisher implements OutboxPublisher {
 }
 
 /**
- * mssql.md section 9, item 6: key columns are `nvarchar(200) COLLATE Latin1_General_100_BIN2`.
- * Under a database's usual case- and accent-insensitive collation `abc` and `ABC` would be one
- * idempotency key (a different message dropped as a duplicate) and one ordering scope.
+ * docs/guides/sql-server.md, "Waits for a live SQL Server" (order and keys): key columns are
+ * `nvarchar(200) COLLATE Latin1_General_100_BIN2`. Under a database's usual case- and
+ * accent-insensitive collation `abc` and `ABC` would be one idempotency key (a different message
+ * dropped as a duplicate) and one ordering scope.
  */
 describeWithDatabase('SQL Server: keys compare as binary strings', () => {
   let app: TestApp;

@@ -53,7 +53,8 @@ describeWithDatabase('SQL Server claim locks: producers of one key committing ou
   /**
    * An inbox row goes in with a plain INSERT, not the receive's: the receive's duplicate check
    * holds a key-range lock to the end of the transaction, which would make the younger row's
-   * insert wait for the producer (mssql.md decision 6), a wait this replay is not about.
+   * insert wait for the producer (the inbox dedup of docs/internals/mssql-sql.md), a wait this
+   * replay is not about.
    */
   async function insert(table: QueueBoxTable, idempotencyKey: string, runner?: QueryRunner): Promise<string> {
     if (table === 'outbox') return (await insertRows(main, schema, ['K'], runner))[0];

@@ -20,10 +20,10 @@ const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ID = /^[1-9][0-9]*$/;
 
 /**
- * mssql.md section 9, item 1: every statement of the dialect, run on a live server, returns what
- * the typed results promise (statement-results.ts): column names, ids as strings, lower-case
- * GUIDs, `bit` as booleans, `datetimeoffset` instants, JSON headers as objects, and an empty
- * OUTPUT result set (not an error) on a lost fence.
+ * docs/guides/sql-server.md, "Waits for a live SQL Server" (the statements run): every statement of
+ * the dialect, run on a live server, returns what the typed results promise (statement-results.ts):
+ * column names, ids as strings, lower-case GUIDs, `bit` as booleans, `datetimeoffset` instants,
+ * JSON headers as objects, and an empty OUTPUT result set (not an error) on a lost fence.
  */
 describeWithDatabase('SQL Server: every statement returns the decoded shapes', () => {
   let schema: string;

@@ -5,9 +5,10 @@ import { inboxRows } from '../../fixtures/inbox-rows.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
 
 /**
- * mssql.md section 9, item 3: the inbox insert (INSERT … WHERE NOT EXISTS under UPDLOCK, HOLDLOCK)
- * under many concurrent receives of one key, from two instances: exactly one row per key, and no
- * receive fails (a deadlock victim, error 1205, or a lock timeout would reject it).
+ * docs/guides/sql-server.md, "Waits for a live SQL Server" (locking): the inbox insert (INSERT …
+ * WHERE NOT EXISTS under UPDLOCK, HOLDLOCK) under many concurrent receives of one key, from two
+ * instances: exactly one row per key, and no receive fails (a deadlock victim, error 1205, or a
+ * lock timeout would reject it).
  */
 describeWithDatabase('SQL Server: concurrent receives of one idempotency key', () => {
   const apps: TestApp[] = [];

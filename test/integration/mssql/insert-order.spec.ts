@@ -6,9 +6,10 @@ import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
 import { RecordingPublisher } from '../../fixtures/recording-publisher.js';
 
 /**
- * mssql.md section 9, item 5: one enqueue of many messages of one key is its FIFO order, so the
- * ids (IDENTITY) must follow the array. On SQL Server only INSERT … SELECT … ORDER BY guarantees
- * identity order: a batch large enough for a parallel or hashed plan would show any other form.
+ * docs/guides/sql-server.md, "Waits for a live SQL Server" (order and keys): one enqueue of many
+ * messages of one key is its FIFO order, so the ids (IDENTITY) must follow the array. On SQL Server
+ * only INSERT … SELECT … ORDER BY guarantees identity order: a batch large enough for a parallel or
+ * hashed plan would show any other form.
  */
 describeWithDatabase('SQL Server: ids of one enqueue follow the order of its messages', () => {
   let app: TestApp;

@@ -11,11 +11,12 @@ const KEYS = 6;
 const PER_KEY = 8;
 
 /**
- * mssql.md sections 3.3 and 8.4: QueueBox supports READ_COMMITTED_SNAPSHOT both off (locking
- * reads: READPAST skips locked rows) and on (versioned reads: READCOMMITTEDLOCK on the claim's
- * candidates). Each mode runs on the URL's database when it is in that mode, else on a database
- * this spec creates; a mode that cannot be arranged (no CREATE DATABASE permission) is skipped,
- * saying so. The whole project can also run once per mode: QUEUEBOX_MSSQL_URL on two databases.
+ * docs/guides/testing-on-sql-server.md, "RCSI off and on": QueueBox supports
+ * READ_COMMITTED_SNAPSHOT both off (locking reads: READPAST skips locked rows) and on (versioned
+ * reads: READCOMMITTEDLOCK on the claim's candidates). Each mode runs on the URL's database when it
+ * is in that mode, else on a database this spec creates; a mode that cannot be arranged (no CREATE
+ * DATABASE permission) is skipped, saying so. The whole project can also run once per mode:
+ * QUEUEBOX_MSSQL_URL on two databases.
  */
 describeWithDatabase('SQL Server: READ_COMMITTED_SNAPSHOT off and on', () => {
   const created: string[] = [];

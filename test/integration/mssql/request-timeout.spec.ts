@@ -15,10 +15,12 @@ const REQUEST_TIMEOUT_MS = 1_000;
 const wait = (prefix = ''): SqlStatement<void> => ({ sql: `${prefix}WAITFOR DELAY '00:00:05'`, params: [], decode: () => undefined });
 
 /**
- * mssql.md section 9, item 2: mssql returns a timed-out connection to its pool without any reset,
- * so whatever the session still holds is inherited by the next borrower. After an ATTENTION
- * inside QueueBox's claim transaction (lock granted, claim not yet run), the connection must
- * come back with no application lock and no open transaction.
+ * docs/guides/sql-server.md, "Waits for a live SQL Server" (locking), and
+ * docs/internals/mssql-sql.md, "Why the claim lock belongs to the transaction": mssql returns a
+ * timed-out connection to its pool without any reset, so whatever the session still holds is
+ * inherited by the next borrower. After an ATTENTION inside QueueBox's claim transaction (lock
+ * granted, claim not yet run), the connection must come back with no application lock and no open
+ * transaction.
  *
  * The pinned DataSource has one connection, so the statements after the timeout run on the
  * connection that timed out (or on its replacement, if the driver had to close it).

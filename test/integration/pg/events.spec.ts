@@ -27,7 +27,8 @@ class DoomedWorker extends PullWorkerHost {
  * On its first attempt, another worker takes the row (its claim token changes in the database),
  * and the handler waits until the renewal finds the claim lost and aborts its signal.
  */
-@PullWorker('stolen', { leaseMs: 300, pollIntervalMs: 50 })
+// A lease of 3 s: the renewal (after a second) finds the new token long before the lease could end.
+@PullWorker('stolen', { leaseMs: 3_000, pollIntervalMs: 50 })
 @Injectable()
 class StolenWorker extends PullWorkerHost {
   async handle(message: InboxMessage, { signal }: PullContext): Promise<void> {
@@ -72,7 +73,8 @@ describeWithDatabase('events: typed in-process hooks, and the @nestjs/event-emit
       schema,
       {
         destinations: { sink: { type: 'http', url } },
-        outbox: { pollIntervalMs: 50, claimTimeoutMs: 1_000 },
+        // A lease of 3 s, renewed every second: 2 s of margin for a renewal on a loaded machine.
+        outbox: { pollIntervalMs: 50, claimTimeoutMs: 3_000 },
         inbox: { sources: { orders: {}, doomed: {}, stolen: {}, api: {} }, relay: { routes: { orders: { destination: 'sink' } }, pollIntervalMs: 50 } },
       },
       { imports: [EventEmitterModule.forRoot(), QueueBoxEventEmitterModule], providers: [DoomedWorker, StolenWorker, BridgeListener] },

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { INBOX_MESSAGES_RECEIVED_TOTAL, InboxService, InvalidMessageError, PayloadTooLargeError, UnknownSourceError } from '../../../lib/index.js';
+import { INBOX_MESSAGES_RECEIVED_TOTAL, InboxService, InvalidMessageError, PayloadTooLargeError, ReceiveRacedError, UnknownSourceError } from '../../../lib/index.js';
 import { describeWithDatabase, createTestSchema, testDatabase } from '../../fixtures/database.js';
 import { inboxRows } from '../../fixtures/inbox-rows.js';
 import { counterValue } from '../../fixtures/metrics.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
-import { QueueBoxAdmin } from '../../../lib/admin/queuebox-admin.service.js';
+import { DeadLetters } from '../../../lib/dead-letters/dead-letters.service.js';
 import { StatementRunner } from '../../../lib/database/statement-runner.js';
 import type { SqlDialect, SqlStatement } from '../../../lib/database/sql-dialect.interface.js';
+import type { EntityManager } from 'typeorm';
 import { SourceLabels } from '../../../lib/inbox/source-labels.js';
 import { QueueBoxMetrics } from '../../../lib/metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../../../lib/options/resolved-options.interface.js';
@@ -84,7 +85,6 @@ describeWithDatabase('inbox: receive once per (source, idempotency key)', () => 
 
   it('a duplicate whose row is deleted before it is read back (retention) is stored anew, and counted once as accepted', async () => {
     const app = apps[0].app;
-    const options = app.get<ResolvedQueueBoxOptions>(QUEUEBOX_RESOLVED_OPTIONS);
     const real = app.get<SqlDialect>(QUEUEBOX_SQL_DIALECT, { strict: false });
     // The read-back of the first duplicate finds the row gone: it deletes the row and returns nothing,
     // exactly what a retention sweep between the conflicting insert and the read would leave.
@@ -102,15 +102,7 @@ describeWithDatabase('inbox: receive once per (source, idempotency key)', () => 
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
-    const inbox = new InboxService(
-      app.get(StatementRunner, { strict: false }),
-      racing,
-      options,
-      app.get(WakeUpHub, { strict: false }),
-      app.get(QueueBoxMetrics, { strict: false }),
-      app.get(SourceLabels, { strict: false }),
-      app.get(QueueBoxAdmin, { strict: false }),
-    );
+    const inbox = inboxServiceOf(apps[0], { dialect: racing });
     await inbox.receive({ source: 'billing', idempotencyKey: 'swept', payload: 1 });
     const counts = async () => ({
       accepted: await counterValue(INBOX_MESSAGES_RECEIVED_TOTAL, { source: 'billing', outcome: 'accepted' }),
@@ -124,4 +116,47 @@ describeWithDatabase('inbox: receive once per (source, idempotency key)', () => 
     const rows = (await inboxRows(apps[0].dataSource, schema)).filter((row) => row.idempotency_key === 'swept');
     expect(rows).toMatchObject([{ id: receipt.id, payload: '2' }]);
   });
+  it('a receive whose conflicting row is swept away before every read-back stores nothing and throws ReceiveRacedError after 3 tries', async () => {
+    const { dataSource } = apps[0];
+    const dialect = apps[0].app.get<SqlDialect>(QUEUEBOX_SQL_DIALECT, { strict: false });
+    const runner = apps[0].app.get(StatementRunner, { strict: false });
+    const message = { source: 'billing', idempotencyKey: 'swept-thrice' };
+    const findSql = dialect.findInbox(message.source, message.idempotencyKey).sql;
+    const deleteRow = testDatabase().deleteInboxRowReturningNothing(schema, message.source, message.idempotencyKey);
+    // Another replica stores the key's row before each insert of this receive (which then conflicts),
+    // and a retention sweep deletes it before each read-back: real rows, real statements.
+    let present = false;
+    let inserts = 0;
+    const racing = Object.assign(Object.create(runner) as StatementRunner, {
+      run: async <Result>(statement: SqlStatement<Result>, manager?: EntityManager): Promise<Result> => {
+        if (statement.sql === findSql) {
+          await dataSource.query(deleteRow.sql, deleteRow.params);
+          present = false;
+        } else {
+          inserts += 1;
+          if (!present) await testDatabase().insertInboxRow(dataSource, schema, message);
+          present = true;
+        }
+        return runner.run(statement, manager);
+      },
+    });
+    const error = await inboxServiceOf(apps[0], { runner: racing }).receive({ ...message, payload: 1 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ReceiveRacedError);
+    expect(error).toMatchObject({ code: 'RECEIVE_RACED', source: 'billing', idempotencyKey: 'swept-thrice', attempts: 3 });
+    expect(inserts).toBe(3);
+    expect((await inboxRows(dataSource, schema)).filter((row) => row.idempotency_key === 'swept-thrice')).toEqual([]);
+  });
 });
+
+/** An InboxService of `app`'s own parts, with `runner` or `dialect` in place of the app's. */
+function inboxServiceOf({ app }: TestApp, { runner, dialect }: { runner?: StatementRunner; dialect?: SqlDialect }): InboxService {
+  return new InboxService(
+    runner ?? app.get(StatementRunner, { strict: false }),
+    dialect ?? app.get<SqlDialect>(QUEUEBOX_SQL_DIALECT, { strict: false }),
+    app.get<ResolvedQueueBoxOptions>(QUEUEBOX_RESOLVED_OPTIONS),
+    app.get(WakeUpHub, { strict: false }),
+    app.get(QueueBoxMetrics, { strict: false }),
+    app.get(SourceLabels, { strict: false }),
+    app.get(DeadLetters, { strict: false }),
+  );
+}

@@ -1,6 +1,6 @@
 import { Injectable, Logger, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
+import { InjectDataSource, TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { OutboxService, QueueBoxModule, type QueueBoxModuleExtras, type QueueBoxModuleOptions, type QueueBoxOptionsFactory } from '../../../lib/index.js';
@@ -128,6 +128,15 @@ describeWithDatabase('module set-up as an application writes it', () => {
     const moduleRef = await compile([typeorm(), PublishersModule, QueueBoxModule.forRootAsync({ useClass: QueueBoxConfig }), OrdersModule]);
     const app = moduleRef.createNestApplication({ logger: false });
     await app.init();
-    await app.close();
+    try {
+      // Only the class's options name the 'audit' destination and the test schema: the row is
+      // accepted, written to that schema's table, published through the destination and marked sent.
+      const { messageId } = await app.get(OrdersService).place('o-class');
+      await waitFor(() => app.get(RecordingPublisher).published.some((message) => message.messageId === messageId && message.destination === 'audit'));
+      const dataSource = app.get<DataSource>(getDataSourceToken());
+      await waitFor(async () => (await testDatabase().outboxRows(dataSource, schema)).some((row) => row.message_id === messageId && row.state === 'sent'), undefined, 'the row sent in the schema of the class options');
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -11,7 +11,7 @@ import {
   type OutboxMessage,
   type OutboxPublisher,
 } from '../../../lib/index.js';
-import { describeWithDatabase, createTestSchema } from '../../fixtures/database.js';
+import { describeWithDatabase, createTestSchema, testDatabase } from '../../fixtures/database.js';
 import { outboxRows } from '../../fixtures/inbox-rows.js';
 import { counterValue } from '../../fixtures/metrics.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
@@ -57,9 +57,14 @@ describeWithDatabase('module start-up and enqueue validation', () => {
   });
 
   it('samples the backlog and the oldest pending age per configured destination', async () => {
+    const before = await testDatabase().databaseNow(app.dataSource);
     await app.app.get(OutboxService).enqueue({ destination: 'custom', payload: 'later', delayMs: 3_600_000 });
     await waitFor(async () => (await counterValue(OUTBOX_BACKLOG_MESSAGES, { destination: 'custom' })) >= 1, 5_000, 'backlog sampled');
-    expect(await counterValue(OUTBOX_OLDEST_PENDING_AGE_SECONDS, { destination: 'custom' })).toBeGreaterThanOrEqual(0);
+    // The sample that counted the row aged it by the database clock: from its insert to the sample.
+    const age = await counterValue(OUTBOX_OLDEST_PENDING_AGE_SECONDS, { destination: 'custom' });
+    const after = await testDatabase().databaseNow(app.dataSource);
+    expect(age).toBeGreaterThan(0);
+    expect(age).toBeLessThanOrEqual((after.getTime() - before.getTime() + 2) / 1000);
   });
 
   it('publishes through a custom publisher provided by DI', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { OutboxService } from '../../../lib/index.js';
-import { describeWithDatabase, createTestSchema, testDatabase } from '../../fixtures/database.js';
+import type { EntityManager } from 'typeorm';
+import { InvalidArgumentError, OutboxService } from '../../../lib/index.js';
+import { createTestSchema, databaseType, describeWithDatabase, testDatabase } from '../../fixtures/database.js';
 import { HttpReceiver, waitFor } from '../../fixtures/http-receiver.js';
 import { outboxRows } from '../../fixtures/inbox-rows.js';
 import { rowState } from '../../fixtures/outbox-rows.js';
@@ -61,5 +62,19 @@ describeWithDatabase('outbox: transactional enqueue', () => {
     expect(receiver.requests.map((request) => JSON.parse(request.body))).toEqual([{ order: 42 }, { order: 'later' }]);
     // Time-ordered UUID (version 7).
     expect(enqueued.messageId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  // PostgreSQL: QueueBox checks the runner before its prepared statements (on SQL Server the driver refuses it).
+  it.runIf(databaseType === 'postgres')('refuses the manager of a transaction that has ended with a typed error naming it, and writes nothing', async () => {
+    const outbox = app.app.get(OutboxService);
+    let ended: EntityManager | undefined;
+    await app.dataSource.transaction(async (manager) => {
+      ended = manager;
+    });
+    const before = (await outboxRows(app.dataSource, schema)).length;
+    const error = await outbox.enqueue({ destination: 'orders', payload: { order: 'too-late' } }, { manager: ended }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidArgumentError);
+    expect(error).toMatchObject({ field: 'manager', code: 'INVALID_ARGUMENT' });
+    expect(await outboxRows(app.dataSource, schema)).toHaveLength(before);
   });
 });

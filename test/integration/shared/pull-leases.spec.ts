@@ -2,8 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { ClaimRepository } from '../../../lib/engine/claim.repository.js';
 import { CLAIMS_LOST_TOTAL, ClaimLostError, InboxService, PullService, PullWorker, PullWorkerHost, type InboxMessage, type PullContext } from '../../../lib/index.js';
+import { PullWorkerExplorer } from '../../../lib/pull/pull-worker.explorer.js';
 import { describeWithDatabase, createTestSchema, testDatabase } from '../../fixtures/database.js';
-import { untilLeaseEnded } from '../../fixtures/db-clock.js';
+import { untilLeaseEnded, untilLeaseOutlived } from '../../fixtures/db-clock.js';
+import { Gate } from '../../fixtures/gate.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
 import { inboxRows } from '../../fixtures/inbox-rows.js';
 import { counterValue } from '../../fixtures/metrics.js';
@@ -11,30 +13,28 @@ import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
 import type { Queryable } from '../../fixtures/test-database.js';
 
 let schema: string;
-/** How long the first attempt of a message holds on (abortable); later attempts are quick. */
-let firstAttemptHoldMs = 0;
+/**
+ * A lease of 3 s, renewed every second: 2 s of margin for a renewal on a loaded machine, and for a
+ * second claim to run while the first one's lease still holds.
+ */
+const LEASE_MS = 3_000;
+/** The first attempt of a message waits here (abortable) until the test opens it; later attempts are quick. */
+let firstAttempt = new Gate();
+const started: string[] = [];
 const aborted: string[] = [];
 
 /** The handlers' business table: what each attempt wrote, in its transaction. */
 const createLedger = (db: Queryable) => testDatabase().createTable(db, schema, 'ledger', { idempotency_key: 'text', attempt: 'int' });
 const record = (db: Queryable, idempotencyKey: string, attempt: number) => testDatabase().insertInto(db, schema, 'ledger', { idempotency_key: idempotencyKey, attempt });
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    });
-  });
-
-@PullWorker('ledger', { leaseMs: 600, pollIntervalMs: 50 })
+@PullWorker('ledger', { leaseMs: LEASE_MS, pollIntervalMs: 50 })
 @Injectable()
 class LedgerWorker extends PullWorkerHost {
   async handle(message: InboxMessage, { manager, signal }: PullContext): Promise<void> {
     await record(manager, message.idempotencyKey, message.attempt);
     signal.addEventListener('abort', () => aborted.push(`${message.idempotencyKey}#${message.attempt}`));
-    if (message.attempt === 1) await sleep(firstAttemptHoldMs, signal);
+    started.push(`${message.idempotencyKey}#${message.attempt}`);
+    if (message.attempt === 1) await firstAttempt.wait(signal);
   }
 }
 
@@ -49,19 +49,25 @@ describeWithDatabase('pull leases', () => {
 
   beforeEach(async () => {
     schema = await createTestSchema();
+    firstAttempt = new Gate();
+    started.length = 0;
     aborted.length = 0;
     const setup = await start(false);
     await createLedger(setup.dataSource);
   });
   afterEach(async () => {
+    firstAttempt.open();
     vi.restoreAllMocks();
     await Promise.all(apps.splice(0).map((app) => app.close()));
   });
 
   it('a handler slower than leaseMs keeps its claim through renewals', async () => {
-    firstAttemptHoldMs = 1_500;
     const app = await start(true);
-    await app.app.get(InboxService).receive({ source: 'ledger', idempotencyKey: 'slow', payload: {} });
+    const { id } = await app.app.get(InboxService).receive({ source: 'ledger', idempotencyKey: 'slow', payload: {} });
+    await waitFor(() => started.includes('slow#1'), 10_000, 'the handler started');
+    // The handler ends only once it has outlived the lease of its claim, by the database clock.
+    await untilLeaseOutlived(app.dataSource, schema, id, 'inbox');
+    firstAttempt.open();
     await waitFor(async () => (await inboxRows(app.dataSource, schema))[0].state === 'processed', 10_000, 'processed');
     expect((await inboxRows(app.dataSource, schema))[0].attempts).toBe(1);
     expect(await ledger(app)).toEqual([{ idempotency_key: 'slow', attempt: 1 }]);
@@ -69,15 +75,14 @@ describeWithDatabase('pull leases', () => {
   });
 
   it('a handler whose renewal fails sees its signal abort, its change rolls back, and another worker takes the row once', async () => {
-    firstAttemptHoldMs = 10_000;
     const lostBefore = await counterValue(CLAIMS_LOST_TOTAL, { component: 'pull' });
     const first = await start(true);
     vi.spyOn(first.app.get(ClaimRepository, { strict: false }), 'renewMany').mockRejectedValue(new Error('connection to the database lost'));
     await first.app.get(InboxService).receive({ source: 'ledger', idempotencyKey: 'blocked', payload: {} });
-    await waitFor(() => aborted.includes('blocked#1'), 5_000, 'first handler aborted');
+    await waitFor(() => aborted.includes('blocked#1'), 10_000, 'first handler aborted');
 
     await start(true);
-    await waitFor(async () => (await inboxRows(first.dataSource, schema))[0].state === 'processed', 10_000, 'processed by the second worker');
+    await waitFor(async () => (await inboxRows(first.dataSource, schema))[0].state === 'processed', 20_000, 'processed by the second worker');
     expect(await ledger(first)).toEqual([{ idempotency_key: 'blocked', attempt: 2 }]);
     expect((await inboxRows(first.dataSource, schema))[0].attempts).toBe(2);
     expect(await counterValue(CLAIMS_LOST_TOTAL, { component: 'pull' })).toBe(lostBefore + 1);
@@ -87,7 +92,7 @@ describeWithDatabase('pull leases', () => {
     const a = await start(false);
     const b = await start(false);
     await a.app.get(InboxService).receive({ source: 'ledger', idempotencyKey: 'silent', payload: { n: 1 } });
-    const mine = await a.app.get(PullService).claim('ledger', { leaseMs: 300 });
+    const mine = await a.app.get(PullService).claim('ledger', { leaseMs: LEASE_MS });
     expect(mine).not.toBeNull();
     // Before expiry nobody else can take it.
     expect(await b.app.get(PullService).claim('ledger', { leaseMs: 60_000 })).toBeNull();
@@ -130,14 +135,19 @@ describeWithDatabase('pull leases', () => {
 describeWithDatabase('pull workers at shutdown', () => {
   it('stop claiming and let a running handler finish within the shutdown timeout', async () => {
     schema = await createTestSchema();
-    firstAttemptHoldMs = 0;
+    slowGate = new Gate();
     const app = await startQueueBoxApp(schema, { outbox: { shutdownTimeoutMs: 5_000 } }, [SlowLedgerWorker]);
     await createLedger(app.dataSource);
     const inbox = app.app.get(InboxService);
     await inbox.receive({ source: 'slow-ledger', idempotencyKey: 'first', payload: {} });
     await waitFor(() => slowStarted.length === 1, 5_000, 'handler started');
     await inbox.receive({ source: 'slow-ledger', idempotencyKey: 'second', payload: {} });
-    await app.close();
+    // The handler ends only once shutdown has begun (claiming stopped), while shutdown waits for it.
+    const [worker] = app.app.get(PullWorkerExplorer).workers;
+    const closing = app.close();
+    await waitFor(() => worker.status.state !== 'running', 10_000, 'shutdown to begin');
+    slowGate.open();
+    await closing;
     const check = await startQueueBoxApp(schema, { workers: { enabled: false } });
     try {
       const rows = await inboxRows(check.dataSource, schema);
@@ -153,14 +163,15 @@ describeWithDatabase('pull workers at shutdown', () => {
 });
 
 const slowStarted: string[] = [];
+let slowGate = new Gate();
 
-/** Takes 400 ms and ignores the shutdown signal: it is allowed to finish within the timeout. */
+/** Waits for the test's gate and ignores the shutdown signal: it is allowed to finish within the timeout. */
 @PullWorker('slow-ledger', { pollIntervalMs: 50 })
 @Injectable()
 class SlowLedgerWorker extends PullWorkerHost {
   async handle(message: InboxMessage, { manager }: PullContext): Promise<void> {
     slowStarted.push(message.idempotencyKey);
-    await sleep(400);
+    await slowGate.wait();
     await record(manager, message.idempotencyKey, message.attempt);
   }
 }

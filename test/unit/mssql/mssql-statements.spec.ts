@@ -19,7 +19,7 @@ const code = (sql: string): string => sql.replace(/N?'(?:[^']|'')*'/g, "''");
 /** The highest `@n` placeholder of a statement, or -1. */
 const highestPlaceholder = (sql: string): number => Math.max(-1, ...[...code(sql).matchAll(/@(\d+)\b/g)].map((match) => Number(match[1])));
 
-/** The finishing and extending writes, which must carry the fence (claims-and-leases.md, "The fence"). */
+/** The finishing and extending writes, which must carry the fence (docs/concepts/claims-and-leases.md, "The fence"). */
 const fencedWrite = /^(renew|renew-many|retry|dead-letter|complete-many)-/;
 
 describe.each(configurations)('SQL Server statements, %s tables', (configuration) => {
