@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { BenchContext } from '../bench-context.js';
+import { countByState, dropBenchSchema } from '../bench-schema.js';
 import { cpuNow, cpuPerMessage, sleep, type CpuReading } from '../bench-stats.js';
 import { WalMeter, type WalPerMessage } from '../bench-wal.js';
 
@@ -104,4 +105,18 @@ export async function waitForCount(count: () => Promise<number>, target: number,
 /** Resolves when `isDone()` holds (checked every `everyMs`) or at `deadline`. */
 export async function waitFor(isDone: () => boolean, deadline: number, everyMs = 2): Promise<void> {
   while (!isDone() && performance.now() < deadline) await sleep(everyMs);
+}
+
+/**
+ * The end of a drain on QueueBox's table (the raw loop's and QueueBox's): the WAL of the run, the
+ * rows by state (every row should be sent), then the schema dropped whatever happened.
+ */
+export async function finishTableDrain(ctx: BenchContext, schema: string, clock: RunClock, outcome: DrainOutcome): Promise<DrainOutcome> {
+  try {
+    await clock.addWal(outcome);
+    outcome.detail += `; states ${JSON.stringify(await countByState(ctx.admin, schema))}`;
+    return outcome;
+  } finally {
+    await dropBenchSchema(ctx.admin, schema);
+  }
 }

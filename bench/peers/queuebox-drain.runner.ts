@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { startBenchApp } from '../bench-app.js';
-import { countByState, createBenchSchema, dropBenchSchema, seedOutbox } from '../bench-schema.js';
+import { createBenchSchema, seedOutbox } from '../bench-schema.js';
 import { consumerAsyncCommit } from '../bench-config.js';
 import { settleBeforeRun } from '../bench-wal.js';
 import type { QueueBoxModuleOptions } from '../../lib/index.js';
-import { RunClock, concurrencyOf, poolSizeOf, waitFor, type DrainRunner, type DrainOutcome, type DrainSpec } from './drain-run.js';
+import { RunClock, finishTableDrain, concurrencyOf, poolSizeOf, waitFor, type DrainRunner, type DrainOutcome, type DrainSpec } from './drain-run.js';
 
 /** How a QueueBox drain runner configures the outbox for a spec, and how its detail line names that. */
 interface QueueBoxSetup {
@@ -49,13 +49,7 @@ function queueBoxDrainRunner(setup: QueueBoxSetup): DrainRunner {
       } finally {
         await app.close();
       }
-      try {
-        await clock.addWal(outcome);
-        outcome.detail += `; states ${JSON.stringify(await countByState(ctx.admin, schema))}`;
-        return outcome;
-      } finally {
-        await dropBenchSchema(ctx.admin, schema);
-      }
+      return finishTableDrain(ctx, schema, clock, outcome);
     },
   };
 }

@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import { countByState, createBenchSchema, dropBenchSchema, rawPool, seedOutbox } from '../bench-schema.js';
+import { createBenchSchema, rawPool, seedOutbox } from '../bench-schema.js';
 import { sleep } from '../bench-stats.js';
 import { settleBeforeRun } from '../bench-wal.js';
 import { handWrittenStatements, newRawLoopStats, rawCycle } from '../raw-outbox.js';
-import { RunClock, poolSizeOf, type DrainOutcome, type DrainRunner } from './drain-run.js';
+import { RunClock, finishTableDrain, poolSizeOf, type DrainOutcome, type DrainRunner } from './drain-run.js';
 
 /**
  * The raw SKIP LOCKED loop on QueueBox's table: `loops` loops of claim(slotsPerLoop) + one batched
@@ -40,12 +40,6 @@ export const rawDrainRunner: DrainRunner = {
     } finally {
       await pool.end();
     }
-    try {
-      await clock.addWal(outcome);
-      outcome.detail += `; states ${JSON.stringify(await countByState(ctx.admin, schema))}`;
-      return outcome;
-    } finally {
-      await dropBenchSchema(ctx.admin, schema);
-    }
+    return finishTableDrain(ctx, schema, clock, outcome);
   },
 };
