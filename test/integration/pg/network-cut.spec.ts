@@ -55,7 +55,7 @@ describe('a network cut: statements fail at their deadline and their connections
     proxy.blackhole();
     await expect(outbox.enqueue({ destination: 'sink', payload: { n: 'during' } })).rejects.toBeInstanceOf(StatementTimeoutError);
     // Destroyed, not returned to the pool (where it would hold the next statement as long as the cut).
-    expect(pooled()).toBe(before - 1);
+    expect(pooled()).toBeLessThan(before);
 
     proxy.resume();
     await outbox.enqueue({ destination: 'sink', payload: { n: 'after' } });

@@ -141,15 +141,17 @@ describeWithDatabase('pull workers at shutdown', () => {
     const inbox = app.app.get(InboxService);
     await inbox.receive({ source: 'slow-ledger', idempotencyKey: 'first', payload: {} });
     await waitFor(() => slowStarted.length === 1, 5_000, 'handler started');
-    await inbox.receive({ source: 'slow-ledger', idempotencyKey: 'second', payload: {} });
-    // The handler ends only once shutdown has begun (claiming stopped), while shutdown waits for it.
-    const [worker] = app.app.get(PullWorkerExplorer).workers;
-    const closing = app.close();
-    await waitFor(() => worker.status.state !== 'running', 10_000, 'shutdown to begin');
-    slowGate.open();
-    await closing;
+    // An API-only replica stores the second message once shutdown has begun: a worker that still
+    // claimed would take it (its wake-up reaches this replica), one that stopped leaves it pending.
     const check = await startQueueBoxApp(schema, { workers: { enabled: false } });
     try {
+      // The handler ends only once shutdown has begun (claiming stopped), while shutdown waits for it.
+      const [worker] = app.app.get(PullWorkerExplorer).workers;
+      const closing = app.close();
+      await waitFor(() => worker.status.state !== 'running', 10_000, 'shutdown to begin');
+      await check.app.get(InboxService).receive({ source: 'slow-ledger', idempotencyKey: 'second', payload: {} });
+      slowGate.open();
+      await closing;
       const rows = await inboxRows(check.dataSource, schema);
       expect(rows.map((row) => [row.idempotency_key, row.state])).toEqual([
         ['first', 'processed'],
