@@ -447,7 +447,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
       lease.release();
       return this.fail(row, lease, this.role.failureOf?.(error) ?? { error, retryable: true }, seconds);
     }
-    this.pace.record('ok', (seconds ?? 0) * 1000);
+    this.pace.record('ok', seconds === undefined ? undefined : seconds * 1000);
     this.outcomes.ended(this.role.identify(row), 'done', seconds);
     this.role.succeeded?.(row);
     // Claimed by the finishing write's hand-off, in the transaction that committed just now.
