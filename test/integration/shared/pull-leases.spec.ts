@@ -145,10 +145,12 @@ describeWithDatabase('pull workers at shutdown', () => {
     // claimed would take it (its wake-up reaches this replica), one that stopped leaves it pending.
     const check = await startQueueBoxApp(schema, { workers: { enabled: false } });
     try {
-      // The handler ends only once shutdown has begun (claiming stopped), while shutdown waits for it.
+      // The handler ends only once the claiming loop has ended, while shutdown waits for it: a loop
+      // that went on claiming never reaches 'stopped', and a completion that claimed the next row
+      // would take 'second' once the gate opens.
       const [worker] = app.app.get(PullWorkerExplorer).workers;
       const closing = app.close();
-      await waitFor(() => worker.status.state !== 'running', 10_000, 'shutdown to begin');
+      await waitFor(() => worker.status.state === 'stopped', 10_000, 'the claiming loop to end');
       await check.app.get(InboxService).receive({ source: 'slow-ledger', idempotencyKey: 'second', payload: {} });
       slowGate.open();
       await closing;
