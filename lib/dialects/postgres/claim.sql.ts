@@ -135,10 +135,14 @@ export function claimStatement(t: ResolvedTableNames, kind: ClaimComponent, retu
     (filter) => `SELECT x.id, x.${stream}, x.ordering_key FROM ${table} AS x
     WHERE x.state = 'pending' AND x.ordering_key IS NOT NULL${filter} ORDER BY x.id LIMIT ${WINDOW_ROWS}`,
   );
+  // Locked here, not only in `cand`: an unordered row needs no head-of-key check, and two claims
+  // running at once would otherwise both pick the same oldest rows, the second skip them all in
+  // `cand` and come back empty (claims then take turns instead of running side by side).
   const unkeyed = perStream(
     kind,
-    (filter) => `SELECT x.id FROM ${table} AS x
-    WHERE x.state = 'pending' AND x.ordering_key IS NULL${filter} AND x.next_attempt_at <= ${DB_NOW} ORDER BY x.id LIMIT ${BATCH}`,
+    (filter) => `SELECT u.id FROM (SELECT x.id FROM ${table} AS x
+    WHERE x.state = 'pending' AND x.ordering_key IS NULL${filter} AND x.next_attempt_at <= ${DB_NOW} ORDER BY x.id LIMIT ${BATCH}
+    FOR UPDATE OF x SKIP LOCKED) AS u`,
   );
   const retried = perStream(
     kind,
