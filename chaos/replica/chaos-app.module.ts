@@ -33,7 +33,7 @@ export class ChaosAppModule {
           schema: config.schema,
           statementTimeoutMs: config.statementTimeoutMs,
           intake: { path: 'inbox' },
-          workers: { enabled: config.control === undefined },
+          workers: { enabled: config.control === undefined, shutdownTimeoutMs: 2_000 },
           destinations: {
             direct: { type: 'http', url: `${config.sinkUrl}/direct`, timeoutMs: config.leaseMs * 3 },
             relayed: { type: 'http', url: `${config.sinkUrl}/relayed`, timeoutMs: config.leaseMs * 3 },
@@ -42,7 +42,6 @@ export class ChaosAppModule {
             claimTimeoutMs: config.leaseMs,
             maxAttempts: 1_000_000,
             pollIntervalMs: 250,
-            shutdownTimeoutMs: 2_000,
             backoff,
           },
           inbox: {

@@ -11,17 +11,28 @@ interface PendingCompletion {
 const MAX_BATCH = 500;
 
 /**
+ * Mark statements that may run at once. Two: while one statement's rows are written, the marks of
+ * the next claimed batch need not wait for it (a worker's two claim lanes finish batches side by
+ * side); more would only split the same marks into smaller statements.
+ */
+export const MAX_MARK_STATEMENTS = 2;
+
+/**
  * Finishes rows outside any transaction (the outbox's `sent` marks) in as few statements as the
  * load allows: the marks asked for in one turn of the event loop go together (publishes of one
- * claimed batch tend to end together), and marks asked for while a statement runs go in the
- * next. Each row stays fenced by its own token, and each caller learns whether its row was lost.
- * No mark waits for work still running, so the duplicate window stays one publish wide. The
- * statement hands each finished key on to its next row; those rows go to `onClaimed`.
+ * claimed batch tend to end together); marks asked for while statements run go in a second
+ * statement at once, or, with {@link MAX_MARK_STATEMENTS} running, in the next one to start. Each
+ * row stays fenced by its own token (statements running at once hold different rows: a row is
+ * marked once), and each caller learns whether its row was lost. No mark waits for work still
+ * running, so the duplicate window stays one publish wide. The statement hands each finished key
+ * on to its next row; those rows go to `onClaimed`.
  */
 export class CompletionBatcher<Row> {
   private queue: PendingCompletion[] = [];
-  /** A flush is scheduled or running; it takes every completion queued before it ends. */
-  private flushing = false;
+  /** A statement is scheduled for the end of this turn (it takes every mark queued until then). */
+  private scheduled = false;
+  /** Mark statements running now. */
+  private running = 0;
 
   constructor(
     private readonly repository: ClaimRepository,
@@ -36,32 +47,44 @@ export class CompletionBatcher<Row> {
   complete(claim: Claim): Promise<FenceResult> {
     return new Promise((resolve, reject) => {
       this.queue.push({ claim, resolve, reject });
-      if (this.flushing) return;
-      this.flushing = true;
-      // setImmediate: the other completions of this turn join the statement instead of the next one.
-      setImmediate(() => void this.flush());
+      this.schedule();
+    });
+  }
+
+  /**
+   * NOTE: every path that leaves marks queued calls this in the same turn (a new mark, a statement
+   * that ended). A mark queued while every slot is busy is taken by the next statement that ends;
+   * one scheduled for later only would wait for some other mark to start it, holding its row.
+   */
+  private schedule(): void {
+    if (this.scheduled || this.running >= MAX_MARK_STATEMENTS || this.queue.length === 0) return;
+    this.scheduled = true;
+    // setImmediate: the other completions of this turn join the statement instead of the next one.
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
     });
   }
 
   private async flush(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      try {
-        const result = await this.repository.completeMany<Row>(
-          batch.map((pending) => pending.claim),
-          this.handOffLeaseMs(),
-          { asyncCommit: this.asyncCommit },
-        );
-        const lost = new Set(result.lost);
-        for (const pending of batch) pending.resolve(lost.has(pending.claim) ? 'lost' : 'ok');
-        if (result.claimed.length > 0) this.onClaimed(result.claimed);
-      } catch (error) {
-        for (const pending of batch) pending.reject(error);
-      }
+    if (this.queue.length === 0 || this.running >= MAX_MARK_STATEMENTS) return;
+    const batch = this.queue.splice(0, MAX_BATCH);
+    this.running++;
+    // More than a statement's worth queued: the rest starts in the free slot, if any.
+    this.schedule();
+    try {
+      const result = await this.repository.completeMany<Row>(
+        batch.map((pending) => pending.claim),
+        this.handOffLeaseMs(),
+        { asyncCommit: this.asyncCommit },
+      );
+      const lost = new Set(result.lost);
+      for (const pending of batch) pending.resolve(lost.has(pending.claim) ? 'lost' : 'ok');
+      if (result.claimed.length > 0) this.onClaimed(result.claimed);
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
     }
-    // NOTE: cleared in the same turn as the last look at the queue. Cleared later (a `finally`
-    // on the flush's promise, say), a completion queued by a resolved caller's continuation in
-    // between would wait for some other completion to flush it, holding its row and its slot.
-    this.flushing = false;
+    this.running--;
+    this.schedule();
   }
 }

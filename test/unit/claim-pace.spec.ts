@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AdaptivePace, type ClaimPace, FixedPace, PACE_WINDOW_MS } from '../../lib/engine/claim-pace.js';
+import { AdaptivePace, type ClaimPace, FixedPace, MIN_PACE_WINDOW_MS, PACE_WINDOW_MS } from '../../lib/engine/claim-pace.js';
 import { RELAY_PACE_BOUNDS } from '../../lib/options/pace-bounds.js';
 import { OUTBOX_PACE_BOUNDS } from '../../lib/options/pace-bounds.js';
 
@@ -25,8 +25,11 @@ class PaceDriver {
     for (let i = 0; i < claims; i++) this.pace.claimed(batchSize, full ? batchSize : Math.floor(batchSize / 2), Math.floor(inFlightShare * concurrency));
     for (let i = 0; i < ok; i++) this.pace.record('ok', ms);
     for (let i = 0; i < failed; i++) this.pace.record('failed', ms);
-    // A tick inside the window decides nothing.
-    expect(this.pace.observe(this.now + PACE_WINDOW_MS - 1)).toBe(false);
+    // A tick inside the window decides nothing; one past the shortest window decides only once
+    // the window has seen a full claim and a whole limit's worth of outcomes.
+    expect(this.pace.observe(this.now + MIN_PACE_WINDOW_MS - 1)).toBe(false);
+    const turnedOver = full && claims > 0 && ok + failed >= concurrency;
+    if (!turnedOver) expect(this.pace.observe(this.now + PACE_WINDOW_MS - 1)).toBe(false);
     this.now += PACE_WINDOW_MS;
     return this.pace.observe(this.now);
   }
@@ -47,6 +50,27 @@ describe('AdaptivePace', () => {
     for (let i = 0; i < 10; i++) driver.window({});
     expect(driver.pace).toMatchObject({ concurrency: 1_000, batchSize: 500 });
     expect(driver.window({})).toBe(false);
+  });
+
+  it('ends a window early, after the shortest window, once it saw a full claim and a whole limit of outcomes: a deep backlog ramps with its work', () => {
+    const pace = new AdaptivePace(OUTBOX_PACE_BOUNDS, LEASE_MS);
+    let now = 1_000;
+    pace.observe(now);
+    const turn = (outcomes: number) => {
+      pace.claimed(pace.batchSize, pace.batchSize, pace.concurrency);
+      for (let i = 0; i < outcomes; i++) pace.record('ok', 1);
+    };
+    turn(100);
+    expect(pace.observe(now + MIN_PACE_WINDOW_MS - 1)).toBe(false);
+    now += MIN_PACE_WINDOW_MS;
+    expect(pace.observe(now)).toBe(true);
+    expect(pace.concurrency).toBe(150);
+    // One outcome short of the limit: the window runs its full length.
+    turn(149);
+    expect(pace.observe(now + MIN_PACE_WINDOW_MS)).toBe(false);
+    expect(pace.observe(now + PACE_WINDOW_MS - 1)).toBe(false);
+    expect(pace.observe(now + PACE_WINDOW_MS)).toBe(true);
+    expect(pace.concurrency).toBe(225);
   });
 
   it('holds when the last claim came back short (no deep backlog) or the rows in flight stay under 80 % of the limit', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Claim } from '../../lib/interfaces/claim.interface.js';
 import type { ClaimRepository } from '../../lib/engine/claim.repository.js';
-import { CompletionBatcher } from '../../lib/engine/completion-batcher.js';
+import { CompletionBatcher, MAX_MARK_STATEMENTS } from '../../lib/engine/completion-batcher.js';
 
 const claim = (id: number): Claim => ({ component: 'outbox', id: String(id), token: `t${id}`, leaseMs: 1_000 });
 
@@ -18,22 +18,27 @@ function fakeRepository() {
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('CompletionBatcher', () => {
-  it('marks the completions of one turn in one statement, and those that arrive meanwhile in the next', async () => {
+  it('marks the completions of one turn in one statement, those that arrive meanwhile in a second at once, and the rest when one ends', async () => {
     const { repository, statements } = fakeRepository();
     const batcher = new CompletionBatcher(repository, () => 60_000, vi.fn());
+    const ids = () => statements.map((s) => s.claims.map((c) => c.id));
     const first = [1, 2, 3].map((id) => batcher.complete(claim(id)));
     await turn();
-    expect(statements.map((s) => s.claims.map((c) => c.id))).toEqual([['1', '2', '3']]);
-    const later = [4, 5].map((id) => batcher.complete(claim(id)));
+    expect(ids()).toEqual([['1', '2', '3']]);
+    const second = [4, 5].map((id) => batcher.complete(claim(id)));
     await turn();
-    // Still one statement: the second waits for the first.
-    expect(statements).toHaveLength(1);
+    expect(ids()).toEqual([['1', '2', '3'], ['4', '5']]);
+    const third = batcher.complete(claim(6));
+    await turn();
+    // Both slots busy (MAX_MARK_STATEMENTS): the third waits for one of them to end.
+    expect(statements).toHaveLength(MAX_MARK_STATEMENTS);
     statements[0].answer({ lost: [statements[0].claims[1]], claimed: [] });
     expect(await Promise.all(first)).toEqual(['ok', 'lost', 'ok']);
     await turn();
-    expect(statements.map((s) => s.claims.map((c) => c.id))).toEqual([['1', '2', '3'], ['4', '5']]);
+    expect(ids()).toEqual([['1', '2', '3'], ['4', '5'], ['6']]);
     statements[1].answer({ lost: [], claimed: [] });
-    expect(await Promise.all(later)).toEqual(['ok', 'ok']);
+    statements[2].answer({ lost: [], claimed: [] });
+    expect(await Promise.all([...second, third])).toEqual(['ok', 'ok', 'ok']);
   });
 
   it('hands the rows a statement claimed by hand-off to the worker, and hands nothing on at shutdown', async () => {
