@@ -110,6 +110,12 @@ export interface ClaimPlan<Row> {
 export interface ClaimOptions {
   /** The claim lock was asked for (outbox `claimLock`, a pull worker's `claimLock`). A dialect may take it regardless. */
   lock: boolean;
+  /**
+   * The outbox claim commits without waiting for its WAL flush (`outbox.asyncMarks`; PostgreSQL,
+   * ignored elsewhere). A crash can then undo the last claims: their rows are pending again and
+   * claimed anew, and a message published under such a claim is published again.
+   */
+  asyncCommit?: boolean;
 }
 
 /**

@@ -166,7 +166,9 @@ export class StatementCatalog implements SqlDialect {
   }
 
   claimOutbox(request: ClaimRequest, options: ClaimOptions): ClaimPlan<ClaimedOutboxRow> {
-    return this.plan({ kind: 'outbox' }, request, options.lock, this.claimParams(request), [], decodeClaimedOutbox);
+    const params = this.claimParams(request);
+    if (this.profile.asyncCommit) params.push(this.encode.flag(options.asyncCommit === true));
+    return this.plan({ kind: 'outbox' }, request, options.lock, params, [], decodeClaimedOutbox);
   }
 
   /** The relay's claim: always after its claim lock, on every database. */

@@ -202,11 +202,12 @@ export interface OutboxOptions {
    */
   claimLock?: boolean;
   /**
-   * PostgreSQL: the `sent` marks commit without waiting for their WAL flush (`synchronous_commit`
-   * off for the mark's own transaction only), several times faster per key. A database crash can
-   * lose the marks of its last moments: those messages are published again after their lease (a
-   * duplicate with the same message id, which the outbox allows); none is lost. `false`: every mark
-   * waits for its flush. Ignored on SQL Server. Default true.
+   * PostgreSQL: the outbox poller's own writes — its `sent` marks and its claims — commit without
+   * waiting for their WAL flush (`synchronous_commit` off for that statement's transaction only),
+   * several times faster per key and a flush less per message. A database crash can undo those of
+   * its last moments: their messages are published again (a duplicate with the same message id,
+   * which the outbox allows); none is lost. `false`: every mark and claim waits for its flush.
+   * Ignored on SQL Server. Default true.
    */
   asyncMarks?: boolean;
   /** @deprecated Use the top-level `notify` (wake-ups serve both tables). Accepted, with a warning at start-up. */

@@ -116,7 +116,7 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
   }
 
   claim(request: ClaimRequest): Promise<ClaimResult<ClaimedOutboxRow>> {
-    return this.repository.claimOutbox(request, { lock: this.options.outbox.claimLock });
+    return this.repository.claimOutbox(request, { lock: this.options.outbox.claimLock, asyncCommit: this.options.outbox.asyncMarks });
   }
 
   identify(row: ClaimedOutboxRow): ReportedRow {

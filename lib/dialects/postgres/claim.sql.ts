@@ -19,6 +19,7 @@ import { DB_NOW, qualified } from './postgres-names.js';
  *
  *   $1 batch  $2 lease ms  $3 keys to walk  $4 window rows  $5 cursor stream  $6 cursor key
  *   $7 (inbox) text[] the sources: the relay's routes, or the pull worker's one source
+ *   $7 (outbox) boolean: commit without waiting for the WAL flush (`outbox.asyncMarks`)
  *
  * The walk of the inbox stays within source $5 (the caller turns the sources in order); the outbox
  * walks (destination, key) pairs. The first result row carries the progress (window size, where
@@ -154,6 +155,16 @@ export function claimStatement(t: ResolvedTableNames, kind: ClaimComponent, retu
       ? `
   UNION ${perStream(kind, (filter) => `SELECT x.id FROM ${table} AS x WHERE x.state = 'processing'${filter} AND x.lease_expires_at <= ${DB_NOW} LIMIT ${BATCH}`)}`
       : '';
+  // The outbox's own claim may commit without waiting for its WAL flush, as its sent marks do
+  // (fenced-writes.sql.ts, completeMany): a claim a crash undoes leaves its row pending, and a
+  // message published under it is published again. Referenced by the UPDATE, so that it runs.
+  const durability =
+    kind === 'outbox'
+      ? `durability AS (
+  SELECT CASE WHEN $7::boolean THEN set_config('synchronous_commit', 'off', true) END AS mode
+),
+`
+      : '';
   const windowSize = kind === 'outbox' ? `(SELECT count(*) FROM keyed_window)` : `(SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM keyed_window GROUP BY source) AS per_source)`;
   return /* sql */ `
 WITH RECURSIVE ${walk(t, kind)},
@@ -175,9 +186,10 @@ cand AS (
   LIMIT ${BATCH}
   FOR UPDATE OF o SKIP LOCKED
 ),
-claimed AS (
+${durability}claimed AS (
   UPDATE ${table} AS m
-  SET ${MARK_CLAIMED}
+  SET ${MARK_CLAIMED}${durability ? `
+  FROM durability` : ''}
   WHERE m.id = ANY (ARRAY(SELECT cand.id FROM cand))
   RETURNING ${returning}
 ),

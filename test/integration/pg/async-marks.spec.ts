@@ -3,11 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Claim } from '../../../lib/interfaces/claim.interface.js';
 import { createTestSchema, openDataSource } from '../../fixtures/database.js';
 import { claimOutbox, insertRows, repositoryFor, rowState } from '../../fixtures/outbox-rows.js';
+import { WalkCursor } from '../../../lib/engine/walk-cursor.js';
 
 /**
- * PostgreSQL only: the outbox's `sent` marks commit without waiting for their WAL flush
- * (`outbox.asyncMarks`), by `synchronous_commit` set for the mark's own transaction inside its
- * statement, and never for a caller's transaction. Seen from inside a transaction that runs the
+ * PostgreSQL only: the outbox's `sent` marks and its claims commit without waiting for their WAL
+ * flush (`outbox.asyncMarks`), by `synchronous_commit` set for the statement's own transaction
+ * inside it, and never for a caller's transaction. Seen from inside a transaction that runs the
  * statement: the setting it leaves for the commit.
  */
 describe('outbox: asynchronous sent marks', () => {
@@ -52,6 +53,27 @@ describe('outbox: asynchronous sent marks', () => {
     // Transaction-local: the next transaction on the connection commits durably again.
     const [after] = (await db.query('SHOW synchronous_commit')) as { synchronous_commit: string }[];
     expect(after.synchronous_commit).toBe('on');
+  });
+
+  it('the outbox claim turns synchronous_commit off for its own transaction only when asked, and claims as a durable claim does', async () => {
+    const { dialect } = repositoryFor(db, schema);
+    const claimSettingAfter = async (asyncCommit: boolean): Promise<{ setting: string; claimed: number }> => {
+      await insertRows(db, schema, [null, null]);
+      const { claim } = dialect.claimOutbox(new WalkCursor().request(2, 60_000), { lock: false, asyncCommit });
+      const queryRunner = db.createQueryRunner();
+      await queryRunner.startTransaction();
+      try {
+        const rows = (await queryRunner.query(claim.sql, [...claim.params])) as { id: string | null }[];
+        const [{ synchronous_commit: setting }] = await queryRunner.query('SHOW synchronous_commit');
+        await queryRunner.commitTransaction();
+        return { setting: setting as string, claimed: rows.filter((row) => row.id !== null).length };
+      } finally {
+        if (queryRunner.isTransactionActive) await queryRunner.rollbackTransaction();
+        await queryRunner.release();
+      }
+    };
+    expect(await claimSettingAfter(true)).toEqual({ setting: 'off', claimed: 2 });
+    expect(await claimSettingAfter(false)).toEqual({ setting: 'on', claimed: 2 });
   });
 
   it('writes the marks and hands each key on exactly as a durable mark does', async () => {
