@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { ClaimRepository } from '../../../lib/engine/claim.repository.js';
 import { WalkCursor } from '../../../lib/engine/walk-cursor.js';
-import type { QueueBoxTable, SqlDialect, SqlStatement } from '../../../lib/database/sql-dialect.interface.js';
-import { createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';
+import type { QueueBoxTable, SqlStatement } from '../../../lib/database/sql-dialect.interface.js';
 import { untilDatabase } from '../../fixtures/db-clock.js';
-import { claimInbox, claimOutbox, claimPull, insertRows, repositoryFor } from '../../fixtures/outbox-rows.js';
+import { claimInbox, claimOutbox, claimPull, insertRows } from '../../fixtures/outbox-rows.js';
+import { useTwoClaimers } from '../../fixtures/two-claimers.js';
 
 /**
  * The out-of-order-commit window (docs/internals/claim-sql.md), replayed step by step: producer P takes
@@ -14,39 +13,20 @@ import { claimInbox, claimOutbox, claimPull, insertRows, repositoryFor } from '.
  * default). Inbox relay: its lock, always taken.
  */
 describe('claim locks: producers of one key committing out of id order', () => {
-  let schema: string;
-  let main: DataSource;
-  let other: DataSource;
-  let dialect: SqlDialect;
-  let repoY: ClaimRepository;
-
-  beforeAll(async () => {
-    schema = await createTestSchema();
-    main = await openDataSource(schema);
-    other = await openDataSource(schema);
-    dialect = repositoryFor(main, schema).dialect;
-    repoY = repositoryFor(other, schema).repository;
-  });
-  beforeEach(async () => {
-    await testDatabase().truncate(main, schema, ['outbox', 'inbox']);
-  });
-  afterAll(async () => {
-    await main?.destroy();
-    await other?.destroy();
-  });
+  const claimers = useTwoClaimers();
 
   const run = async (runner: QueryRunner | DataSource, statement: SqlStatement) => runner.query(statement.sql, [...statement.params]);
 
   async function openRunner(): Promise<QueryRunner> {
-    const runner = main.createQueryRunner();
+    const runner = claimers.main.createQueryRunner();
     await runner.connect();
     await runner.startTransaction();
     return runner;
   }
 
   async function insert(table: QueueBoxTable, idempotencyKey: string, runner?: QueryRunner): Promise<string> {
-    if (table === 'outbox') return (await insertRows(main, schema, ['K'], runner))[0];
-    const rows = await run(runner ?? main, dialect.insertInbox({ source: 's', idempotencyKey, key: 'K', headers: '{}', payload: '1' }));
+    if (table === 'outbox') return (await insertRows(claimers.main, claimers.schema, ['K'], runner))[0];
+    const rows = await run(runner ?? claimers.main, claimers.dialect.insertInbox({ source: 's', idempotencyKey, key: 'K', headers: '{}', payload: '1' }));
     return String(rows[0].id);
   }
 
@@ -57,10 +37,10 @@ describe('claim locks: producers of one key committing out of id order', () => {
   /** The dialect's plan of a claim with its lock: the lock's statements, then the claim. */
   const claimPlan = (claimer: Claimer) =>
     claimer === 'outbox'
-      ? dialect.claimOutbox(new WalkCursor().request(10, 60_000), { lock: true })
+      ? claimers.dialect.claimOutbox(new WalkCursor().request(10, 60_000), { lock: true })
       : claimer === 'inbox'
-        ? dialect.claimInbox(['s'], new WalkCursor(['s']).request(10, 60_000))
-        : dialect.claimPull('s', new WalkCursor(['s']).request(10, 60_000), { lock: true });
+        ? claimers.dialect.claimInbox(['s'], new WalkCursor(['s']).request(10, 60_000))
+        : claimers.dialect.claimPull('s', new WalkCursor(['s']).request(10, 60_000), { lock: true });
 
   const lockStatements = (claimer: Claimer): SqlStatement[] => {
     const { lock } = claimPlan(claimer);
@@ -69,20 +49,20 @@ describe('claim locks: producers of one key committing out of id order', () => {
 
   const claimY = (claimer: Claimer, lock: boolean) =>
     claimer === 'outbox'
-      ? claimOutbox(repoY, 10, 60_000, lock)
+      ? claimOutbox(claimers.repoY, 10, 60_000, lock)
       : claimer === 'inbox'
-        ? claimInbox(repoY, ['s'], 10, 60_000)
-        : claimPull(repoY, 's', 10, 60_000, lock);
+        ? claimInbox(claimers.repoY, ['s'], 10, 60_000)
+        : claimPull(claimers.repoY, 's', 10, 60_000, lock);
 
   async function processingIds(table: QueueBoxTable): Promise<string[]> {
-    const rows = await main.query(`SELECT id FROM "${schema}".queuebox_${table}_messages WHERE state = 'processing' ORDER BY id`);
+    const rows = await claimers.main.query(`SELECT id FROM "${claimers.schema}".queuebox_${table}_messages WHERE state = 'processing' ORDER BY id`);
     return rows.map((row: { id: string }) => String(row.id));
   }
 
   /** Until some session waits for the claim lock `name` (two-key advisory lock: objid is the name's hash). */
   const untilWaitingFor = (name: string) =>
     untilDatabase(
-      main,
+      claimers.main,
       { sql: `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = hashtext($1)::oid) AS ok`, params: [name] },
       `a claimer waiting for ${name}`,
     );

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { DataSource, QueryRunner } from 'typeorm';
+import { describe, expect, it } from 'vitest';
+import type { QueryRunner } from 'typeorm';
 import { WalkCursor } from '../../../lib/engine/walk-cursor.js';
-import type { ClaimRepository } from '../../../lib/engine/claim.repository.js';
-import type { SqlDialect, SqlStatement } from '../../../lib/database/sql-dialect.interface.js';
-import { createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';
-import { claimOutbox, claimPull, insertInboxRow, insertRows, repositoryFor } from '../../fixtures/outbox-rows.js';
+import type { SqlStatement } from '../../../lib/database/sql-dialect.interface.js';
+import { claimOutbox, claimPull, insertInboxRow, insertRows } from '../../fixtures/outbox-rows.js';
+import { useTwoClaimers } from '../../fixtures/two-claimers.js';
 
 /**
  * Two claims of unordered rows running at once (two lanes of one worker, or two replicas) take
@@ -13,30 +12,11 @@ import { claimOutbox, claimPull, insertInboxRow, insertRows, repositoryFor } fro
  * made concurrent claims take turns). Claim X is held open in a transaction while Y claims.
  */
 describe('claims running at once take different unordered rows', () => {
-  let schema: string;
-  let main: DataSource;
-  let other: DataSource;
-  let dialect: SqlDialect;
-  let repoY: ClaimRepository;
-
-  beforeAll(async () => {
-    schema = await createTestSchema();
-    main = await openDataSource(schema);
-    other = await openDataSource(schema);
-    dialect = repositoryFor(main, schema).dialect;
-    repoY = repositoryFor(other, schema).repository;
-  });
-  beforeEach(async () => {
-    await testDatabase().truncate(main, schema, ['outbox', 'inbox']);
-  });
-  afterAll(async () => {
-    await main?.destroy();
-    await other?.destroy();
-  });
+  const claimers = useTwoClaimers();
 
   /** Runs claim `statement` in a transaction left open (its row locks held); returns the ids it claimed. */
   async function claimAndHold(statement: SqlStatement): Promise<{ runner: QueryRunner; ids: string[] }> {
-    const runner = main.createQueryRunner();
+    const runner = claimers.main.createQueryRunner();
     await runner.connect();
     await runner.startTransaction();
     // The claim statement's first row carries its progress; claimed rows have an id.
@@ -47,11 +27,11 @@ describe('claims running at once take different unordered rows', () => {
   const sorted = (ids: readonly string[]) => [...ids].sort((p, q) => Number(p) - Number(q));
 
   it('outbox: the second claim takes the next rows while the first holds the oldest', async () => {
-    const ids = await insertRows(main, schema, Array.from({ length: 20 }, () => null));
-    const x = await claimAndHold(dialect.claimOutbox(new WalkCursor().request(10, 60_000), { lock: false }).claim);
+    const ids = await insertRows(claimers.main, claimers.schema, Array.from({ length: 20 }, () => null));
+    const x = await claimAndHold(claimers.dialect.claimOutbox(new WalkCursor().request(10, 60_000), { lock: false }).claim);
     try {
       expect(sorted(x.ids)).toEqual(ids.slice(0, 10));
-      const y = (await claimOutbox(repoY, 10, 60_000)).map((row) => String(row.id));
+      const y = (await claimOutbox(claimers.repoY, 10, 60_000)).map((row) => String(row.id));
       expect(sorted(y)).toEqual(ids.slice(10));
     } finally {
       await x.runner.commitTransaction();
@@ -61,11 +41,11 @@ describe('claims running at once take different unordered rows', () => {
 
   it('pull: the second claim takes the next rows while the first holds the oldest', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 20; i += 1) ids.push(await insertInboxRow(main, schema, { source: 's', idempotencyKey: `k${i}` }));
-    const x = await claimAndHold(dialect.claimPull('s', new WalkCursor(['s']).request(10, 60_000), { lock: false }).claim);
+    for (let i = 0; i < 20; i += 1) ids.push(await insertInboxRow(claimers.main, claimers.schema, { source: 's', idempotencyKey: `k${i}` }));
+    const x = await claimAndHold(claimers.dialect.claimPull('s', new WalkCursor(['s']).request(10, 60_000), { lock: false }).claim);
     try {
       expect(sorted(x.ids)).toEqual(ids.slice(0, 10));
-      const y = (await claimPull(repoY, 's', 10, 60_000, false)).map((row) => String(row.id));
+      const y = (await claimPull(claimers.repoY, 's', 10, 60_000, false)).map((row) => String(row.id));
       expect(sorted(y)).toEqual(ids.slice(10));
     } finally {
       await x.runner.commitTransaction();
