@@ -1,5 +1,6 @@
 import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import type { ClaimComponent, QueueBoxTable } from '../../database/sql-dialect.interface.js';
+import { ASYNC_COMMIT_CTE, asyncCommitCte } from './async-commit.sql.js';
 import { DB_NOW, qualified } from './postgres-names.js';
 
 /*
@@ -155,16 +156,9 @@ export function claimStatement(t: ResolvedTableNames, kind: ClaimComponent, retu
       ? `
   UNION ${perStream(kind, (filter) => `SELECT x.id FROM ${table} AS x WHERE x.state = 'processing'${filter} AND x.lease_expires_at <= ${DB_NOW} LIMIT ${BATCH}`)}`
       : '';
-  // The outbox's own claim may commit without waiting for its WAL flush, as its sent marks do
-  // (fenced-writes.sql.ts, completeMany): a claim a crash undoes leaves its row pending, and a
-  // message published under it is published again. Referenced by the UPDATE, so that it runs.
-  const durability =
-    kind === 'outbox'
-      ? `durability AS (
-  SELECT CASE WHEN $7::boolean THEN set_config('synchronous_commit', 'off', true) END AS mode
-),
-`
-      : '';
+  // The outbox's own claim may commit without waiting for its WAL flush, as its sent marks do: a
+  // claim a crash undoes leaves its row pending, and a message published under it is published again.
+  const durability = kind === 'outbox' ? asyncCommitCte(7) : '';
   const windowSize = kind === 'outbox' ? `(SELECT count(*) FROM keyed_window)` : `(SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM keyed_window GROUP BY source) AS per_source)`;
   return /* sql */ `
 WITH RECURSIVE ${walk(t, kind)},
@@ -189,7 +183,7 @@ cand AS (
 ${durability}claimed AS (
   UPDATE ${table} AS m
   SET ${MARK_CLAIMED}${durability ? `
-  FROM durability` : ''}
+  FROM ${ASYNC_COMMIT_CTE}` : ''}
   WHERE m.id = ANY (ARRAY(SELECT cand.id FROM cand))
   RETURNING ${returning}
 ),

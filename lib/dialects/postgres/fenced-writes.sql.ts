@@ -1,5 +1,6 @@
 import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import type { ClaimComponent, QueueBoxTable } from '../../database/sql-dialect.interface.js';
+import { ASYNC_COMMIT_CTE, asyncCommitCte } from './async-commit.sql.js';
 import { fence } from './fence.sql.js';
 import { DB_NOW, qualified } from './postgres-names.js';
 
@@ -45,16 +46,12 @@ export const completeMany = (t: ResolvedTableNames, kind: ClaimComponent, claimC
   const done = kind === 'outbox' ? 'sent' : 'processed';
   const others = claimColumns.filter((column) => column !== 'id');
   const nulls = others.map((column) => `NULL AS ${column}`).join(', ');
-  // Referenced by the UPDATE, so that it runs (an unreferenced SELECT in WITH never does).
-  const durability = kind === 'outbox' ? `durability AS (
-  SELECT CASE WHEN $5::boolean THEN set_config('synchronous_commit', 'off', true) END AS mode
-),
-` : '';
+  const durability = kind === 'outbox' ? asyncCommitCte(5) : '';
   return /* sql */ `
 WITH ${durability}done AS (
   UPDATE ${table} AS m
   SET state = '${done}', finished_at = ${DB_NOW}, lease_expires_at = NULL
-  FROM unnest($1::bigint[], $2::uuid[]) AS c(id, token)${kind === 'outbox' ? ', durability' : ''}
+  FROM unnest($1::bigint[], $2::uuid[]) AS c(id, token)${durability ? `, ${ASYNC_COMMIT_CTE}` : ''}
   WHERE ${fence('m', 'c.id', 'c.token')}
   RETURNING m.id, m.${stream}, m.ordering_key
 ),

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Claim } from '../../../lib/interfaces/claim.interface.js';
 import { createTestSchema, openDataSource } from '../../fixtures/database.js';
@@ -20,21 +20,30 @@ describe('outbox: asynchronous sent marks', () => {
     return (await claimOutbox(repository, count, 60_000)).map((row) => ({ component: 'outbox', id: row.id, token: row.token, leaseMs: 60_000 }));
   };
 
-  /** Runs the outbox completion in a transaction and returns the `synchronous_commit` its commit would use. */
-  const commitSettingAfter = async (asyncCommit: boolean, claims: Claim[]): Promise<string> => {
-    const { dialect, runner } = repositoryFor(db, schema);
+  /**
+   * Runs `work` in a transaction and commits it; returns what the work returned and the
+   * `synchronous_commit` the commit used (read inside the transaction, after the work).
+   */
+  const inTransaction = async <T>(work: (queryRunner: QueryRunner) => Promise<T>): Promise<{ result: T; setting: string }> => {
     const queryRunner = db.createQueryRunner();
     await queryRunner.startTransaction();
     try {
-      const rows = await runner.run(dialect.completeMany('outbox', claims, undefined, asyncCommit), queryRunner.manager);
-      expect(rows.filter((row) => row.outcome === 'done')).toHaveLength(claims.length);
+      const result = await work(queryRunner);
       const [{ synchronous_commit: setting }] = await queryRunner.query('SHOW synchronous_commit');
       await queryRunner.commitTransaction();
-      return setting as string;
+      return { result, setting: setting as string };
     } finally {
       if (queryRunner.isTransactionActive) await queryRunner.rollbackTransaction();
       await queryRunner.release();
     }
+  };
+
+  /** Runs the outbox completion in a transaction and returns the `synchronous_commit` its commit would use. */
+  const commitSettingAfter = async (asyncCommit: boolean, claims: Claim[]): Promise<string> => {
+    const { dialect, runner } = repositoryFor(db, schema);
+    const { result: rows, setting } = await inTransaction((queryRunner) => runner.run(dialect.completeMany('outbox', claims, undefined, asyncCommit), queryRunner.manager));
+    expect(rows.filter((row) => row.outcome === 'done')).toHaveLength(claims.length);
+    return setting;
   };
 
   beforeAll(async () => {
@@ -60,17 +69,8 @@ describe('outbox: asynchronous sent marks', () => {
     const claimSettingAfter = async (asyncCommit: boolean): Promise<{ setting: string; claimed: number }> => {
       await insertRows(db, schema, [null, null]);
       const { claim } = dialect.claimOutbox(new WalkCursor().request(2, 60_000), { lock: false, asyncCommit });
-      const queryRunner = db.createQueryRunner();
-      await queryRunner.startTransaction();
-      try {
-        const rows = (await queryRunner.query(claim.sql, [...claim.params])) as { id: string | null }[];
-        const [{ synchronous_commit: setting }] = await queryRunner.query('SHOW synchronous_commit');
-        await queryRunner.commitTransaction();
-        return { setting: setting as string, claimed: rows.filter((row) => row.id !== null).length };
-      } finally {
-        if (queryRunner.isTransactionActive) await queryRunner.rollbackTransaction();
-        await queryRunner.release();
-      }
+      const { result: rows, setting } = await inTransaction((queryRunner) => queryRunner.query(claim.sql, [...claim.params]) as Promise<{ id: string | null }[]>);
+      return { setting, claimed: rows.filter((row) => row.id !== null).length };
     };
     expect(await claimSettingAfter(true)).toEqual({ setting: 'off', claimed: 2 });
     expect(await claimSettingAfter(false)).toEqual({ setting: 'on', claimed: 2 });
@@ -91,16 +91,8 @@ describe('outbox: asynchronous sent marks', () => {
   it('never makes a caller’s transaction commit asynchronously', async () => {
     const { repository } = repositoryFor(db, schema);
     const claims = await claimsOf(2);
-    const queryRunner = db.createQueryRunner();
-    await queryRunner.startTransaction();
-    try {
-      const { lost } = await repository.completeMany(claims, undefined, { asyncCommit: true, manager: queryRunner.manager });
-      expect(lost).toEqual([]);
-      const [{ synchronous_commit: setting }] = await queryRunner.query('SHOW synchronous_commit');
-      expect(setting).toBe('on');
-      await queryRunner.commitTransaction();
-    } finally {
-      await queryRunner.release();
-    }
+    const { result, setting } = await inTransaction((queryRunner) => repository.completeMany(claims, undefined, { asyncCommit: true, manager: queryRunner.manager }));
+    expect(result.lost).toEqual([]);
+    expect(setting).toBe('on');
   });
 });
