@@ -209,11 +209,15 @@ export class ClaimWorker<Row extends ClaimedRow> {
     this.settings.onPace?.(concurrency, batchSize);
   }
 
-  /** Claim now: new rows may be claimable. */
+  /**
+   * Claim now: new rows may be claimable. One lane claims, a sleeping one if there is one (else
+   * the one that is busy claims again when its tick ends): two claims for the same few new rows
+   * would leave one of them empty. A lane whose claim comes back full wakes the others.
+   */
   wake(): void {
     this.emptyClaims = 0;
     this.idle = false;
-    for (const lane of this.lanes) lane.wake();
+    (this.lanes.find((lane) => lane.sleeping) ?? this.lanes[0]).wake();
   }
 
   /**
@@ -300,7 +304,11 @@ export class ClaimWorker<Row extends ClaimedRow> {
     // A claim that did not run saw nothing: its walk stays where it was.
     if (skipped) return 'idle';
     const sawEverything = this.cursor.advance(request, progress);
-    if (rows.length === wanted) return 'more';
+    if (rows.length === wanted) {
+      // More may be waiting: the lanes asleep join in.
+      this.wakeSleepingLanes();
+      return 'more';
+    }
     if (sawEverything) return 'idle';
     if (rows.length > 0) {
       this.emptyClaims = 0;
@@ -308,6 +316,10 @@ export class ClaimWorker<Row extends ClaimedRow> {
     }
     // A claim bounded short of the whole queue found nothing: look a little further, then wait.
     return this.emptyClaims++ < MAX_EMPTY_CLAIMS ? 'more' : 'idle';
+  }
+
+  private wakeSleepingLanes(): void {
+    for (const lane of this.lanes) if (lane.sleeping) lane.wake();
   }
 
   /** New limits: a higher one starts rows waiting for a slot, and lets a lane waiting for room claim. */

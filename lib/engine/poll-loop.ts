@@ -47,6 +47,11 @@ export class PollLoop {
     this.running = this.run();
   }
 
+  /** True while the loop sleeps between idle ticks (a wake-up would start a tick at once). */
+  get sleeping(): boolean {
+    return this.wakeSleep !== undefined;
+  }
+
   /** Runs the next tick now (a new row was committed somewhere). */
   wake(): void {
     this.woken = true;

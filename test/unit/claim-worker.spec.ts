@@ -102,6 +102,11 @@ class TestWorker implements ClaimRole<ClaimedRow> {
     await job.finish();
   }
 
+  /** Rows committed to the queue since. */
+  add(rows: number): void {
+    this.remaining += rows;
+  }
+
   done(...rows: number[]): void {
     for (const row of rows) this.finish.get(row)!();
   }
@@ -228,6 +233,44 @@ describe('ClaimWorker', () => {
     expect(most).toBe(2);
     expect(worker.claims).toEqual([4, 4]);
     expect(worker.status.inFlight).toBe(8);
+    const stopping = worker.stop();
+    for (const row of worker.finish.keys()) worker.done(row);
+    await vi.advanceTimersByTimeAsync(10);
+    await stopping;
+  });
+
+  it('a wake-up starts one claim, on a sleeping lane; a claim that comes back full wakes the other lane', async () => {
+    const worker = new TestWorker({ batchSize: 4, concurrency: 12 }, 0);
+    let inside = 0;
+    let most = 0;
+    const claim = worker.claim.bind(worker);
+    worker.claim = async (request) => {
+      inside += 1;
+      most = Math.max(most, inside);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      inside -= 1;
+      return claim(request);
+    };
+    worker.start();
+    await vi.advanceTimersByTimeAsync(10);
+    // Both lanes claim at start, and find nothing.
+    expect(worker.claims).toEqual([4, 4]);
+    worker.add(2);
+    worker.wake();
+    await vi.advanceTimersByTimeAsync(10);
+    // One claim for the two new rows, not one per lane (the second would come back empty).
+    expect(worker.claims).toEqual([4, 4, 4]);
+    expect(worker.status.inFlight).toBe(2);
+    worker.done(0, 1);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(worker.claims).toHaveLength(3);
+    most = 0;
+    worker.add(100);
+    worker.wake();
+    await vi.advanceTimersByTimeAsync(30);
+    // The first claim came back full: the lane asleep joined in, and the two claimed side by side.
+    expect(most).toBe(2);
+    expect(worker.status.inFlight).toBe(12);
     const stopping = worker.stop();
     for (const row of worker.finish.keys()) worker.done(row);
     await vi.advanceTimersByTimeAsync(10);
