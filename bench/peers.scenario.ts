@@ -3,12 +3,13 @@ import type { BenchContext } from './bench-context.js';
 import { f0 } from './bench-stats.js';
 import { compareDrain, type CaseResult } from './peers/compare.js';
 import { graphileDrainRunner } from './peers/graphile-worker.runner.js';
+import { handOffChainRunner } from './peers/handoff-chain.runner.js';
 import { pgBossDrainRunner } from './peers/pg-boss.runner.js';
 import { queueBoxDefaultsRunner, queueBoxTunedRunner } from './peers/queuebox-drain.runner.js';
 import { rawDrainRunner } from './peers/raw-drain.runner.js';
 
 const RUNNERS = [rawDrainRunner, queueBoxDefaultsRunner, queueBoxTunedRunner, graphileDrainRunner(true), pgBossDrainRunner];
-const ORDERED_RUNNERS = [rawDrainRunner, queueBoxDefaultsRunner, graphileDrainRunner(true), graphileDrainRunner(false), pgBossDrainRunner];
+const ORDERED_RUNNERS = [rawDrainRunner, handOffChainRunner, queueBoxDefaultsRunner, graphileDrainRunner(true), graphileDrainRunner(false), pgBossDrainRunner];
 
 /**
  * Unordered drain at each loops-equivalent: the raw loop (L loops claiming 100 rows per round
@@ -27,11 +28,15 @@ export async function peersDrainScenario(ctx: BenchContext, config: BenchConfig)
   return results;
 }
 
-/** Ordered drains: QueueBox against the raw head-of-key loop and graphile-worker's named (serial) queues, one per key. */
+/**
+ * Ordered drains: QueueBox against the raw head-of-key loop, the floor of the hand-off design (its
+ * statement in a bare loop per key, where the keys are few) and graphile-worker's named (serial)
+ * queues, one per key.
+ */
 export async function orderedDrainScenario(ctx: BenchContext, config: BenchConfig): Promise<CaseResult[]> {
   const cfg = config.peers;
   ctx.heading(
-    `Ordered drain: rows round-robin over K keys, ${cfg.orderedLoops} loops-equivalent (raw head-of-key loops of ${cfg.slotsPerLoop}; QueueBox at its defaults; graphile-worker concurrency ${cfg.orderedLoops * cfg.slotsPerLoop}); graphile-worker: queue_name = key, with localQueue and in its default mode; a run is cut after ${f0(cfg.orderedCapMs / 1000)} s and reports the rate of what it finished; ${cfg.reps} paired rep(s)`,
+    `Ordered drain: rows round-robin over K keys, ${cfg.orderedLoops} loops-equivalent (raw head-of-key loops of ${cfg.slotsPerLoop}; hand-off floor: QueueBox's completion statement in a bare loop, one connection per key; QueueBox at its defaults; graphile-worker concurrency ${cfg.orderedLoops * cfg.slotsPerLoop}); graphile-worker: queue_name = key, with localQueue and in its default mode; a run is cut after ${f0(cfg.orderedCapMs / 1000)} s and reports the rate of what it finished; ${cfg.reps} paired rep(s)`,
   );
   const results: CaseResult[] = [];
   for (const { keys, rows } of cfg.ordered) {
