@@ -210,14 +210,17 @@ export class ClaimWorker<Row extends ClaimedRow> {
   }
 
   /**
-   * Claim now: new rows may be claimable. One lane claims, a sleeping one if there is one (else
-   * the one that is busy claims again when its tick ends): two claims for the same few new rows
-   * would leave one of them empty. A lane whose claim comes back full wakes the others.
+   * Claim now: new rows may be claimable. Where a lane sleeps, that lane alone claims: two claims
+   * for the same few new rows would leave one of them empty (a lane whose claim comes back full
+   * wakes the others). Where none sleeps, every lane claims again when its tick or back-off ends,
+   * so that a lane backing off after a failure cannot hold the new rows back.
    */
   wake(): void {
     this.emptyClaims = 0;
     this.idle = false;
-    (this.lanes.find((lane) => lane.sleeping) ?? this.lanes[0]).wake();
+    const sleeping = this.lanes.find((lane) => lane.sleeping);
+    if (sleeping) sleeping.wake();
+    else for (const lane of this.lanes) lane.wake();
   }
 
   /**
