@@ -86,8 +86,18 @@ class TestWorker implements ClaimRole<ClaimedRow> {
     if (this.reclaims === this.reclaimBlock?.blockAt) await this.reclaimBlock.gate;
   }
 
+  /** Each claim takes this long (on the fake clock), so that the lanes' claims may overlap. */
+  claimDelayMs = 0;
+  /** The most claims seen running at once. */
+  mostClaimsAtOnce = 0;
+  private claimsRunning = 0;
+
   /** The queue has no keys: every claim sees all of it (an empty walk, an empty window). */
   async claim(request: ClaimRequest): Promise<ClaimResult<ClaimedRow>> {
+    this.claimsRunning += 1;
+    this.mostClaimsAtOnce = Math.max(this.mostClaimsAtOnce, this.claimsRunning);
+    if (this.claimDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.claimDelayMs));
+    this.claimsRunning -= 1;
     this.claims.push(request.batchSize);
     const rows = Array.from({ length: Math.min(request.batchSize, this.remaining) }, () => ({ id: String(this.next++), token: 't', attempts: 1, key: null }));
     this.remaining -= rows.length;
@@ -218,19 +228,10 @@ describe('ClaimWorker', () => {
 
   it('with room for two batches, runs two claims at once, and never claims more than the free slots', async () => {
     const worker = new TestWorker({ batchSize: 4, concurrency: 8 }, 100);
-    let inside = 0;
-    let most = 0;
-    const claim = worker.claim.bind(worker);
-    worker.claim = async (request) => {
-      inside += 1;
-      most = Math.max(most, inside);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      inside -= 1;
-      return claim(request);
-    };
+    worker.claimDelayMs = 10;
     worker.start();
     await vi.advanceTimersByTimeAsync(10);
-    expect(most).toBe(2);
+    expect(worker.mostClaimsAtOnce).toBe(2);
     expect(worker.claims).toEqual([4, 4]);
     expect(worker.status.inFlight).toBe(8);
     const stopping = worker.stop();
@@ -241,16 +242,7 @@ describe('ClaimWorker', () => {
 
   it('a wake-up starts one claim, on a sleeping lane; a claim that comes back full wakes the other lane', async () => {
     const worker = new TestWorker({ batchSize: 4, concurrency: 12 }, 0);
-    let inside = 0;
-    let most = 0;
-    const claim = worker.claim.bind(worker);
-    worker.claim = async (request) => {
-      inside += 1;
-      most = Math.max(most, inside);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      inside -= 1;
-      return claim(request);
-    };
+    worker.claimDelayMs = 10;
     worker.start();
     await vi.advanceTimersByTimeAsync(10);
     // Both lanes claim at start, and find nothing.
@@ -264,12 +256,12 @@ describe('ClaimWorker', () => {
     worker.done(0, 1);
     await vi.advanceTimersByTimeAsync(10);
     expect(worker.claims).toHaveLength(3);
-    most = 0;
+    worker.mostClaimsAtOnce = 0;
     worker.add(100);
     worker.wake();
     await vi.advanceTimersByTimeAsync(30);
     // The first claim came back full: the lane asleep joined in, and the two claimed side by side.
-    expect(most).toBe(2);
+    expect(worker.mostClaimsAtOnce).toBe(2);
     expect(worker.status.inFlight).toBe(12);
     const stopping = worker.stop();
     for (const row of worker.finish.keys()) worker.done(row);
