@@ -149,6 +149,12 @@ export interface DialectProfile<Name extends string = string> {
    */
   readonly idleProbe?: { dueProbe(t: ResolvedTableNames, kind: ClaimComponent): string };
   /**
+   * A form of the completion statement for a single row, with the same parameters and the same
+   * rows back (PostgreSQL): the catalog sends it when one row is finished. Without it, the
+   * completion statement serves one row as it serves many.
+   */
+  readonly completeOne?: (t: ResolvedTableNames, kind: ClaimComponent) => string;
+  /**
    * A pooled connection keeps the isolation level of its last transaction (SQL Server), so that
    * QueueBox's transactions must always name theirs.
    */

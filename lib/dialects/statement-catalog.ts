@@ -81,10 +81,11 @@ export class StatementCatalog implements SqlDialect {
   private readonly text: StatementTexts;
   private readonly probes?: Readonly<Record<`dueProbe:${ClaimComponent}`, string>>;
   private readonly notifying?: Readonly<Record<'insertOutbox' | 'insertOutboxOne', string>>;
+  private readonly oneRow?: Readonly<Record<`completeOne:${ClaimComponent}`, string>>;
   private readonly encode: ParameterEncoders;
   private readonly prepared: boolean;
   private readonly statementTimeoutMs: number;
-  private readonly names: Partial<Record<StatementKey, string>> = {};
+  private readonly names: Partial<Record<StatementKey | `completeOne:${ClaimComponent}`, string>> = {};
 
   constructor(
     readonly profile: DialectProfile<DialectName>,
@@ -95,6 +96,8 @@ export class StatementCatalog implements SqlDialect {
     this.text = statementTexts(profile.sql, tables);
     const { idleProbe } = profile;
     this.probes = idleProbe && perClaimComponent('dueProbe', (kind) => idleProbe.dueProbe(tables, kind));
+    const { completeOne } = profile;
+    this.oneRow = completeOne && perClaimComponent('completeOne', (kind) => completeOne(tables, kind));
     const notifying = profile.wakeUp?.notifyingInserts;
     this.notifying = notifying && { insertOutbox: notifying.insertOutbox(tables), insertOutboxOne: notifying.insertOutboxOne(tables) };
     this.encode = profile.encode;
@@ -216,6 +219,8 @@ export class StatementCatalog implements SqlDialect {
     // The outbox's marks may commit asynchronously, where the database can.
     if (kind === 'outbox' && this.profile.asyncCommit) params.push(e.flag(asyncCommit));
     const decode: (rows: readonly DriverRow[]) => CompletionRow<ClaimedOutboxRow | ClaimedInboxRow>[] = kind === 'outbox' ? decodeOutboxCompletion : decodeInboxCompletion;
+    // One row: the dialect's one-row form, where it has one (same parameters, same rows back).
+    if (rows.length === 1 && this.oneRow) return this.hot(`completeOne:${kind}`, params, decode, this.oneRow[`completeOne:${kind}`]);
     return this.hot(`completeMany:${kind}`, params, decode);
   }
 
@@ -304,8 +309,11 @@ export class StatementCatalog implements SqlDialect {
   }
 
   /** A hot statement: named after its text where the dialect prepares, so that every connection plans it once. */
-  private hot<Result>(key: StatementKey, params: unknown[], decode: (rows: readonly DriverRow[]) => Result): SqlStatement<Result> {
-    const sql = this.text[key];
+  private hot<Result>(key: StatementKey, params: unknown[], decode: (rows: readonly DriverRow[]) => Result): SqlStatement<Result>;
+  /** A hot statement whose text is not in the text table (a capability of the profile's). */
+  private hot<Result>(key: `completeOne:${ClaimComponent}`, params: unknown[], decode: (rows: readonly DriverRow[]) => Result, sql: string): SqlStatement<Result>;
+  private hot<Result>(key: StatementKey | `completeOne:${ClaimComponent}`, params: unknown[], decode: (rows: readonly DriverRow[]) => Result, text?: string): SqlStatement<Result> {
+    const sql = text ?? this.text[key as StatementKey];
     if (!this.prepared) return { sql, params, decode };
     this.names[key] ??= `queuebox_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
     return { sql, params, name: this.names[key], decode };

@@ -33,8 +33,16 @@ describe('PostgreSQL dialect', () => {
       expect(statement.sql, name).toMatch(/RETURNING m\.id/);
       expect(statement.params.slice(0, 2), name).toEqual([row.id, row.token]);
     }
-    if (table === 'outbox') expect(dialect.completeMany('outbox', [row], 1_000).sql).toContain(fence('m', 'c.id', 'c.token'));
-    else for (const kind of ['inbox', 'pull'] as const) expect(dialect.completeMany(kind, [row], 1_000).sql).toContain(fence('m', 'c.id', 'c.token'));
+    const rows = [row, { id: '8', token: '00000000-0000-4000-8000-000000000008' }];
+    const completions = table === 'outbox'
+      ? [(claims: typeof rows) => dialect.completeMany('outbox', claims, 1_000)]
+      : (['inbox', 'pull'] as const).map((kind) => (claims: typeof rows) => dialect.completeMany(kind, claims, 1_000));
+    for (const complete of completions) {
+      // Many rows: each fenced by its own token; one row: the one-row form, the same fence and parameters.
+      expect(complete(rows).sql).toContain(fence('m', 'c.id', 'c.token'));
+      expect(complete([row]).sql).toContain(fence('m', '($1::bigint[])[1]', '($2::uuid[])[1]'));
+      expect(complete([row]).params).toEqual(complete([row, row]).params.map((param, i) => (i < 2 ? (param as unknown[]).slice(0, 1) : param)));
+    }
     expect(dialect.renewMany(table, [row], 1_000).sql).toContain(fence('m', 'c.id', 'c.token'));
   });
 
@@ -52,6 +60,7 @@ describe('PostgreSQL dialect', () => {
       dialect.reclaimExpired('outbox', 10),
       dialect.insertOutbox([]),
       dialect.completeMany('outbox', [row], 1),
+      dialect.completeMany('outbox', [row, row], 1),
       dialect.renewMany('inbox', [row], 1),
       dialect.reclaimExpired('inbox', 10),
       dialect.replayDead('outbox', ['1']),
@@ -115,6 +124,8 @@ describe('PostgreSQL dialect', () => {
       ...Object.fromEntries(Object.entries(fencedStatements('inbox')).map(([name, statement]) => [`inbox.${name}`, statement.sql])),
       completeManyOutbox: dialect.completeMany('outbox', [], 1).sql,
       completeManyPull: dialect.completeMany('pull', [], 1).sql,
+      completeOneOutbox: dialect.completeMany('outbox', [row], 1).sql,
+      completeOnePull: dialect.completeMany('pull', [row], 1).sql,
       renewManyOutbox: dialect.renewMany('outbox', [], 1).sql,
       reclaimExpired: dialect.reclaimExpired('outbox', 1).sql,
       outboxBacklog: dialect.outboxBacklog().sql,

@@ -1,4 +1,6 @@
 import type { DialectSql } from '../dialect-sql.interface.js';
+import type { ClaimComponent } from '../../database/sql-dialect.interface.js';
+import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import * as blocked from './blocked-keys.sql.js';
 import * as atRisk from './claims-at-risk.sql.js';
 import * as clock from './clock.sql.js';
@@ -22,6 +24,10 @@ export const postgresSql: DialectSql = {
   // The hand-off returns the columns of its claim.
   completeMany: (t, kind) => fenced.completeMany(t, kind, kind === 'outbox' ? outbox.OUTBOX_CLAIM_COLUMNS : inbox.INBOX_CLAIM_COLUMNS),
 };
+
+/** The one-row form of each completion (fenced-writes.sql.ts), with completeMany's parameters. */
+export const postgresCompleteOne = (t: ResolvedTableNames, kind: ClaimComponent): string =>
+  fenced.completeOne(t, kind, kind === 'outbox' ? outbox.OUTBOX_CLAIM_COLUMNS : inbox.INBOX_CLAIM_COLUMNS);
 
 /** The outbox inserts that also NOTIFY with the caller's commit: two more parameters, channel and sender. */
 export const postgresNotifyingInserts: Pick<DialectSql, 'insertOutbox' | 'insertOutboxOne'> = {

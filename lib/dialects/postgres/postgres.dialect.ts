@@ -6,7 +6,7 @@ import { guardPoolErrors } from './pool-error-guard.js';
 import { classifyPostgresError } from './postgres-errors.js';
 import { executeOnPostgres } from './postgres-executor.js';
 import { postgresEncoders } from './postgres-parameters.js';
-import { postgresNotifyingInserts, postgresSql } from './postgres-statements.js';
+import { postgresCompleteOne, postgresNotifyingInserts, postgresSql } from './postgres-statements.js';
 import { postgresSchemaSteps } from './schema.sql.js';
 
 /** The longest interval a statement adds to the clock: `$n::integer * interval '1 millisecond'` takes an int (24.8 days). */
@@ -33,6 +33,7 @@ export const postgresDialect: DialectProfile<'postgres'> = {
     granted: (rows) => rows.length === 1 && rows[0].granted === true,
     // hashtext() takes a name of any length.
   },
+  completeOne: postgresCompleteOne,
   isolationSticks: false,
   prepares: true,
   asyncCommit: true,

@@ -170,6 +170,21 @@ describeWithDatabase('claim repository: claims and the fence', () => {
     expect((await rowState(a, schema, ids[1])).state).toBe('pending');
   });
 
+  it('a single completion hands its key on as a batch does, and never while another row of the key is in flight', async () => {
+    const ids = await insertRows(a, schema, ['k', 'k', 'k']);
+    const [head] = await claimOutbox(repoA, 10, 60_000);
+    // A lost claim finishes nothing and hands nothing on.
+    const stolen: Claim = { ...claimOf(head, 60_000), token: '00000000-0000-4000-8000-000000000001' };
+    expect(await repoA.completeMany([stolen], 60_000)).toEqual({ lost: [stolen], claimed: [] });
+    const first = await repoA.completeMany<ClaimedOutboxRow>([claimOf(head, 60_000)], 60_000);
+    expect(first).toMatchObject({ lost: [], claimed: [{ id: ids[1], key: 'k', inverted: false }] });
+    expect((await rowState(a, schema, ids[0])).state).toBe('sent');
+    // Another row of the key in flight (written directly: no claimer would): the next completion hands nothing on.
+    await testDatabase().insertOutboxRow(a, schema, { key: 'k', state: 'processing' });
+    expect(await repoA.completeMany([claimOf(first.claimed[0], 60_000)], 60_000)).toEqual({ lost: [], claimed: [] });
+    expect((await rowState(a, schema, ids[2])).state).toBe('pending');
+  });
+
   it('a batched completion reports exactly the rows whose claims were lost', async () => {
     await insertRows(a, schema, [null, null, null]);
     const rows = await claimOutbox(repoA, 3, 60_000);
