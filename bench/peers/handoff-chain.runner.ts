@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import { postgresSql } from '../../lib/dialects/postgres/postgres-statements.js';
+import { postgresCompleteOne } from '../../lib/dialects/postgres/postgres-statements.js';
 import { createBenchSchema, outboxTable, rawPool, seedOutbox } from '../bench-schema.js';
 import { settleBeforeRun } from '../bench-wal.js';
 import { RunClock, finishTableDrain, poolSizeOf, type DrainOutcome, type DrainRunner } from './drain-run.js';
@@ -15,12 +15,12 @@ interface ChainRow {
 
 /**
  * The floor of the hand-off design: per key, a bare loop of the very statement QueueBox's
- * completion runs (mark the row sent, fenced, and claim the key's next row; asynchronous commit,
- * as `outbox.asyncMarks`), each answer feeding the next call, with no work between, on one
- * node-postgres connection per key. One round trip per message is all the design allows a key
- * (at most one row of it in flight), so this is the rate no consumer of the design can beat on
- * the machine; QueueBox's ratio to it is what its own per-message work costs. Runs only where
- * every key gets a connection of the pool.
+ * completion of one row runs (the one-row form: mark the row sent, fenced, and claim the key's
+ * next row; asynchronous commit, as `outbox.asyncMarks`), each answer feeding the next call, with
+ * no work between, on one node-postgres connection per key. One round trip per message is all
+ * the design allows a key (at most one row of it in flight), so this is the rate no consumer of
+ * the design can beat on the machine; QueueBox's ratio to it is what its own per-message work
+ * costs. Runs only where every key gets a connection of the pool.
  */
 export const handOffChainRunner: DrainRunner = {
   name: 'hand-off floor',
@@ -35,7 +35,7 @@ export const handOffChainRunner: DrainRunner = {
     const pool = rawPool(ctx.url, spec.keys);
     const clock = new RunClock(ctx);
     const table = outboxTable(schema);
-    const completeMany = { name: `chain_${schema}`, text: postgresSql.completeMany({ schema, outbox: 'queuebox_outbox_messages', inbox: 'queuebox_inbox_messages' }, 'outbox') };
+    const completeOne = { name: `chain_${schema}`, text: postgresCompleteOne({ schema, outbox: 'queuebox_outbox_messages', inbox: 'queuebox_inbox_messages' }, 'outbox') };
     let outcome: DrainOutcome;
     try {
       const clients = await Promise.all(Array.from({ length: spec.keys }, () => pool.connect()));
@@ -46,7 +46,7 @@ export const handOffChainRunner: DrainRunner = {
       const chain = async (client: pg.PoolClient, key: string): Promise<void> => {
         let row = await claimHead(client, table, key);
         while (row && performance.now() < deadline) {
-          const { rows } = await client.query<ChainRow & { outcome: string }>({ ...completeMany, values: [[row.id], [row.claim_token], CHAIN_LEASE_MS, true, true] });
+          const { rows } = await client.query<ChainRow & { outcome: string }>({ ...completeOne, values: [[row.id], [row.claim_token], CHAIN_LEASE_MS, true, true] });
           if (rows.some((r) => r.outcome === 'done')) sent += 1;
           row = rows.find((r) => r.outcome === 'claimed');
         }
