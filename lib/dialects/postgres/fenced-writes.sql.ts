@@ -18,6 +18,19 @@ SET lease_expires_at = ${DB_NOW} + $3::integer * interval '1 millisecond'
 WHERE ${fence('m', '$1::bigint', '$2::uuid')}
 RETURNING m.id`;
 
+/** What both forms of the completion name: the table, its stream column, its finished state, the claim columns. */
+function completionParts(t: ResolvedTableNames, kind: ClaimComponent, claimColumns: readonly string[]) {
+  const others = claimColumns.filter((column) => column !== 'id');
+  return {
+    table: qualified(t, kind === 'outbox' ? 'outbox' : 'inbox'),
+    stream: kind === 'outbox' ? 'destination' : 'source',
+    done: kind === 'outbox' ? 'sent' : 'processed',
+    others,
+    nulls: others.map((column) => `NULL AS ${column}`).join(', '),
+    durability: kind === 'outbox' ? asyncCommitCte(5) : '',
+  };
+}
+
 /**
  * $1 bigint[] ids, $2 uuid[] tokens (same order), $3 lease ms, $4 boolean hand-off; outbox: $5
  * boolean asynchronous commit. Marks the rows
@@ -41,12 +54,7 @@ RETURNING m.id`;
  * or a pull worker's completion (a caller's transaction, whose other writes must stay durable).
  */
 export const completeMany = (t: ResolvedTableNames, kind: ClaimComponent, claimColumns: readonly string[]): string => {
-  const table = qualified(t, kind === 'outbox' ? 'outbox' : 'inbox');
-  const stream = kind === 'outbox' ? 'destination' : 'source';
-  const done = kind === 'outbox' ? 'sent' : 'processed';
-  const others = claimColumns.filter((column) => column !== 'id');
-  const nulls = others.map((column) => `NULL AS ${column}`).join(', ');
-  const durability = kind === 'outbox' ? asyncCommitCte(5) : '';
+  const { table, stream, done, others, nulls, durability } = completionParts(t, kind, claimColumns);
   return /* sql */ `
 WITH ${durability}done AS (
   UPDATE ${table} AS m
@@ -88,12 +96,7 @@ SELECT 'claimed' AS outcome, handed.* FROM handed`;
  * (docs/benchmark.md, "The single key's floor").
  */
 export const completeOne = (t: ResolvedTableNames, kind: ClaimComponent, claimColumns: readonly string[]): string => {
-  const table = qualified(t, kind === 'outbox' ? 'outbox' : 'inbox');
-  const stream = kind === 'outbox' ? 'destination' : 'source';
-  const done = kind === 'outbox' ? 'sent' : 'processed';
-  const others = claimColumns.filter((column) => column !== 'id');
-  const nulls = others.map((column) => `NULL AS ${column}`).join(', ');
-  const durability = kind === 'outbox' ? asyncCommitCte(5) : '';
+  const { table, stream, done, others, nulls, durability } = completionParts(t, kind, claimColumns);
   return /* sql */ `
 WITH ${durability}done AS (
   UPDATE ${table} AS m
