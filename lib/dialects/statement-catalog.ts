@@ -220,7 +220,7 @@ export class StatementCatalog implements SqlDialect {
     if (kind === 'outbox' && this.profile.asyncCommit) params.push(e.flag(asyncCommit));
     const decode: (rows: readonly DriverRow[]) => CompletionRow<ClaimedOutboxRow | ClaimedInboxRow>[] = kind === 'outbox' ? decodeOutboxCompletion : decodeInboxCompletion;
     // One row: the dialect's one-row form, where it has one (same parameters, same rows back).
-    if (rows.length === 1 && this.oneRow) return this.hot(`completeOne:${kind}`, params, decode, this.oneRow[`completeOne:${kind}`]);
+    if (rows.length === 1 && this.oneRow) return this.named(`completeOne:${kind}`, this.oneRow[`completeOne:${kind}`], params, decode);
     return this.hot(`completeMany:${kind}`, params, decode);
   }
 
@@ -308,12 +308,13 @@ export class StatementCatalog implements SqlDialect {
     return { sql: this.text[key], params, decode };
   }
 
+  /** A hot statement of the text table. */
+  private hot<Result>(key: StatementKey, params: unknown[], decode: (rows: readonly DriverRow[]) => Result): SqlStatement<Result> {
+    return this.named(key, this.text[key], params, decode);
+  }
+
   /** A hot statement: named after its text where the dialect prepares, so that every connection plans it once. */
-  private hot<Result>(key: StatementKey, params: unknown[], decode: (rows: readonly DriverRow[]) => Result): SqlStatement<Result>;
-  /** A hot statement whose text is not in the text table (a capability of the profile's). */
-  private hot<Result>(key: `completeOne:${ClaimComponent}`, params: unknown[], decode: (rows: readonly DriverRow[]) => Result, sql: string): SqlStatement<Result>;
-  private hot<Result>(key: StatementKey | `completeOne:${ClaimComponent}`, params: unknown[], decode: (rows: readonly DriverRow[]) => Result, text?: string): SqlStatement<Result> {
-    const sql = text ?? this.text[key as StatementKey];
+  private named<Result>(key: StatementKey | `completeOne:${ClaimComponent}`, sql: string, params: unknown[], decode: (rows: readonly DriverRow[]) => Result): SqlStatement<Result> {
     if (!this.prepared) return { sql, params, decode };
     this.names[key] ??= `queuebox_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
     return { sql, params, name: this.names[key], decode };

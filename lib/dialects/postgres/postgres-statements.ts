@@ -16,18 +16,21 @@ import * as rows from './row-states.sql.js';
 import * as schemaLifecycle from './schema-lifecycle.sql.js';
 
 /** Every PostgreSQL statement (`$n` placeholders): the mirrored *.sql.ts files. */
+/** The columns a claim returns, by what claims: the outbox's or the inbox's (relay and pull). */
+const claimColumnsOf = (kind: ClaimComponent): readonly string[] => (kind === 'outbox' ? outbox.OUTBOX_CLAIM_COLUMNS : inbox.INBOX_CLAIM_COLUMNS);
+
 export const postgresSql: DialectSql = {
   ...clock, ...pendingWork, ...schemaLifecycle,
   ...outbox, ...inbox, ...pull,
   ...fenced, ...retention,
   ...deadLetters, ...deadCounts, ...blocked, ...rows, ...atRisk,
   // The hand-off returns the columns of its claim.
-  completeMany: (t, kind) => fenced.completeMany(t, kind, kind === 'outbox' ? outbox.OUTBOX_CLAIM_COLUMNS : inbox.INBOX_CLAIM_COLUMNS),
+  completeMany: (t, kind) => fenced.completeMany(t, kind, claimColumnsOf(kind)),
 };
 
 /** The one-row form of each completion (fenced-writes.sql.ts), with completeMany's parameters. */
 export const postgresCompleteOne = (t: ResolvedTableNames, kind: ClaimComponent): string =>
-  fenced.completeOne(t, kind, kind === 'outbox' ? outbox.OUTBOX_CLAIM_COLUMNS : inbox.INBOX_CLAIM_COLUMNS);
+  fenced.completeOne(t, kind, claimColumnsOf(kind));
 
 /** The outbox inserts that also NOTIFY with the caller's commit: two more parameters, channel and sender. */
 export const postgresNotifyingInserts: Pick<DialectSql, 'insertOutbox' | 'insertOutboxOne'> = {

@@ -40,6 +40,7 @@ export const methodsWithoutStatements = new Set([
   'createWakeUpTransport',
   'statement',
   'hot',
+  'named',
   'plan',
   'lock',
   'claimParams',
