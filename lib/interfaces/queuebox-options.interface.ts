@@ -33,9 +33,10 @@ export interface QueueBoxModuleOptions {
   preparedStatements?: boolean;
   /**
    * The longest wait for the database's answer to one of QueueBox's statements, in ms. Past it,
-   * the statement fails with `StatementTimeoutError` and its connection is discarded (destroyed,
-   * never returned to the pool): a connection that a network cut left open without FIN or RST
-   * would otherwise hold a loop forever. Default 30 000; 100 – 86 400 000. PostgreSQL only (SQL
+   * the statement fails with `StatementTimeoutError`, the server is asked to cancel it, and its
+   * connection is discarded (destroyed, never returned to the pool): a connection that a network
+   * cut left open without FIN or RST would otherwise hold a loop forever, and a backend waiting on
+   * a lock would otherwise outlive its client. Default 30 000; 100 – 86 400 000. PostgreSQL only (SQL
    * Server's driver bounds every request with the DataSource's `requestTimeout`).
    */
   statementTimeoutMs?: number;
