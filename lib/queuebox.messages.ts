@@ -252,6 +252,32 @@ export const serializedPayloadNotJson = (): string => 'The serializedPayload giv
 export const shutdownLeftRows = (count: number, timeoutMs: number): string =>
   `stopped after the shutdown timeout (${timeoutMs} ms) with ${count} row${count === 1 ? '' : 's'} in flight: they stay processing and are reclaimed once their lease ends`;
 
+/** The start-up line when the connections are pooled per transaction (connection-pooling.ts). */
+export const pooledPerTransaction = (unnamed: boolean): string =>
+  'The connections are pooled per transaction (PgBouncer in transaction mode, or a pooler like it): each transaction may run on another database session. ' +
+  (unnamed
+    ? 'Prepared statements do not last from one transaction to the next there, so QueueBox runs its statements unnamed (preparedStatements: false skips this check).'
+    : 'The pooler keeps prepared statements across transactions, so QueueBox prepares its hot statements as usual.');
+
+export const preparedStatementsNotKept = (): string =>
+  'QueueBox option "preparedStatements" is true, but the connections do not keep prepared statements from one transaction to the next: they are pooled per transaction (PgBouncer in transaction mode, or a pooler like it). ' +
+  'Leave the option unset (QueueBox then runs its statements unnamed) or set it to false; or connect directly, through a pooler in session mode, or through PgBouncer 1.21+ with max_prepared_statements.';
+
+export const preparedStatementLost = (error: string): string =>
+  `A prepared statement of QueueBox's was unknown to the database session serving it (${error}): the connections are pooled per transaction (PgBouncer in transaction mode, or a pooler like it). ` +
+  'QueueBox runs its statements unnamed from now on; set preparedStatements: false to start that way.';
+
+/** The wake-up hub's start-up warning when LISTEN cannot work on the pool's connections and no `notify.listenUrl` is set. */
+export const listenNotLasting = (): string =>
+  'The connections are pooled per transaction, where a LISTEN does not last past its transaction: this instance does not receive wake-ups from other replicas, and its loops find their rows on their poll interval. ' +
+  'Set notify.listenUrl to a postgres:// URL that reaches the database directly or through a pooler in session mode, to receive them. (Rows written by this instance still wake its loops at once, and its NOTIFYs still reach replicas that listen.)';
+
+/** The LISTEN connection's channels went missing on a fresh connection: the pooler moved it to another session. */
+export const listenMovedSession = (dedicated: boolean): string =>
+  dedicated
+    ? 'The LISTEN connection (notify.listenUrl) lost its channels between two transactions: that URL reaches a pooler in transaction mode. It must reach the database directly or through a pooler in session mode. Wake-ups from other replicas stop; loops poll.'
+    : 'The LISTEN connection lost its channels between two transactions: the connections are pooled per transaction. Wake-ups from other replicas stop, and loops poll; set notify.listenUrl to a direct or session-mode postgres:// URL to receive them.';
+
 export const statementTimedOut = (timeoutMs: number): string =>
   `the database did not answer within statementTimeoutMs (${timeoutMs} ms); the connection was discarded`;
 

@@ -6,6 +6,7 @@ import type { DataSource } from 'typeorm';
 import { ClaimRepository } from './engine/claim.repository.js';
 import { StatementRunner } from './database/statement-runner.js';
 import { resolveDialect } from './dialects/resolve-dialect.js';
+import { adaptToPooling } from './database/adapt-to-pooling.js';
 import { InvalidQueueBoxOptionsError } from './errors/invalid-queuebox-options.error.js';
 import { QueueBoxEvents } from './events/queuebox-events.service.js';
 import { InboxRelay } from './inbox/inbox-relay.js';
@@ -67,7 +68,13 @@ export function queueBoxProviders(dataSourceName: string | undefined): Provider[
     },
     {
       provide: QUEUEBOX_SQL_DIALECT,
-      useFactory: (dataSource: DataSource, options: ResolvedQueueBoxOptions) => resolveDialect(dataSource, options.tables, options.preparedStatements, options.statementTimeoutMs),
+      // Adapted to the connections before anything runs a statement: a pooler in transaction
+      // mode keeps no prepared statement or LISTEN past a transaction (adapt-to-pooling.ts).
+      useFactory: async (dataSource: DataSource, options: ResolvedQueueBoxOptions) => {
+        const dialect = resolveDialect(dataSource, options.tables, options.preparedStatements, options.statementTimeoutMs);
+        await adaptToPooling(dialect, dataSource, options);
+        return dialect;
+      },
       inject: [QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS],
     },
     ...queueBoxMetricProviders,

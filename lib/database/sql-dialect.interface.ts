@@ -6,6 +6,7 @@ import type { ResolvedTableNames } from '../interfaces/table-names.interface.js'
 import type { CommitWakeUp, WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
 import type { BacklogRow, ClaimCursor, ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, CompletionRow, DeadCountRow, DatabaseErrorKind, DatabaseFacts, DriverRow, InsertedOutboxRow, RenewalRow } from './statement-results.js';
 import type { PendingWorkRow } from '../interfaces/pending-work.interface.js';
+import type { ConnectionPooling } from './connection-pooling.js';
 
 /**
  * One SQL statement (one request to the database) with its bound values and the decoder of its
@@ -149,8 +150,20 @@ export interface SqlDialect {
   bounded<T>(runner: QueryRunner, work: () => Promise<T>): Promise<T>;
   /** What a driver error means to the claim mechanism, or undefined when it means nothing special. */
   classifyError(error: unknown): DatabaseErrorKind | undefined;
-  /** The cross-replica wake-up of this database, or undefined when replicas rely on polling. */
-  createWakeUpTransport(dataSource: DataSource, instanceId: string): WakeUpTransport | undefined;
+  /**
+   * The cross-replica wake-up of this database, or undefined when replicas rely on polling.
+   * `listenUrl`: where the transport listens, instead of a connection of the DataSource's pool.
+   */
+  createWakeUpTransport(dataSource: DataSource, instanceId: string, listenUrl?: string): WakeUpTransport | undefined;
+  /**
+   * What the DataSource's connections keep from one transaction to the next (connection-pooling.ts):
+   * found out by `probePooling` at start-up, or when a prepared statement went missing since.
+   */
+  readonly pooling: ConnectionPooling;
+  /** Finds out (once, at start-up) what the DataSource's connections keep; databases without such poolers answer at once. */
+  probePooling(dataSource: DataSource): Promise<ConnectionPooling>;
+  /** Runs the hot statements unnamed from now on: the connections do not keep prepared statements. */
+  stopPreparing(): void;
   /** A start-up check of the database (version, settings QueueBox depends on); undefined when none is needed. */
   startupProbe(): SqlStatement<DatabaseFacts> | undefined;
 

@@ -101,8 +101,9 @@ export interface DatabaseFacts {
 
 /**
  * What a database error means to the claim mechanism, across drivers: a deadlock victim, a claim
- * lock not granted in time, or a request the driver timed out; and to the tools, a table that is
- * not there (migrations not run, or another schema).
+ * lock not granted in time, or a request the driver timed out; to the tools, a table that is
+ * not there (migrations not run, or another schema); and to the statement catalog, a named
+ * prepared statement the serving session does not have (a pooler moved the connection).
  */
-export type DatabaseErrorKind = 'deadlock' | 'lock-not-granted' | 'timeout' | 'missing-table';
+export type DatabaseErrorKind = 'deadlock' | 'lock-not-granted' | 'timeout' | 'missing-table' | 'prepared-statement-lost';
 

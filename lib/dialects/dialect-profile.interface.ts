@@ -6,6 +6,7 @@ import type { DialectSql } from './dialect-sql.interface.js';
 import type { SchemaStep } from './schema-step.interface.js';
 import type { ClaimComponent, SqlStatement } from '../database/sql-dialect.interface.js';
 import type { DatabaseErrorKind, DatabaseFacts, DriverRow } from '../database/statement-results.js';
+import type { ConnectionPooling } from '../database/connection-pooling.js';
 
 /*
  * What one database is to QueueBox: its SQL texts, how it binds values, and what it can and
@@ -79,7 +80,8 @@ export interface StatementDeadline {
 
 /** Cross-replica wake-ups, where the database can carry them. */
 export interface WakeUpProfile {
-  transport(dataSource: DataSource, tables: ResolvedTableNames, instanceId: string, deadline: StatementDeadline): WakeUpTransport;
+  /** `listenUrl`: listen on a connection of its own to this URL, not on one of the DataSource's pool. */
+  transport(dataSource: DataSource, tables: ResolvedTableNames, instanceId: string, deadline: StatementDeadline, listenUrl?: string): WakeUpTransport;
   /** The outbox inserts that also send a wake-up with their transaction's commit: two more parameters, channel and sender. */
   notifyingInserts?: Pick<DialectSql, 'insertOutbox' | 'insertOutboxOne'>;
 }
@@ -187,6 +189,11 @@ export interface DialectProfile<Name extends string = string> {
   discardConnection?(runner: QueryRunner): void;
   /** What a driver error means to the claim mechanism, or undefined. */
   classifyError(error: unknown): DatabaseErrorKind | undefined;
+  /**
+   * Finds out whether the DataSource's connections keep their server session, and their prepared
+   * statements, across transactions (a pooler in transaction mode does not). Undefined: they do.
+   */
+  probePooling?(dataSource: DataSource, deadline: StatementDeadline): Promise<ConnectionPooling>;
   /** A start-up check of the database (version, settings QueueBox depends on). */
   readonly startupProbe?: { text: string; decode(rows: readonly DriverRow[]): DatabaseFacts };
   /**

@@ -1,11 +1,14 @@
+import { Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
+import { type ConnectionPooling, SESSION_PER_CONNECTION } from '../database/connection-pooling.js';
+import { errorText } from '../errors/error-text.js';
 import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type { CommitWakeUp, WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
 import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
-import { noOwnSchema } from '../queuebox.messages.js';
+import { noOwnSchema, preparedStatementLost } from '../queuebox.messages.js';
 import { claimLockName, type ClaimLockTarget } from './claim-lock-names.js';
 import {
   blockedKeysDecoder,
@@ -83,7 +86,9 @@ export class StatementCatalog implements SqlDialect {
   private readonly notifying?: Readonly<Record<'insertOutbox' | 'insertOutboxOne', string>>;
   private readonly oneRow?: Readonly<Record<`completeOne:${ClaimComponent}`, string>>;
   private readonly encode: ParameterEncoders;
-  private readonly prepared: boolean;
+  private prepared: boolean;
+  private poolingFound: ConnectionPooling = SESSION_PER_CONNECTION;
+  private readonly logger = new Logger('QueueBox');
   private readonly statementTimeoutMs: number;
   private readonly names: Partial<Record<StatementKey | `completeOne:${ClaimComponent}`, string>> = {};
 
@@ -126,7 +131,41 @@ export class StatementCatalog implements SqlDialect {
   }
 
   execute(runner: QueryRunner, statement: SqlStatement): Promise<DriverRow[]> {
-    return this.bounded(runner, () => this.profile.execute(runner, statement));
+    const running = this.bounded(runner, () => this.profile.execute(runner, statement));
+    return statement.name ? running.catch((error: unknown) => this.unprepared(runner, statement, error)) : running;
+  }
+
+  get pooling(): ConnectionPooling {
+    return this.poolingFound;
+  }
+
+  async probePooling(dataSource: DataSource): Promise<ConnectionPooling> {
+    const probe = this.profile.probePooling;
+    if (probe) this.poolingFound = await probe(dataSource, { statementTimeoutMs: this.statementTimeoutMs, discard: this.profile.discardConnection });
+    return this.poolingFound;
+  }
+
+  stopPreparing(): void {
+    this.prepared = false;
+  }
+
+  /**
+   * A named statement the session serving it does not know (or knows from another client): the
+   * connection moved to another backend since it prepared it, so the connections are pooled per
+   * transaction, whatever the start-up probe saw (a pooler put in front of the database since, or
+   * a probe that a busy pool fooled). Every hot statement runs unnamed from now on, said once. The
+   * statement did not run: outside a transaction it runs again, unnamed; inside one, the error
+   * stands (the transaction is aborted) and the caller's retry runs unnamed.
+   */
+  private unprepared(runner: QueryRunner, statement: SqlStatement, error: unknown): Promise<DriverRow[]> {
+    if (this.profile.classifyError(error) !== 'prepared-statement-lost') throw error;
+    if (this.prepared) {
+      this.prepared = false;
+      this.poolingFound = { sessionPerTransaction: true, preparedStatementsKept: false };
+      this.logger.warn(preparedStatementLost(errorText(error)));
+    }
+    if (runner.isTransactionActive) throw error;
+    return this.bounded(runner, () => this.profile.execute(runner, { ...statement, name: undefined }));
   }
 
   bounded<T>(runner: QueryRunner, work: () => Promise<T>): Promise<T> {
@@ -137,8 +176,8 @@ export class StatementCatalog implements SqlDialect {
     return this.profile.classifyError(error);
   }
 
-  createWakeUpTransport(dataSource: DataSource, instanceId: string): WakeUpTransport | undefined {
-    return this.profile.wakeUp?.transport(dataSource, this.tables, instanceId, { statementTimeoutMs: this.statementTimeoutMs, discard: this.profile.discardConnection });
+  createWakeUpTransport(dataSource: DataSource, instanceId: string, listenUrl?: string): WakeUpTransport | undefined {
+    return this.profile.wakeUp?.transport(dataSource, this.tables, instanceId, { statementTimeoutMs: this.statementTimeoutMs, discard: this.profile.discardConnection }, listenUrl);
   }
 
   startupProbe(): SqlStatement<DatabaseFacts> | undefined {

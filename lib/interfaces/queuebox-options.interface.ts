@@ -27,8 +27,11 @@ export interface QueueBoxModuleOptions {
   retention?: RetentionOptions;
   /**
    * Run the hot statements (claims, completions, renewals) as named prepared statements, planned
-   * once per connection. Default true. Turn it off behind a connection pooler that does not keep
-   * prepared statements across transactions (PgBouncer before 1.21 in transaction mode).
+   * once per connection. Unset (the default): yes, unless QueueBox finds at start-up that its
+   * connections do not keep prepared statements from one transaction to the next (a pooler in
+   * transaction mode, such as PgBouncer before 1.21 or without `max_prepared_statements`); then
+   * it runs them unnamed and says so in one log line. `false` skips that check; `true` insists,
+   * and start-up fails with `InvalidQueueBoxOptionsError` where it cannot work. PostgreSQL only.
    */
   preparedStatements?: boolean;
   /**
@@ -227,6 +230,16 @@ export interface NotifyOptions {
    * trade latency for fewer, larger claims on a busy database.
    */
   coalesceMs?: number;
+  /**
+   * A `postgres://` URL for LISTEN only: one connection of its own, outside the application's
+   * pool, to the database directly or through a pooler in session mode. Needed to receive
+   * wake-ups where the application connects through a pooler in transaction mode (PgBouncer),
+   * which does not keep a LISTEN past its transaction; without it, QueueBox finds that out at
+   * start-up, says so once, and its loops poll (`outbox.pollIntervalMs`, the relay's and pull
+   * workers' intervals). Credentials missing from the URL are taken from the application's
+   * DataSource. It may hold credentials: never logged.
+   */
+  listenUrl?: string;
 }
 
 /** @publicApi */

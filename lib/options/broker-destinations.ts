@@ -1,7 +1,6 @@
 import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
-import { parseBrokerUrl } from './broker-url.js';
-import { invalidHiddenOption, invalidOption } from '../queuebox.messages.js';
-import { readBoolean, readInt } from './option-readers.js';
+import { invalidOption } from '../queuebox.messages.js';
+import { readBoolean, readInt, readServiceUrl } from './option-readers.js';
 import type { ResolvedDestination } from './resolved-options.interface.js';
 
 const DAY_MS = 86_400_000;
@@ -14,7 +13,7 @@ type NatsDestination = Extract<ResolvedDestination, { type: 'nats' }>;
 
 /** Validates a `type: 'rabbitmq'` destination. The URL is never echoed: it may hold a password. */
 export function resolveRabbitMqDestination(name: string, destination: Record<string, unknown>, path: string): RabbitMqDestination {
-  const url = readBrokerUrl(destination.url, `${path}.url`, ['amqp:', 'amqps:'], 'an amqp:// or amqps:// URL');
+  const url = readServiceUrl(destination.url, `${path}.url`, ['amqp:', 'amqps:'], 'an amqp:// or amqps:// URL');
   const exchange = readShortString(destination.exchange, `${path}.exchange`);
   return {
     type: 'rabbitmq',
@@ -36,7 +35,7 @@ export function resolveNatsDestination(name: string, destination: Record<string,
     throw new InvalidQueueBoxOptionsError(`${path}.servers`, invalidOption(`${path}.servers`, given, `a server address or an array of 1 to ${MAX_NATS_SERVERS} of them`));
   }
   const servers = list.map((server: unknown, i) =>
-    readBrokerUrl(server, typeof given === 'string' ? `${path}.servers` : `${path}.servers.${i}`, ['nats:', 'tls:'], 'a NATS server address: host:port, nats://host:port or tls://host:port'),
+    readServiceUrl(server, typeof given === 'string' ? `${path}.servers` : `${path}.servers.${i}`, ['nats:', 'tls:'], 'a NATS server address: host:port, nats://host:port or tls://host:port'),
   );
   return {
     type: 'nats',
@@ -47,15 +46,6 @@ export function resolveNatsDestination(name: string, destination: Record<string,
   };
 }
 
-function readBrokerUrl(value: unknown, path: string, protocols: readonly string[], allowed: string): string {
-  if (typeof value !== 'string') throw new InvalidQueueBoxOptionsError(path, invalidOption(path, value, allowed));
-  // Only NATS takes a bare host:port; an AMQP URL must name its scheme.
-  const bareAllowed = protocols.includes('nats:');
-  const parsed = value.includes('://') || bareAllowed ? parseBrokerUrl(value, 'nats:') : undefined;
-  if (parsed && protocols.includes(parsed.protocol) && parsed.hostname !== '') return value;
-  const description = value.length === 0 ? 'an empty string' : parsed ? `a URL with the scheme "${parsed.protocol}"` : 'a string that is not a URL';
-  throw new InvalidQueueBoxOptionsError(path, invalidHiddenOption(path, description, allowed));
-}
 
 /** A string of at most 255 bytes, empty allowed; required when there is no fallback. */
 function readShortString(value: unknown, path: string, fallback?: string): string {

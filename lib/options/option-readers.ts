@@ -1,6 +1,7 @@
 import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
 import { describeValue, invalidHiddenOption, invalidOption, unknownOption } from '../queuebox.messages.js';
 import { decodeWebhookSecret } from '../signatures/webhook-secret.js';
+import { parseBrokerUrl } from './broker-url.js';
 
 /** A validated SQL identifier: letters, digits and underscores, 63 characters at most. */
 export const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -108,3 +109,17 @@ export function readIdentifier(value: unknown, path: string, fallback?: string, 
  */
 export const keysOf = <T extends object>(keys: { readonly [K in keyof Required<T>]: true }): readonly string[] => Object.keys(keys);
 
+
+/**
+ * The URL of a service QueueBox connects to (a broker, a database), with one of `protocols`
+ * (`'amqp:'`, …). It may hold credentials: an invalid one is described, never echoed back.
+ */
+export function readServiceUrl(value: unknown, path: string, protocols: readonly string[], allowed: string): string {
+  if (typeof value !== 'string') throw new InvalidQueueBoxOptionsError(path, invalidOption(path, value, allowed));
+  // Only NATS takes a bare host:port; any other URL must name its scheme.
+  const bareAllowed = protocols.includes('nats:');
+  const parsed = value.includes('://') || bareAllowed ? parseBrokerUrl(value, 'nats:') : undefined;
+  if (parsed && protocols.includes(parsed.protocol) && parsed.hostname !== '') return value;
+  const description = value.length === 0 ? 'an empty string' : parsed ? `a URL with the scheme "${parsed.protocol}"` : 'a string that is not a URL';
+  throw new InvalidQueueBoxOptionsError(path, invalidHiddenOption(path, description, allowed));
+}

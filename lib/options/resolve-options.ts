@@ -31,6 +31,7 @@ import {
   readInt,
   readNumber,
   readObject,
+  readServiceUrl,
   readWebhookSecrets,
 } from './option-readers.js';
 import { resolveNatsDestination, resolveRabbitMqDestination } from './broker-destinations.js';
@@ -80,7 +81,7 @@ export interface ResolveContext {
 const OPTION_KEYS = keysOf<QueueBoxModuleOptions>({ schema: true, tables: true, workers: true, notify: true, outbox: true, destinations: true, inbox: true, retention: true, preparedStatements: true, statementTimeoutMs: true });
 const TABLE_KEYS = keysOf<NonNullable<QueueBoxModuleOptions['tables']>>({ outbox: true, inbox: true });
 const WORKERS_KEYS = keysOf<WorkersOptions>({ enabled: true, shutdownTimeoutMs: true, metricsIntervalMs: true });
-const NOTIFY_KEYS = keysOf<NotifyOptions>({ enabled: true, coalesceMs: true });
+const NOTIFY_KEYS = keysOf<NotifyOptions>({ enabled: true, coalesceMs: true, listenUrl: true });
 // `notify` and `metricsIntervalMs` are the deprecated names of `notify` and `workers.metricsIntervalMs` (see `movedOption`).
 const OUTBOX_KEYS = keysOf<OutboxOptions>({ claimTimeoutMs: true, shutdownTimeoutMs: true, pollIntervalMs: true, batchSize: true, concurrency: true, maxAttempts: true, backoff: true, maxPayloadBytes: true, claimLock: true, asyncMarks: true, notify: true, metricsIntervalMs: true });
 const INBOX_KEYS = keysOf<InboxOptions>({ maxPayloadBytes: true, sources: true, signatureToleranceSeconds: true, relay: true });
@@ -113,7 +114,7 @@ export function resolveOptions(raw: QueueBoxModuleOptions | undefined, context: 
     },
     workers,
     notify: resolveNotify(options.notify, rawOutbox.notify, deprecations),
-    preparedStatements: readBoolean(options.preparedStatements, 'preparedStatements', true),
+    preparedStatements: options.preparedStatements === undefined ? undefined : readBoolean(options.preparedStatements, 'preparedStatements', true),
     statementTimeoutMs: readInt(options.statementTimeoutMs, 'statementTimeoutMs', DEFAULT_STATEMENT_TIMEOUT_MS, 100, DAY_MS),
     outbox,
     destinations,
@@ -164,6 +165,7 @@ function resolveNotify(value: unknown, deprecatedValue: unknown, deprecations: s
   return {
     enabled: readBoolean(notify.enabled, `${path}.enabled`, true),
     coalesceMs: readInt(notify.coalesceMs, `${path}.coalesceMs`, DEFAULT_NOTIFY_COALESCE_MS, 0, 60_000),
+    listenUrl: notify.listenUrl === undefined ? undefined : readServiceUrl(notify.listenUrl, `${path}.listenUrl`, ['postgres:', 'postgresql:'], 'a postgres:// URL'),
   };
 }
 

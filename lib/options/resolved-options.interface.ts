@@ -8,7 +8,8 @@ export interface ResolvedQueueBoxOptions {
   tables: ResolvedTableNames;
   workers: ResolvedWorkersOptions;
   notify: ResolvedNotifyOptions;
-  preparedStatements: boolean;
+  /** Undefined: named prepared statements unless the start-up probe finds that connections do not keep them. */
+  preparedStatements?: boolean;
   statementTimeoutMs: number;
   outbox: ResolvedOutboxOptions;
   destinations: ReadonlyMap<string, ResolvedDestination>;
@@ -27,6 +28,8 @@ export interface ResolvedWorkersOptions {
 export interface ResolvedNotifyOptions {
   enabled: boolean;
   coalesceMs: number;
+  /** Where LISTEN connects, instead of a connection of the application's pool. */
+  listenUrl?: string;
 }
 
 export interface ResolvedRetention {

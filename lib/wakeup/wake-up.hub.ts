@@ -1,4 +1,4 @@
-import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner } from 'typeorm';
 import type { SqlDialect } from '../database/sql-dialect.interface.js';
@@ -7,6 +7,7 @@ import type { CommitWakeUp, WakeUpTransport } from '../interfaces/wake-up-transp
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { CoalescedNotifier } from './coalesced-notifier.js';
+import { listenNotLasting } from '../queuebox.messages.js';
 
 type WakeListener = () => void;
 
@@ -18,6 +19,7 @@ type WakeListener = () => void;
  */
 @Injectable()
 export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('WakeUpHub');
   private readonly instanceId = randomUUID();
   private readonly listeners = new Map<QueueBoxTable, Set<WakeListener>>();
   private readonly notifiers = new Map<QueueBoxTable, CoalescedNotifier>();
@@ -100,13 +102,21 @@ export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutd
   onApplicationBootstrap(): void {
     (this.dataSource.subscribers as EntitySubscriberInterface[]).push(this.subscriber);
     const notify = this.options.notify;
-    this.transport = notify.enabled ? this.dialect.createWakeUpTransport(this.dataSource, this.instanceId) : undefined;
+    this.transport = notify.enabled ? this.dialect.createWakeUpTransport(this.dataSource, this.instanceId, notify.listenUrl) : undefined;
     const transport = this.transport;
     if (!transport) return;
     for (const table of ['outbox', 'inbox'] as const) {
       this.notifiers.set(table, new CoalescedNotifier(notify.coalesceMs, () => transport.send(table)));
     }
-    if (this.options.workers.enabled) void transport.listen((table) => this.wakeLocal(table));
+    if (!this.options.workers.enabled) return;
+    // A LISTEN on a connection pooled per transaction would not last past its transaction: only a
+    // connection of its own (notify.listenUrl) can listen then. NOTIFYs are still sent: replicas
+    // that listen are still woken.
+    if (this.dialect.pooling.sessionPerTransaction && notify.listenUrl === undefined) {
+      this.logger.warn(listenNotLasting());
+      return;
+    }
+    void transport.listen((table) => this.wakeLocal(table));
   }
 
   async beforeApplicationShutdown(): Promise<void> {

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { DataSource } from 'typeorm';
+import { Logger } from '@nestjs/common';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PostgresNotifyTransport } from '../../lib/dialects/postgres/notify-transport.js';
 import { resolveOptions } from '../../lib/options/resolve-options.js';
@@ -28,7 +29,10 @@ class FakeRunner {
 }
 
 describe('PostgresNotifyTransport', () => {
-  afterEach(() => vi.useRealTimers());
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
 
   it('reconnects once when the LISTEN connection fails while it is being set up', async () => {
     vi.useFakeTimers();
@@ -95,6 +99,29 @@ describe('PostgresNotifyTransport', () => {
     await vi.advanceTimersByTimeAsync(20_000);
     expect(runners).toHaveLength(2);
     expect(runners[1].isReleased).toBe(false);
+    await transport.close();
+  });
+
+  it('stops listening for good, saying so once, when a connection that still answers has lost its channels (a pooler moved it to another session)', async () => {
+    vi.useFakeTimers();
+    const runners: FakeRunner[] = [];
+    const warnings = vi.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const dataSource = {
+      createQueryRunner: () => {
+        // Every connection answers, but its LISTEN never lasts: the next transaction runs elsewhere.
+        const runner = new FakeRunner(async () => []);
+        runners.push(runner);
+        return runner;
+      },
+    } as unknown as DataSource;
+    const transport = new PostgresNotifyTransport(dataSource, resolveOptions({}).tables, 'replica-1', { statementTimeoutMs: 3_000 });
+
+    await transport.listen(() => undefined);
+    // On 8db1303: a reconnect and a warning every health check, forever.
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(runners).toHaveLength(1);
+    expect(runners[0].isReleased).toBe(true);
+    expect(warnings.mock.calls.map((call) => String(call[0]))).toEqual([expect.stringContaining('notify.listenUrl')]);
     await transport.close();
   });
 });

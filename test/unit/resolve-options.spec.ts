@@ -27,6 +27,21 @@ describe('resolveOptions', () => {
     expect(resolved.statementTimeoutMs).toBe(30_000);
   });
 
+  it('leaves preparedStatements to the start-up probe unless it is set, and takes a postgres:// notify.listenUrl without ever echoing it', () => {
+    expect(resolveOptions({}).preparedStatements).toBeUndefined();
+    expect(resolveOptions({ preparedStatements: false }).preparedStatements).toBe(false);
+    expect(failure({ preparedStatements: 'yes' }).path).toBe('preparedStatements');
+    const listenUrl = 'postgres://app:s3cret@db-direct.internal:5432/app?sslmode=require';
+    expect(resolveOptions({ notify: { listenUrl } }).notify.listenUrl).toBe(listenUrl);
+    for (const wrong of ['mysql://app:s3cret@db.internal/app', 'app:s3cret@db.internal', '', 42]) {
+      const error = failure({ notify: { listenUrl: wrong } });
+      expect(error.path).toBe('notify.listenUrl');
+      expect(error.message).toContain('postgres://');
+      expect(error.message).not.toContain('s3cret');
+      expect(error.message).not.toContain('db.internal');
+    }
+  });
+
   it('shares the loops’ options under workers and notify, and every loop takes workers.shutdownTimeoutMs unless it sets its own', () => {
     const resolved = resolveOptions({ workers: { shutdownTimeoutMs: 30_000, metricsIntervalMs: 500 }, notify: { coalesceMs: 10 }, inbox: { relay: { shutdownTimeoutMs: 5_000 } } });
     expect(resolved.workers).toEqual({ enabled: true, shutdownTimeoutMs: 30_000, metricsIntervalMs: 500 });

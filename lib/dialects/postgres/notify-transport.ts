@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import type { DataSource, QueryRunner } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import type { QueueBoxTable } from '../../interfaces/claim.interface.js';
 import type { CommitWakeUp, WakeUpTransport } from '../../interfaces/wake-up-transport.interface.js';
 import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
@@ -8,14 +8,10 @@ import { errorText } from '../../errors/error-text.js';
 import { StatementTimeoutError } from '../../errors/statement-timeout.error.js';
 import type { StatementDeadline } from '../dialect-profile.interface.js';
 import { withinDeadline } from '../statement-deadline.js';
+import type { DriverRow } from '../../database/statement-results.js';
+import { listenMovedSession } from '../../queuebox.messages.js';
+import { type ListenSession, openDedicatedSession, openPooledSession } from './listen-session.js';
 import * as notifySql from './notify.sql.js';
-
-/** The part of a node-postgres client the listener uses. */
-interface NotifyingClient {
-  on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown;
-  on(event: 'error' | 'end', listener: (error?: Error) => void): unknown;
-  removeAllListeners(event: string): unknown;
-}
 
 const RECONNECT_DELAY_MS = 2_000;
 /**
@@ -39,19 +35,27 @@ export function wakeChannel(tables: ResolvedTableNames, table: QueueBoxTable): s
  * producer's transaction and delivers it at the commit, never on a rollback. Every other wake-up
  * (the one at a window's end, inbox rows, replays) is a `pg_notify` that `send` runs from a pooled
  * connection after the producers' commits: at most one per window, since every transaction that
- * notified takes a database-wide lock at its commit, and most producers must not. Listening holds one connection of the application's pool in LISTEN on both tables' channels,
- * reconnects after a failure, and then reports every table once. A notification whose payload is
- * this instance's id was sent here: this instance already woke. Every statement has the
- * client-side deadline, and the LISTEN connection is checked every `LISTEN_HEALTH_INTERVAL_MS`.
+ * notified takes a database-wide lock at its commit, and most producers must not.
+ *
+ * Listening holds one connection in LISTEN on both tables' channels: one of the application's
+ * pool, or one of its own to `notify.listenUrl` (listen-session.ts). It reconnects after a
+ * failure, and then reports every table once. A notification whose payload is this instance's id
+ * was sent here: this instance already woke. Every statement has the client-side deadline, and
+ * the LISTEN connection is checked every `LISTEN_HEALTH_INTERVAL_MS`. A check that finds the
+ * channels gone from a connection that still answers means that a pooler moved it to another
+ * session (transaction mode): listening stops for good, said once, instead of reconnecting to
+ * the same fate every ten seconds; the loops poll.
  */
 export class PostgresNotifyTransport implements WakeUpTransport {
   private readonly logger = new Logger('WakeUpHub');
   private readonly channels = new Map<string, QueueBoxTable>();
-  private runner?: QueryRunner;
+  private session?: ListenSession;
   private retryTimer?: NodeJS.Timeout;
   private healthTimer?: NodeJS.Timeout;
   private checking = false;
   private closed = false;
+  /** Listening stopped for good: the connection's session does not last (a pooler in transaction mode). */
+  private sessionMoves = false;
   private onWake: (table: QueueBoxTable) => void = () => undefined;
   private readonly sending = new Set<Promise<void>>();
 
@@ -60,6 +64,7 @@ export class PostgresNotifyTransport implements WakeUpTransport {
     private readonly tables: ResolvedTableNames,
     private readonly instanceId: string,
     private readonly deadline: StatementDeadline,
+    private readonly listenUrl?: string,
   ) {
     for (const table of TABLES) this.channels.set(wakeChannel(tables, table), table);
   }
@@ -71,6 +76,7 @@ export class PostgresNotifyTransport implements WakeUpTransport {
       await this.connect();
     } catch (error) {
       this.logger.warn('LISTEN failed; relying on the poll interval until it reconnects', { error: errorText(error) });
+      await this.dropSession(false);
       this.scheduleReconnect();
     }
   }
@@ -93,13 +99,13 @@ export class PostgresNotifyTransport implements WakeUpTransport {
     clearInterval(this.healthTimer);
     this.healthTimer = undefined;
     await Promise.allSettled(this.sending);
-    await this.dropConnection(true);
+    await this.dropSession(true);
   }
 
   private async notify(channel: string): Promise<void> {
     const runner = this.dataSource.createQueryRunner();
     try {
-      await this.bounded(runner, () => runner.query(notifySql.notify(), [channel, this.instanceId]));
+      await withinDeadline(runner, this.deadline.statementTimeoutMs, this.deadline.discard, () => runner.query(notifySql.notify(), [channel, this.instanceId]));
     } catch (error) {
       // Other replicas still poll; a failed wake-up costs latency, never a message.
       this.logger.warn('wake-up NOTIFY failed', { error: errorText(error) });
@@ -109,28 +115,24 @@ export class PostgresNotifyTransport implements WakeUpTransport {
   }
 
   private async connect(): Promise<void> {
-    const runner = this.dataSource.createQueryRunner();
-    this.runner = runner;
-    const client = (await runner.connect()) as NotifyingClient;
-    client.on('notification', (message) => {
+    const session = this.listenUrl ? await openDedicatedSession(this.dataSource, this.listenUrl, this.deadline) : await openPooledSession(this.dataSource, this.deadline);
+    if (this.closed) return session.close(true);
+    this.session = session;
+    session.client.on('notification', (message) => {
       const table = this.channels.get(message.channel);
       if (table && message.payload !== this.instanceId) this.onWake(table);
     });
     const lost = (error?: Error): void => {
-      if (this.closed || this.runner !== runner) return;
+      if (this.closed || this.session !== session) return;
       this.logger.warn('LISTEN connection lost; reconnecting', { error: error ? errorText(error) : 'ended' });
-      void this.dropConnection(false).then(() => this.scheduleReconnect());
+      void this.dropSession(false).then(() => this.scheduleReconnect());
     };
-    client.on('error', lost);
-    client.on('end', lost);
-    for (const channel of this.channels.keys()) await this.bounded(runner, () => runner.query(notifySql.listen(channel)));
+    session.client.on('error', lost);
+    session.client.on('end', lost);
+    for (const channel of this.channels.keys()) await session.query(notifySql.listen(channel));
     this.watchHealth();
     // Anything committed while no one listened is picked up now.
     for (const table of this.channels.values()) this.onWake(table);
-  }
-
-  private bounded<T>(runner: QueryRunner, work: () => Promise<T>): Promise<T> {
-    return withinDeadline(runner, this.deadline.statementTimeoutMs, this.deadline.discard, work);
   }
 
   /** One timer for the transport's life: each tick checks whichever LISTEN connection is current. */
@@ -142,25 +144,33 @@ export class PostgresNotifyTransport implements WakeUpTransport {
 
   /**
    * A round trip on the LISTEN connection that also asks the session which channels it listens
-   * on. No answer within the deadline, an error, or a channel missing: the connection is ended
-   * and replaced.
+   * on. No answer within the deadline, or an error: the connection is ended and replaced. An
+   * answer without the channels: the connection moved to another session, and listening stops.
    */
   private async checkHealth(): Promise<void> {
-    const runner = this.runner;
-    if (this.closed || this.checking || !runner || runner.isReleased) return;
+    const session = this.session;
+    if (this.closed || this.checking || !session) return;
     this.checking = true;
     try {
-      const rows = (await this.bounded(runner, () => runner.query(notifySql.listeningChannels()))) as { channel: string }[];
-      const listening = new Set(rows.map((row) => row.channel));
-      const missing = [...this.channels.keys()].filter((channel) => !listening.has(channel));
-      if (missing.length > 0) throw new Error(`not listening on ${missing.join(', ')}`);
-    } catch (error) {
-      if (this.closed || this.runner !== runner) return;
-      this.logger.warn('LISTEN connection failed its health check; reconnecting', { error: errorText(error) });
-      // Past the deadline the connection is discarded already; a wrong answer ends it here.
-      if (!(error instanceof StatementTimeoutError)) this.deadline.discard?.(runner);
-      await this.dropConnection(false);
-      this.scheduleReconnect();
+      let rows: readonly DriverRow[];
+      try {
+        rows = await session.query(notifySql.listeningChannels());
+      } catch (error) {
+        if (this.closed || this.session !== session) return;
+        this.logger.warn('LISTEN connection failed its health check; reconnecting', { error: errorText(error) });
+        // Past the deadline the connection is discarded already; an error ends it here.
+        if (!(error instanceof StatementTimeoutError)) session.discard();
+        await this.dropSession(false);
+        this.scheduleReconnect();
+        return;
+      }
+      const listening = new Set(rows.map((row) => String(row.channel)));
+      if ([...this.channels.keys()].every((channel) => listening.has(channel)) || this.closed || this.session !== session) return;
+      this.sessionMoves = true;
+      this.logger.warn(listenMovedSession(!session.pooled));
+      clearInterval(this.healthTimer);
+      this.healthTimer = undefined;
+      await this.dropSession(true);
     } finally {
       this.checking = false;
     }
@@ -172,28 +182,21 @@ export class PostgresNotifyTransport implements WakeUpTransport {
    * open two LISTEN connections and orphan one.
    */
   private scheduleReconnect(): void {
-    if (this.closed || this.retryTimer) return;
+    if (this.closed || this.sessionMoves || this.retryTimer) return;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       this.connect().catch((error) => {
         this.logger.warn('LISTEN reconnect failed', { error: errorText(error) });
-        void this.dropConnection(false).then(() => this.scheduleReconnect());
+        void this.dropSession(false).then(() => this.scheduleReconnect());
       });
     }, RECONNECT_DELAY_MS);
     this.retryTimer.unref();
   }
 
-  /**
-   * Gives the connection back. A healthy one stops listening first, so that the pool hands out a
-   * clean connection; a broken one was already released (as broken) by TypeORM's error handler.
-   */
-  private async dropConnection(healthy: boolean): Promise<void> {
-    const runner = this.runner;
-    this.runner = undefined;
-    if (!runner || runner.isReleased) return;
-    const client = (runner as unknown as { databaseConnection?: NotifyingClient }).databaseConnection;
-    if (healthy) await runner.query(notifySql.unlistenAll()).catch(() => undefined);
-    client?.removeAllListeners('notification');
-    await runner.release().catch(() => undefined);
+  /** Gives the connection up: a healthy one stops listening first; a broken one is ended as it is. */
+  private async dropSession(healthy: boolean): Promise<void> {
+    const session = this.session;
+    this.session = undefined;
+    await session?.close(healthy);
   }
 }

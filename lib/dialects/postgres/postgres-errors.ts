@@ -10,6 +10,11 @@ const KINDS: Readonly<Record<string, DatabaseErrorKind>> = {
   '57014': 'timeout',
   // undefined_table
   '42P01': 'missing-table',
+  // invalid_sql_statement_name, duplicate_prepared_statement: a named prepared statement that
+  // this connection made is unknown to the backend now serving it, or another client's of the
+  // same name is there: a pooler runs transactions on other backends (PgBouncer in transaction mode)
+  '26000': 'prepared-statement-lost',
+  '42P05': 'prepared-statement-lost',
 };
 
 /** What a PostgreSQL error means to the claim mechanism (TypeORM's QueryFailedError copies `code`). */

@@ -8,6 +8,7 @@ import { executeOnPostgres } from './postgres-executor.js';
 import { postgresEncoders } from './postgres-parameters.js';
 import { postgresCompleteOne, postgresNotifyingInserts, postgresSql } from './postgres-statements.js';
 import { postgresSchemaSteps } from './schema.sql.js';
+import { probePostgresPooling } from './session-pooling-probe.js';
 
 /** The longest interval a statement adds to the clock: `$n::integer * interval '1 millisecond'` takes an int (24.8 days). */
 const MAX_INTEGER = 2_147_483_647;
@@ -38,7 +39,7 @@ export const postgresDialect: DialectProfile<'postgres'> = {
   prepares: true,
   asyncCommit: true,
   wakeUp: {
-    transport: (dataSource, tables, instanceId, deadline) => new PostgresNotifyTransport(dataSource, tables, instanceId, deadline),
+    transport: (dataSource, tables, instanceId, deadline, listenUrl) => new PostgresNotifyTransport(dataSource, tables, instanceId, deadline, listenUrl),
     notifyingInserts: postgresNotifyingInserts,
   },
   limits: {
@@ -66,5 +67,6 @@ export const postgresDialect: DialectProfile<'postgres'> = {
   execute: executeOnPostgres,
   discardConnection: discardPostgresConnection,
   classifyError: classifyPostgresError,
+  probePooling: probePostgresPooling,
   prepareDataSource: guardPoolErrors,
 };

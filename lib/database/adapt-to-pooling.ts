@@ -1,0 +1,30 @@
+import { Logger } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
+import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
+import { pooledPerTransaction, preparedStatementsNotKept } from '../queuebox.messages.js';
+import type { SqlDialect } from './sql-dialect.interface.js';
+
+/**
+ * At start-up, before any statement of QueueBox's runs: finds out whether the DataSource's
+ * connections are pooled per transaction (PgBouncer in transaction mode) and adapts to it, so
+ * that QueueBox works behind such a pooler with its defaults, and says how in one log line.
+ *
+ * - Prepared statements that do not last: the hot statements run unnamed, unless
+ *   `preparedStatements` is `true`, which then fails start-up (what was asked cannot work).
+ * - LISTEN that does not last: the wake-up hub reads `dialect.pooling` and listens on
+ *   `notify.listenUrl`, or not at all (one warning; the loops poll).
+ *
+ * The probe is skipped where neither question matters: statements unnamed by choice, and no
+ * LISTEN on the pool's connections.
+ */
+export async function adaptToPooling(dialect: SqlDialect, dataSource: DataSource, options: ResolvedQueueBoxOptions): Promise<void> {
+  const listensOnPool = options.workers.enabled && options.notify.enabled && options.notify.listenUrl === undefined;
+  if (options.preparedStatements === false && !listensOnPool) return;
+  const pooling = await dialect.probePooling(dataSource);
+  if (!pooling.sessionPerTransaction) return;
+  const unnamed = !pooling.preparedStatementsKept;
+  if (unnamed && options.preparedStatements === true) throw new InvalidQueueBoxOptionsError('preparedStatements', preparedStatementsNotKept());
+  if (unnamed) dialect.stopPreparing();
+  new Logger('QueueBox').log(pooledPerTransaction(unnamed && options.preparedStatements !== false));
+}

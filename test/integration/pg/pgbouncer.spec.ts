@@ -1,0 +1,164 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DataSource } from 'typeorm';
+import { InvalidQueueBoxOptionsError, OutboxService } from '../../../lib/index.js';
+import { probePostgresPooling } from '../../../lib/dialects/postgres/session-pooling-probe.js';
+import { discardPostgresConnection } from '../../../lib/dialects/postgres/discard-connection.js';
+import { resolveDialect } from '../../../lib/dialects/resolve-dialect.js';
+import { resolveOptions } from '../../../lib/options/resolve-options.js';
+import { StatementRunner } from '../../../lib/database/statement-runner.js';
+import { createTestSchema, testDatabase } from '../../fixtures/database.js';
+import type { PostgresTestDatabase } from '../../fixtures/postgres-test-database.js';
+import { waitFor } from '../../fixtures/http-receiver.js';
+import { PgBouncer, pgbouncerInstalled } from '../../fixtures/pgbouncer.js';
+import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
+import { RecordingPublisher } from '../../fixtures/recording-publisher.js';
+
+/**
+ * QueueBox behind PgBouncer 1.18 (Debian's package, a real one started here) in transaction mode,
+ * with the Quick start's options (issue 28, part 1). On 8db1303, 23 of 200 messages arrived in 20 s:
+ * named prepared statements went missing between transactions (26000) or met another client's
+ * (42P05), and the LISTEN connection failed its health check every 10 s, forever. QueueBox must
+ * find out at start-up, run unnamed statements, listen on `notify.listenUrl` or poll, and say so.
+ *
+ * Skipped without a PgBouncer binary (QUEUEBOX_PGBOUNCER_BIN, else /usr/sbin/pgbouncer); CI
+ * installs Debian's package.
+ */
+describe.skipIf(!pgbouncerInstalled)('behind PgBouncer in transaction mode', () => {
+  let schema: string;
+  let bouncer: PgBouncer;
+  let user: string;
+  const apps: TestApp[] = [];
+
+  beforeAll(async () => {
+    schema = await createTestSchema();
+    const upstream = (testDatabase() as PostgresTestDatabase).url;
+    user = decodeURIComponent(new URL(upstream).username || 'postgres');
+    bouncer = new PgBouncer([
+      { name: 'pooled', upstream, poolMode: 'transaction' },
+      { name: 'session', upstream, poolMode: 'session' },
+    ]);
+    await bouncer.start();
+  });
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await Promise.all(apps.splice(0).map((app) => app.close()));
+  });
+  afterAll(async () => {
+    await bouncer?.stop();
+    await testDatabase().dropSchema(schema);
+  });
+
+  const pooledUrl = (): string => bouncer.url('pooled', user);
+
+  /** An app whose DataSource connects through PgBouncer's transaction-mode database. */
+  async function startPooledApp(options: Parameters<typeof startQueueBoxApp>[1], publisher?: RecordingPublisher): Promise<TestApp> {
+    const app = await startQueueBoxApp(schema, options, { url: pooledUrl(), providers: publisher ? [{ provide: RecordingPublisher, useValue: publisher }] : [] });
+    apps.push(app);
+    return app;
+  }
+
+  const sink = { type: 'custom', publisher: RecordingPublisher } as const;
+
+  it('delivers 200 messages enqueued one per transaction with the Quick start options, and says once how it adapted', async () => {
+    const logs = vi.spyOn(Logger.prototype, 'log');
+    const warnings = vi.spyOn(Logger.prototype, 'warn');
+    const errors = vi.spyOn(Logger.prototype, 'error');
+    const publisher = new RecordingPublisher();
+    const app = await startPooledApp({ destinations: { sink } }, publisher);
+    const outbox = app.app.get(OutboxService);
+    for (let n = 0; n < 200; n += 1) {
+      await app.dataSource.transaction((manager) => outbox.enqueue({ destination: 'sink', key: `k${n % 10}`, payload: { n } }, { manager }));
+    }
+    await waitFor(() => publisher.published.length >= 200, 30_000, '200 messages delivered');
+    expect(new Set(publisher.payloads<{ n: number }>().map((payload) => payload.n)).size).toBe(200);
+
+    const said = (spy: typeof logs): string[] => spy.mock.calls.map((call) => String(call[0]));
+    expect(said(logs).filter((line) => line.includes('pooled per transaction'))).toHaveLength(1);
+    expect(said(warnings).filter((line) => line.includes('notify.listenUrl'))).toHaveLength(1);
+    expect([...said(warnings), ...said(errors)].filter((line) => /prepared statement|reconnecting/.test(line))).toEqual([]);
+  });
+
+  it('wakes a replica across processes through notify.listenUrl (a session-mode URL), where a LISTEN on the pooled connections would hear nothing', async () => {
+    const publisher = new RecordingPublisher();
+    // The worker polls once a minute: only a wake-up delivers within the wait below.
+    await startPooledApp({ destinations: { sink }, outbox: { pollIntervalMs: 60_000 }, notify: { listenUrl: bouncer.url('session', user) } }, publisher);
+    const producer = await startPooledApp({ destinations: { sink }, workers: { enabled: false } }, new RecordingPublisher());
+    const outbox = producer.app.get(OutboxService);
+    // The first wake-up after start-up may find the worker's LISTEN not yet in place: send until one arrives.
+    let sent = 0;
+    await waitFor(
+      async () => {
+        await outbox.enqueue({ destination: 'sink', payload: { sent: (sent += 1) } });
+        return publisher.published.length > 0;
+      },
+      20_000,
+      'a message delivered by the woken replica',
+    );
+  });
+
+  it('refuses to start with preparedStatements: true, naming the option', async () => {
+    const failure = startPooledApp({ destinations: { sink }, preparedStatements: true, workers: { enabled: false } }, new RecordingPublisher());
+    await expect(failure).rejects.toBeInstanceOf(InvalidQueueBoxOptionsError);
+    await expect(failure).rejects.toMatchObject({ message: expect.stringContaining('preparedStatements') });
+  });
+
+  it('tells a transaction pooler from a session one, whichever order the pooler hands out its server connections in', async () => {
+    const deadline = { statementTimeoutMs: 10_000, discard: discardPostgresConnection };
+    const upstream = (testDatabase() as PostgresTestDatabase).url;
+    const fifo = new PgBouncer([{ name: 'pooled', upstream, poolMode: 'transaction' }], { roundRobin: true });
+    await fifo.start();
+    try {
+      for (const [url, pooled] of [
+        [pooledUrl(), true],
+        [fifo.url('pooled', user), true],
+        [bouncer.url('session', user), false],
+        [upstream, false],
+      ] as const) {
+        const dataSource = await new DataSource({ type: 'postgres', url, extra: { max: 4 } }).initialize();
+        try {
+          // Other connections busy and idle around the probe, as in an application starting up.
+          await Promise.all(Array.from({ length: 3 }, () => dataSource.query('SELECT pg_sleep(0.01)')));
+          expect({ url, pooling: await probePostgresPooling(dataSource, deadline) }).toEqual({
+            url,
+            pooling: { sessionPerTransaction: pooled, preparedStatementsKept: !pooled },
+          });
+        } finally {
+          await dataSource.destroy();
+        }
+      }
+    } finally {
+      await fifo.stop();
+    }
+  });
+
+  it('switches to unnamed statements when a prepared statement goes missing after start-up, and the statement that found out runs again', async () => {
+    const warnings = vi.spyOn(Logger.prototype, 'warn');
+    // One connection for the claims, and another client's transaction between two of them: it
+    // holds the backend PgBouncer hands out next (the last released, where the claim prepared its
+    // statement), so that the next claim runs on a backend that never saw the statement.
+    const dataSource = await new DataSource({ type: 'postgres', url: pooledUrl(), schema, extra: { max: 1 } }).initialize();
+    const other = await new DataSource({ type: 'postgres', url: pooledUrl(), extra: { max: 1 } }).initialize();
+    try {
+      // As if the probe had seen sessions that last (a pooler put in front of the database since).
+      const dialect = resolveDialect(dataSource, resolveOptions({ schema }).tables, true, 10_000);
+      const runner = new StatementRunner(dataSource, dialect);
+      const claim = () => runner.run(dialect.claimPull('nobody', { batchSize: 1, leaseMs: 1_000, walkKeys: 1, windowRows: 1, cursor: { stream: '', key: '' } }, { lock: false }).claim);
+      for (let round = 0; round < 3; round += 1) {
+        await claim();
+        const transaction = other.createQueryRunner();
+        await transaction.startTransaction();
+        await transaction.query('SELECT 1');
+        await claim();
+        await transaction.commitTransaction();
+        await transaction.release();
+      }
+      expect(dialect.pooling).toEqual({ sessionPerTransaction: true, preparedStatementsKept: false });
+      expect(warnings.mock.calls.filter((call) => String(call[0]).includes('unknown to the database session'))).toHaveLength(1);
+    } finally {
+      await dataSource.destroy();
+      await other.destroy();
+    }
+  });
+});
