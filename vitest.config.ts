@@ -11,6 +11,12 @@ const oxc = {
 /** Whether the SQL Server project has a server to run on (else it reports every test as skipped). */
 const mssqlConfigured = Boolean(process.env.QUEUEBOX_MSSQL_URL);
 
+/**
+ * Dialect-neutral specs that do not run through PgBouncer in transaction mode, each for a reason
+ * of the test's own, not QueueBox's (the integration-pgbouncer project).
+ */
+const PGBOUNCER_EXCLUDED: string[] = [];
+
 export default defineConfig({
   oxc,
   test: {
@@ -39,6 +45,24 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 60_000,
           // Test files share one PostgreSQL server of 2 cores; each file uses its own schema.
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        oxc,
+        test: {
+          // The dialect-neutral specs on PostgreSQL through a real PgBouncer in transaction mode
+          // (docs/guides/production.md, "PgBouncer"): QueueBox's connections pooled per
+          // transaction, its LISTEN on a session-mode database (notify.listenUrl). Skipped, loudly,
+          // without a PgBouncer binary.
+          name: 'integration-pgbouncer',
+          include: ['test/integration/shared/**/*.spec.ts'],
+          exclude: PGBOUNCER_EXCLUDED,
+          env: { QUEUEBOX_TEST_DB: 'postgres', QUEUEBOX_TEST_POOLER: 'pgbouncer' },
+          globalSetup: ['./test/setup/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
         },

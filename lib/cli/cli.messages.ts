@@ -26,6 +26,9 @@ export const urlNotUrl = (): string => 'flag --url is not a URL (the value is no
 export const urlScheme = (scheme: string, known: readonly string[]): string =>
   `flag --url has the scheme "${scheme.slice(0, 20)}"; it must be ${known.map((name) => `${name}://`).join(', ').replace(/, ([^,]*)$/, ' or $1')}.`;
 
+export const listenUrlNotPostgres = (): string =>
+  'flag --listen-url is not a postgres:// URL (the value is not shown: it may hold a password); it must reach the database directly or through a pooler in session mode.';
+
 export const urlNeedsDatabase = (): string => 'flag --url names no database; it must end with /<database> (mssql://user:password@host:1433/<database>).';
 
 export const confirmationRequired = (command: string): string =>

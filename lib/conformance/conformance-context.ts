@@ -29,6 +29,8 @@ export class ConformanceContext {
     readonly connections: number,
     /** The longest wait of any check (the database clock to pass an instant, a notification). */
     readonly timeoutMs: number,
+    /** Where the notify check listens (QueueBox's `notify.listenUrl`), else on a pooled connection. */
+    readonly listenUrl?: string,
   ) {
     // The dialect as QueueBox uses it, with every statement's parameters looked at on the way:
     // the database-clock check reports whether any of them was an application time.

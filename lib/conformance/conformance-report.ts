@@ -5,6 +5,7 @@ import { dialectProfile, type DialectName } from '../dialects/dialect-registry.j
  * @publicApi
  */
 export type ConformanceCheckName =
+  | 'pooling'
   | 'schema'
   | 'fence-stale-token'
   | 'fence-expired-lease'

@@ -23,3 +23,16 @@ export const badConformanceUrl = (url: string): string =>
   `"${describeUrl(url)}" is not a database URL QueueBox knows: use postgres://user:password@host:port/database or mssql://user:password@host:port/database?trustServerCertificate=true`;
 
 export const badConnections = (value: number): string => `connections must be an integer from 2 to 32 (several connections claim at once), not ${String(value)}`;
+
+export const sessionPerConnection = (): string =>
+  'each connection kept its database session across transactions (a direct connection, or a pooler in session mode): prepared statements and LISTEN last';
+
+export const pooledUnnamed = (): string =>
+  "the connections are pooled per transaction (PgBouncer in transaction mode, or a pooler like it) and keep no prepared statement from one transaction to the next: QueueBox runs its statements unnamed there, as it does at start-up; its LISTEN needs notify.listenUrl (see the notify check)";
+
+export const pooledKeepingStatements = (): string =>
+  'the connections are pooled per transaction (PgBouncer in transaction mode, or a pooler like it), and the pooler carries prepared statements across them (PgBouncer 1.21+ with max_prepared_statements); its LISTEN needs notify.listenUrl (see the notify check)';
+
+export const listenThroughTransactionPooler = (): string =>
+  'not tried: the connections are pooled per transaction (PgBouncer in transaction mode, or a pooler like it), where a LISTEN does not last past its transaction, so that replicas connected this way poll and receive no wake-ups. ' +
+  'Fix: give QueueBox notify.listenUrl (and this check --listen-url), a postgres:// URL that reaches the database directly or through a pooler in session mode';

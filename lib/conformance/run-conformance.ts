@@ -17,7 +17,17 @@ import type { ConformanceCheckDefinition } from './conformance-check.js';
 import { ConformanceContext } from './conformance-context.js';
 import { ConformanceFailure } from './conformance-failure.js';
 import type { ConformanceCheck, ConformanceReport } from './conformance-report.js';
-import { badConnections, conformanceNeedsConnection, notRunAfterSetup, schemaNotDropped, schemaTaken } from './conformance.messages.js';
+import {
+  badConnections,
+  conformanceNeedsConnection,
+  notRunAfterSetup,
+  pooledKeepingStatements,
+  pooledUnnamed,
+  schemaNotDropped,
+  schemaTaken,
+  sessionPerConnection,
+} from './conformance.messages.js';
+import { preparedStatementsNotKept } from '../queuebox.messages.js';
 import { dataSourceOptionsFromUrl } from './connection-url.js';
 
 /**
@@ -38,8 +48,13 @@ export interface ConformanceOptions {
   connections?: number;
   /** The longest a check waits for the database (its clock to pass a lease, a notification). Default 10 000 ms. */
   timeoutMs?: number;
-  /** As QueueBox's `preparedStatements` option (PostgreSQL): set it as your application does. Default true. */
+  /**
+   * As QueueBox's `preparedStatements` option (PostgreSQL): set it as your application does.
+   * Unset: as QueueBox, named unless the connections keep no prepared statements (the pooling check).
+   */
   preparedStatements?: boolean;
+  /** As QueueBox's `notify.listenUrl` (PostgreSQL): where the notify check listens. Set it as your application does. */
+  listenUrl?: string;
 }
 
 const CHECKS: readonly ConformanceCheckDefinition[] = [
@@ -80,15 +95,17 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   }
   try {
     const dialect = resolveDialect(dataSource, tables, options.preparedStatements ?? true);
-    return await runIn(new ConformanceContext(dataSource, dialect, connections, options.timeoutMs ?? 10_000), dialect, schema);
+    return await runIn(new ConformanceContext(dataSource, dialect, connections, options.timeoutMs ?? 10_000, options.listenUrl), dialect, schema, options.preparedStatements);
   } finally {
     if (owned) await dataSource.destroy();
   }
 }
 
-async function runIn(context: ConformanceContext, dialect: SqlDialect, schema: string): Promise<ConformanceReport> {
+async function runIn(context: ConformanceContext, dialect: SqlDialect, schema: string, preparedStatements: boolean | undefined): Promise<ConformanceReport> {
   const checks: ConformanceCheck[] = [];
   let created = false;
+  // First, as at QueueBox's start-up: what the connections keep across transactions (a pooler).
+  checks.push(await timed('pooling', 'QueueBox adapts to what its connections keep across transactions (a pooler in transaction mode)', () => adaptToPooling(dialect, context, preparedStatements)));
   const setup = await timed('schema', "a schema of the run's own with QueueBox's tables", async () => {
     const exists = await context.runner.run(dialect.schemaExists(schema));
     if (exists) throw new ConformanceFailure(schemaTaken(schema));
@@ -113,6 +130,15 @@ async function runIn(context: ConformanceContext, dialect: SqlDialect, schema: s
   }
   // resolveDialect builds only the dialects the registry names.
   return { passed: checks.every((check) => check.status !== 'fail'), database: dialect.type as DialectName, schema, checks };
+}
+
+async function adaptToPooling(dialect: SqlDialect, context: ConformanceContext, preparedStatements: boolean | undefined): Promise<string> {
+  const pooling = await dialect.probePooling(context.dataSource);
+  if (!pooling.sessionPerTransaction) return sessionPerConnection();
+  if (pooling.preparedStatementsKept) return pooledKeepingStatements();
+  if (preparedStatements === true) throw new ConformanceFailure(preparedStatementsNotKept());
+  dialect.stopPreparing();
+  return pooledUnnamed();
 }
 
 async function dropOwnSchema(context: ConformanceContext, dialect: SqlDialect, schema: string): Promise<string> {

@@ -2,6 +2,7 @@ import type { TestProject } from 'vitest/node';
 import { MssqlTestDatabase } from '../fixtures/mssql-test-database.js';
 import type { TestDatabaseSelection } from '../fixtures/test-database.js';
 import { startTestPostgres, type TestPostgres } from './test-postgres.js';
+import { PgBouncer, pgbouncerInstalled } from '../fixtures/pgbouncer.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -13,6 +14,7 @@ declare module 'vitest' {
 }
 
 let server: TestPostgres | undefined;
+let bouncer: PgBouncer | undefined;
 
 /**
  * Selects the database of the project's run and provides it: SQL Server when
@@ -26,7 +28,32 @@ export async function setup(project: TestProject): Promise<void> {
   if (type !== 'postgres') throw new Error(`QUEUEBOX_TEST_DB must be postgres or mssql, not ${JSON.stringify(type)}`);
   server ??= await startTestPostgres();
   project.provide('pgUrl', server.url);
+  const pooler = (project.config.env?.QUEUEBOX_TEST_POOLER as string | undefined) ?? process.env.QUEUEBOX_TEST_POOLER;
+  if (pooler === 'pgbouncer') return setupPgBouncer(project, server.url);
   project.provide('testDatabase', { type: 'postgres', url: server.url });
+}
+
+/**
+ * The integration-pgbouncer project: the same server, reached through a real PgBouncer in
+ * transaction mode (QueueBox's connections), with a session-mode database of the same PgBouncer
+ * for QueueBox's LISTEN (`notify.listenUrl`). Without a PgBouncer binary every test of the project
+ * is reported as skipped, with one loud line.
+ */
+async function setupPgBouncer(project: TestProject, upstream: string): Promise<void> {
+  if (!pgbouncerInstalled) {
+    console.warn(`\n!!! ${project.name}: no PgBouncer binary (QUEUEBOX_PGBOUNCER_BIN, else /usr/sbin/pgbouncer) — every test of this project is SKIPPED.\n`);
+    project.provide('testDatabase', { type: 'postgres' });
+    return;
+  }
+  if (!bouncer) {
+    bouncer = new PgBouncer([
+      { name: 'pooled', upstream, poolMode: 'transaction' },
+      { name: 'session', upstream, poolMode: 'session' },
+    ]);
+    await bouncer.start();
+  }
+  const user = decodeURIComponent(new URL(upstream).username || 'postgres');
+  project.provide('testDatabase', { type: 'postgres', url: bouncer.url('pooled', user), listenUrl: bouncer.url('session', user) });
 }
 
 async function setupSqlServer(project: TestProject): Promise<void> {
@@ -50,6 +77,8 @@ async function setupSqlServer(project: TestProject): Promise<void> {
 }
 
 export async function teardown(): Promise<void> {
+  await bouncer?.stop();
+  bouncer = undefined;
   await server?.stop();
   server = undefined;
 }

@@ -1,18 +1,22 @@
 import type { QueueBoxTable } from '../../interfaces/claim.interface.js';
 import type { ConformanceCheckDefinition } from '../conformance-check.js';
 import { expectThat } from '../conformance-failure.js';
-import { noWakeUpTransport } from '../conformance.messages.js';
+import { ConformanceFailure } from '../conformance-failure.js';
+import { listenThroughTransactionPooler, noWakeUpTransport } from '../conformance.messages.js';
 
 /**
  * A wake-up sent by one instance reaches another's listener over the database (PostgreSQL
  * LISTEN/NOTIFY through QueueBox's own transport), and the sender's own is not delivered back.
+ * The listener listens where QueueBox would: on `listenUrl` when given, else on a pooled
+ * connection, which cannot work through a pooler in transaction mode (the pooling check saw it).
  */
 export const notifyCheck: ConformanceCheckDefinition = {
   name: 'notify',
   title: 'wake-ups reach other instances (LISTEN/NOTIFY)',
   skipReason: ({ dialect }) => (dialect.wakesReplicas ? undefined : noWakeUpTransport(dialect.displayName)),
   async run(context) {
-    const receiver = context.dialect.createWakeUpTransport(context.dataSource, 'conformance-receiver')!;
+    if (context.dialect.pooling.sessionPerTransaction && !context.listenUrl) throw new ConformanceFailure(listenThroughTransactionPooler());
+    const receiver = context.dialect.createWakeUpTransport(context.dataSource, 'conformance-receiver', context.listenUrl)!;
     const sender = context.dialect.createWakeUpTransport(context.dataSource, 'conformance-sender')!;
     const woken: QueueBoxTable[] = [];
     let arrived = (): void => undefined;
@@ -33,7 +37,8 @@ export const notifyCheck: ConformanceCheckDefinition = {
       const received = await wakeUp;
       expectThat(received, `a wake-up sent on the inbox channel did not arrive within ${context.timeoutMs} ms`);
       expectThat(woken.join() === 'inbox', `the listener received ${woken.join(', ')} instead of one inbox wake-up`);
-      return `a wake-up sent by one instance arrived at another's listener in ${Date.now() - sentAt} ms (over the database's LISTEN/NOTIFY, on the run's own channel)`;
+      const where = context.listenUrl ? ', listening on its own connection to listenUrl' : '';
+      return `a wake-up sent by one instance arrived at another's listener in ${Date.now() - sentAt} ms (over the database's LISTEN/NOTIFY, on the run's own channel${where})`;
     } finally {
       await Promise.allSettled([receiver.close(), sender.close()]);
     }

@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DataSource } from 'typeorm';
 import { InvalidQueueBoxOptionsError, OutboxService } from '../../../lib/index.js';
+import { formatConformanceReport, runConformance } from '../../../lib/conformance/index.js';
 import { probePostgresPooling } from '../../../lib/dialects/postgres/session-pooling-probe.js';
 import { discardPostgresConnection } from '../../../lib/dialects/postgres/discard-connection.js';
 import { resolveDialect } from '../../../lib/dialects/resolve-dialect.js';
@@ -102,6 +103,23 @@ describe.skipIf(!pgbouncerInstalled)('behind PgBouncer in transaction mode', () 
     const failure = startPooledApp({ destinations: { sink }, preparedStatements: true, workers: { enabled: false } }, new RecordingPublisher());
     await expect(failure).rejects.toBeInstanceOf(InvalidQueueBoxOptionsError);
     await expect(failure).rejects.toMatchObject({ message: expect.stringContaining('preparedStatements') });
+  });
+
+  it('passes conformance through the pooler, and fails its notify check naming the pooler and the fix when no listen URL is given', async () => {
+    const dataSource = await new DataSource({ type: 'postgres', url: pooledUrl(), extra: { max: 8 } }).initialize();
+    try {
+      const without = await runConformance({ dataSource });
+      const failed = without.checks.filter((check) => check.status === 'fail');
+      expect(failed.map((check) => check.name), formatConformanceReport(without)).toEqual(['notify']);
+      expect(failed[0].reason).toMatch(/pooled per transaction \(PgBouncer in transaction mode/);
+      expect(failed[0].reason).toContain('notify.listenUrl');
+      expect(without.checks.find((check) => check.name === 'pooling')?.evidence).toContain('unnamed');
+
+      const withListenUrl = await runConformance({ dataSource, listenUrl: bouncer.url('session', user) });
+      expect(withListenUrl.passed, formatConformanceReport(withListenUrl)).toBe(true);
+    } finally {
+      await dataSource.destroy();
+    }
   });
 
   it('tells a transaction pooler from a session one, whichever order the pooler hands out its server connections in', async () => {
