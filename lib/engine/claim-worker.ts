@@ -172,6 +172,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
           tick: (signal) => this.tick(signal),
           onError: () => settings.onLoopError?.(),
           onTick: settings.onLoopTick,
+          outages: repository.outages,
         }),
     );
     this.leases = new LeaseGroup(

@@ -5,6 +5,7 @@ import type { ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, CompletionRow } fr
 import type { Claim, ClaimComponent, FenceResult } from '../interfaces/claim.interface.js';
 import { QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { StatementRunner } from '../database/statement-runner.js';
+import { OutageWatch } from './outage-watch.js';
 
 /** Longest error text kept on a row: enough to diagnose, bounded so a huge stack cannot bloat it. */
 const MAX_ERROR_LENGTH = 4_000;
@@ -43,10 +44,15 @@ const NO_PROGRESS = { windowRows: 0, walked: 0 } as const;
  */
 @Injectable()
 export class ClaimRepository {
+  /** When the database answers again after an outage: the claim loops' error back-off ends then. */
+  readonly outages: OutageWatch;
+
   constructor(
     private readonly runner: StatementRunner,
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
-  ) {}
+  ) {
+    this.outages = new OutageWatch(() => this.runner.run(this.dialect.databaseNow()));
+  }
 
   /**
    * Claims outbox rows (docs/internals/claim-sql.md, "The claim"): at most one per key and

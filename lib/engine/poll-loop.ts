@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { whenAborted } from './abortable.js';
 import { errorText } from '../errors/error-text.js';
+import type { OutageWatch } from './outage-watch.js';
 
 /** What one tick found: `more` runs the next tick at once, `idle` sleeps until woken or the interval. */
 export type TickResult = 'more' | 'idle';
@@ -17,6 +18,8 @@ export interface PollLoopOptions {
   onError?(error: unknown): void;
   /** Called after every tick that ran to its end (the loop is alive): feeds the ticks counter. */
   onTick?(): void;
+  /** Cuts an error back-off short once the database answers again after an outage. */
+  outages?: OutageWatch;
 }
 
 /**
@@ -28,6 +31,8 @@ export class PollLoop {
   private controller = new AbortController();
   private running?: Promise<void>;
   private wakeSleep?: () => void;
+  /** Ends the current error back-off (`recover()`). */
+  private endBackoff?: () => void;
   /** A wake-up that arrived during a tick: the next tick runs without sleeping. */
   private woken = false;
 
@@ -58,6 +63,11 @@ export class PollLoop {
     this.wakeSleep?.();
   }
 
+  /** Runs the next tick now if the loop is backing off after failures (the database answers again). */
+  recover(): void {
+    this.endBackoff?.();
+  }
+
   /** Stops after the current tick; aborts the tick's signal and any sleep. */
   async stop(): Promise<void> {
     if (this.state !== 'running') return;
@@ -85,6 +95,7 @@ export class PollLoop {
         this.consecutiveErrors += 1;
         this.logger.error('poll tick failed', { loop: this.options.name, consecutiveErrors: this.consecutiveErrors, error: errorText(error) });
         this.options.onError?.(error);
+        this.options.outages?.afterOutage(() => this.recover(), signal);
         await this.sleep(this.errorBackoffMs(), signal, false);
         continue;
       }
@@ -104,11 +115,14 @@ export class PollLoop {
         clearTimeout(timer);
         dispose();
         if (this.wakeSleep === done) this.wakeSleep = undefined;
+        if (this.endBackoff === done) this.endBackoff = undefined;
         resolve();
       };
       const timer = setTimeout(done, ms);
-      // A back-off after failures is not cut short by wake-ups; stop() still ends it (abort).
+      // A back-off after failures is not cut short by wake-ups (new rows do not make a failing
+      // database work), only by the database answering again (`recover`); stop() ends either (abort).
       if (wakeable) this.wakeSleep = done;
+      else this.endBackoff = done;
       dispose = whenAborted(signal, done);
     });
   }
