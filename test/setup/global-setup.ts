@@ -30,7 +30,8 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide('pgUrl', server.url);
   const pooler = (project.config.env?.QUEUEBOX_TEST_POOLER as string | undefined) ?? process.env.QUEUEBOX_TEST_POOLER;
   if (pooler === 'pgbouncer') return setupPgBouncer(project, server.url);
-  project.provide('testDatabase', { type: 'postgres', url: server.url });
+  // QUEUEBOX_PG_APP_URL: the test apps connect as a role with only the documented grants.
+  project.provide('testDatabase', { type: 'postgres', url: server.url, appUrl: process.env.QUEUEBOX_PG_APP_URL || undefined });
 }
 
 /**

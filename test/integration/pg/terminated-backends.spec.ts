@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { InboxService, OutboxService, PullWorker, PullWorkerHost, type InboxMessage, type PullContext } from '../../../lib/index.js';
-import { createTestSchema, openDataSource } from '../../fixtures/database.js';
+import { createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';
+import type { PostgresTestDatabase } from '../../fixtures/postgres-test-database.js';
 import { HttpReceiver, waitFor } from '../../fixtures/http-receiver.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
 
@@ -51,6 +52,7 @@ describe('backends terminated by pg_terminate_backend: the process survives and 
     await admin.query(`CREATE TABLE "${schema}".gate (id int PRIMARY KEY)`);
     await admin.query(`INSERT INTO "${schema}".gate VALUES (1)`);
     await admin.query(`CREATE TABLE "${schema}".effects (idempotency_key text PRIMARY KEY)`);
+    await (testDatabase() as PostgresTestDatabase).grantToApplication(schema, ['gate', 'effects']);
     app = await startQueueBoxApp(
       schema,
       {
