@@ -151,6 +151,8 @@ export const intakeKeyNotSigned = (): string =>
 
 export const intakeBodyTooLarge = (limit: number): string => `the body is over ${limit} bytes (inbox.maxPayloadBytes)`;
 
+export const intakeBodyTimedOut = (ms: number): string => `the body did not arrive within ${ms} ms (inbox.bodyTimeoutMs)`;
+
 /** The intake's 404: the caller may be anyone, so the declared sources are not listed. */
 export const intakeUnknownSource = (): string => 'unknown source';
 
@@ -225,6 +227,9 @@ export const sourceNeedsSecret = (path: string): string =>
 /** A source or an http destination given both ways of trust. */
 export const secretAndUnsigned = (path: string): string =>
   `QueueBox option "${path}" has both a "secret" and "unsigned: true"; it must be one of them.`;
+
+export const sourceSecretUnsetButUnsigned = (path: string): string =>
+  `QueueBox option "${path}.secret" is given but not set, next to "unsigned: true" (a secret read from an unset environment variable lands here): the source would accept requests from anyone. Set the secret and drop "unsigned", or drop "secret" to accept unsigned requests on purpose.`;
 
 export const destinationSecretUnset = (path: string): string =>
   `QueueBox option "${path}.secret" is given but not set: it must be a Standard Webhooks secret ("whsec_…"), or the destination must say "unsigned: true" to send unsigned requests (a secret read from an unset environment variable lands here; a receiver that checks signatures would refuse every unsigned request).`;
