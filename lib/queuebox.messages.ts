@@ -319,7 +319,10 @@ export const adminUnauthorized = (): string => 'Send the admin bearer token: Aut
 
 export const adminForbidden = (): string => 'This request is not allowed to use the QueueBox admin.';
 
-export const adminJsonOnly = (): string => 'A replay or discard must be sent as JSON: Content-Type: application/json.';
+export const adminJsonOnly = (): string => 'A replay or discard must be sent as JSON in UTF-8: Content-Type: application/json.';
+
+export const adminBodyErrorsNotInstalled = (suffix: string): string =>
+  `The admin API route (POST …${suffix}) was not found among the application's routes; a body the application's parser refuses gets the application's error answer, not the admin's.`;
 
 export const adminHeaderRequired = (header: string, value: string): string =>
   `A replay or discard must carry the header ${header}: ${value} (an HTML form cannot send it, so a forged form post is refused).`;
