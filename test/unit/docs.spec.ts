@@ -45,6 +45,15 @@ describe('the README', () => {
     expect(forUsers.match(/\b(examples|test|sample-app|bench|tools|chaos|lib|\.ci)\/[\w./-]*/g) ?? []).toEqual([]);
   });
 
+  it('keeps within 450 lines: the depth is in docs/', () => {
+    expect(readme.split('\n').length).toBeLessThanOrEqual(450);
+  });
+
+  it('links to no page for contributors: those are for the repository (CONTRIBUTING.md), not the package', () => {
+    const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map(([, target]) => target);
+    expect(links.filter((target) => !/^([a-z]+:|#)/i.test(target) && /contributing|chaos|internals|testing-on-sql-server/i.test(target))).toEqual([]);
+  });
+
   it('starts with the two commands: the sample and the tests', () => {
     const firstBlock = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
     expect(firstBlock).toMatch(/^npm ci && npm run sample/m);
@@ -54,9 +63,37 @@ describe('the README', () => {
 
 describe('documentation links', () => {
   const pages = [join(root, 'README.md'), ...files(join(root, 'docs')).filter((file) => file.endsWith('.md'))];
+  /** Pages for contributors: in the repository only, linked from CONTRIBUTING.md. */
+  const contributorPages = [join(root, 'CONTRIBUTING.md'), ...(existsSync(join(root, 'contributing')) ? files(join(root, 'contributing')) : [])].filter((file) => file.endsWith('.md'));
   const { files: shipped } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { files: string[] };
   /** Whether npm packs the file: the pages are read from the registry and node_modules too, where nothing else is. */
   const inPackage = (file: string): boolean => shipped.some((entry) => relative(root, file) === entry || relative(root, file).startsWith(`${entry}/`));
+
+  it('ship only pages for users: the contributor pages, and text naming the tests, the chaos suite or CI, stay in the repository', () => {
+    const packed = [...pages, ...contributorPages].filter(inPackage);
+    expect(packed).toContain(join(root, 'README.md'));
+    for (const page of packed) {
+      // The README's Contributing section is for a clone of the repository; links to the repository are URLs.
+      const text = readFileSync(page, 'utf8').split('\n## Contributing\n')[0].replace(/https?:\/\/\S+/g, '');
+      const named = text.match(/(?<![\w.-])(test|chaos|\.ci|tools|contributing)\/[\w./-]*|\.ci\/run|\bnpm run chaos\b/g) ?? [];
+      expect(named, `${relative(root, page)} names files the package does not have`).toEqual([]);
+    }
+    for (const page of contributorPages) expect(inPackage(page), relative(root, page)).toBe(false);
+    expect(contributorPages.map((page) => relative(root, page)).sort()).toEqual(
+      ['CONTRIBUTING.md', 'contributing/adding-a-dialect.md', 'contributing/chaos.md', 'contributing/claim-sql.md', 'contributing/mssql-sql.md', 'contributing/testing-on-sql-server.md'],
+    );
+  });
+
+  it.each(contributorPages.map((page) => [relative(root, page), page]))('%s links only to files (and headings) that exist', (_, page) => {
+    const text = readFileSync(page, 'utf8');
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/i.test(target)) continue;
+      const [path, anchor] = target.split('#');
+      const file = path === '' ? page : join(dirname(page), path);
+      expect(existsSync(file), `${target} in ${relative(root, page)}`).toBe(true);
+      if (anchor && file.endsWith('.md')) expect(anchors(readFileSync(file, 'utf8')), `${target} in ${relative(root, page)}`).toContain(anchor);
+    }
+  });
 
   it.each(pages.map((page) => [relative(root, page), page]))('%s links only to files (and headings) that exist in the package', (_, page) => {
     const text = readFileSync(page, 'utf8');
