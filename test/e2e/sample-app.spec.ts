@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { readSampleConfig, type SampleConfig } from '../../sample-app/sample-config.js';
 import { SHIPPING_SCHEMA } from '../../sample-app/shipping/shipping.constants.js';
 import { startSampleApps, type SampleApps } from '../../sample-app/start-sample.js';
@@ -112,7 +112,12 @@ describe('npm run sample -- --once', { timeout: 180_000 }, () => {
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // A sample that never exits is stopped when the test gives up on it.
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    const code = await exited;
     // eslint-disable-next-line no-control-regex -- strips the colours of Nest's console logger
     const lines = output.replace(/\u001b\[[0-9;]*m/g, '').split('\n');
     expect(code, output).toBe(0);
