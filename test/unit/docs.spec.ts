@@ -86,28 +86,22 @@ describe('documentation links', () => {
     );
   });
 
-  it.each(contributorPages.map((page) => [relative(root, page), page]))('%s links only to files (and headings) that exist', (_, page) => {
+  /** Every relative link of `page` leads to a file (in the package, for a page it ships) and a heading that exist. */
+  function checkLinks(page: string, shippedPage: boolean): void {
     const text = readFileSync(page, 'utf8');
     for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
       if (/^[a-z]+:/i.test(target)) continue;
       const [path, anchor] = target.split('#');
       const file = path === '' ? page : join(dirname(page), path);
       expect(existsSync(file), `${target} in ${relative(root, page)}`).toBe(true);
+      if (shippedPage) expect(inPackage(file), `${target} in ${relative(root, page)} is not in the package (package.json "files")`).toBe(true);
       if (anchor && file.endsWith('.md')) expect(anchors(readFileSync(file, 'utf8')), `${target} in ${relative(root, page)}`).toContain(anchor);
     }
-  });
+  }
 
-  it.each(pages.map((page) => [relative(root, page), page]))('%s links only to files (and headings) that exist in the package', (_, page) => {
-    const text = readFileSync(page, 'utf8');
-    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
-      if (/^[a-z]+:/i.test(target)) continue;
-      const [path, anchor] = target.split('#');
-      const file = path === '' ? page : join(dirname(page), path);
-      expect(existsSync(file), `${target} in ${relative(root, page)}`).toBe(true);
-      expect(inPackage(file), `${target} in ${relative(root, page)} is not in the package (package.json "files")`).toBe(true);
-      if (anchor && file.endsWith('.md')) expect(anchors(readFileSync(file, 'utf8')), `${target} in ${relative(root, page)}`).toContain(anchor);
-    }
-  });
+  it.each(pages.map((page) => [relative(root, page), page]))('%s links only to files (and headings) that exist in the package', (_, page) => checkLinks(page, true));
+
+  it.each(contributorPages.map((page) => [relative(root, page), page]))('%s links only to files (and headings) that exist', (_, page) => checkLinks(page, false));
 
   it.each(pages.map((page) => [relative(root, page), page]))('%s speaks to the reader, not of a work session', (_, page) => {
     expect(readFileSync(page, 'utf8')).not.toMatch(/\b(this|that|the last|previous) session\b|session's changes/i);
