@@ -162,7 +162,7 @@ export const intakeRawBodyMissing = (): string =>
   'the inbox intake could not read the raw request body: on an HTTP platform other than Express, create the Nest application with { rawBody: true }';
 
 export const intakeUnsupportedPlatform = (platform: string, limit: number): string =>
-  `The inbox intake reads request bodies itself only on Express; on ${platform} the platform's body limit applies: set it to at least inbox.maxPayloadBytes (${limit}) and create the application with { rawBody: true }.`;
+  `The inbox intake reads request bodies itself only on Express; on ${platform} the platform's body limit applies: set it to at least inbox.maxPayloadBytes (${limit}) and create the application with { rawBody: true }. The platform reads each body before the intake checks its headers, and inbox.bodyTimeoutMs does not apply: give the platform a body or request timeout of its own.`;
 
 export const intakeRouteNotFound = (suffix: string): string =>
   `The inbox intake route (POST …${suffix}) was not found among the application's routes; its bodies go through the application's body parser and its limit.`;
