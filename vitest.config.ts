@@ -100,7 +100,7 @@ export default defineConfig({
       {
         oxc,
         test: {
-          // The chaos suite (docs/guides/chaos.md): replica processes on the built package against
+          // The chaos suite (contributing/chaos.md): replica processes on the built package against
           // a private PostgreSQL cluster (QUEUEBOX_PG_URL's server without the PostgreSQL
           // programs); runs only with QUEUEBOX_CHAOS=1, reported skipped otherwise. Each test sets
           // its own guard against a hang.

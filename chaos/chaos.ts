@@ -1,5 +1,5 @@
 /**
- * The chaos suite's coordinator (`npm run chaos`, `npm run chaos:ci`; docs/guides/chaos.md).
+ * The chaos suite's coordinator (`npm run chaos`, `npm run chaos:ci`; contributing/chaos.md).
  * Starts a private PostgreSQL cluster, a network-cut proxy in front of it, a sink, replica
  * processes of the chaos app and an intake sender; injects faults while messages flow; lets the
  * rows drain; checks that every replica's loops still tick and that each still listens; then

@@ -151,6 +151,8 @@ export const intakeKeyNotSigned = (): string =>
 
 export const intakeBodyTooLarge = (limit: number): string => `the body is over ${limit} bytes (inbox.maxPayloadBytes)`;
 
+export const intakeBodyTimedOut = (ms: number): string => `the body did not arrive within ${ms} ms (inbox.bodyTimeoutMs)`;
+
 /** The intake's 404: the caller may be anyone, so the declared sources are not listed. */
 export const intakeUnknownSource = (): string => 'unknown source';
 
@@ -160,7 +162,7 @@ export const intakeRawBodyMissing = (): string =>
   'the inbox intake could not read the raw request body: on an HTTP platform other than Express, create the Nest application with { rawBody: true }';
 
 export const intakeUnsupportedPlatform = (platform: string, limit: number): string =>
-  `The inbox intake reads request bodies itself only on Express; on ${platform} the platform's body limit applies: set it to at least inbox.maxPayloadBytes (${limit}) and create the application with { rawBody: true }.`;
+  `The inbox intake reads request bodies itself only on Express; on ${platform} the platform's body limit applies: set it to at least inbox.maxPayloadBytes (${limit}) and create the application with { rawBody: true }. The platform reads each body before the intake checks its headers, and inbox.bodyTimeoutMs does not apply: give the platform a body or request timeout of its own.`;
 
 export const intakeRouteNotFound = (suffix: string): string =>
   `The inbox intake route (POST …${suffix}) was not found among the application's routes; its bodies go through the application's body parser and its limit.`;
@@ -225,6 +227,9 @@ export const sourceNeedsSecret = (path: string): string =>
 /** A source or an http destination given both ways of trust. */
 export const secretAndUnsigned = (path: string): string =>
   `QueueBox option "${path}" has both a "secret" and "unsigned: true"; it must be one of them.`;
+
+export const sourceSecretUnsetButUnsigned = (path: string): string =>
+  `QueueBox option "${path}.secret" is given but not set, next to "unsigned: true" (a secret read from an unset environment variable lands here): the source would accept requests from anyone. Set the secret and drop "unsigned", or drop "secret" to accept unsigned requests on purpose.`;
 
 export const destinationSecretUnset = (path: string): string =>
   `QueueBox option "${path}.secret" is given but not set: it must be a Standard Webhooks secret ("whsec_…"), or the destination must say "unsigned: true" to send unsigned requests (a secret read from an unset environment variable lands here; a receiver that checks signatures would refuse every unsigned request).`;
@@ -340,7 +345,10 @@ export const adminUnauthorized = (): string => 'Send the admin bearer token: Aut
 
 export const adminForbidden = (): string => 'This request is not allowed to use the QueueBox admin.';
 
-export const adminJsonOnly = (): string => 'A replay or discard must be sent as JSON: Content-Type: application/json.';
+export const adminJsonOnly = (): string => 'A replay or discard must be sent as JSON in UTF-8: Content-Type: application/json.';
+
+export const adminBodyErrorsNotInstalled = (suffix: string): string =>
+  `The admin API route (POST …${suffix}) was not found among the application's routes; a body the application's parser refuses gets the application's error answer, not the admin's.`;
 
 export const adminHeaderRequired = (header: string, value: string): string =>
   `A replay or discard must carry the header ${header}: ${value} (an HTML form cannot send it, so a forged form post is refused).`;

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { startDatabase, type SampleDatabase } from './database/sample-database.js';
+import { FIRST_ORDER, placeFirstOrder } from './first-order.js';
 import { localUrl, readSampleConfig, type SampleConfig } from './sample-config.js';
 import { SHIPPING_SCHEMA } from './shipping/shipping.constants.js';
 import { startSampleApps, type SampleApps } from './start-sample.js';
@@ -10,7 +11,12 @@ const SHUTDOWN_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 const logger = new Logger('SampleApp');
 
+/** `npm run sample -- --once`: exit once the first order has gone through (for scripts and CI). */
+const ONCE = '--once';
+
 async function bootstrap(): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args.some((arg) => arg !== ONCE)) throw new Error(`unknown argument ${args.find((arg) => arg !== ONCE)}; the sample takes only ${ONCE}`);
   // Read the settings first: a bad PORT fails before any database starts.
   const settings = readSampleConfig(process.env);
   const database = await startDatabase(process.env.DATABASE_URL);
@@ -22,8 +28,17 @@ async function bootstrap(): Promise<void> {
     await database.stop();
     throw error;
   }
-  stopDatabaseAfterNest(apps, database);
+  const stop = stopDatabaseAfterNest(apps, database);
   logStartup(config, database);
+  try {
+    await placeFirstOrder(config, logger);
+  } catch (error) {
+    logger.error('the first order did not go through', stackOf(error));
+    stop('the first order failed', 1);
+    return;
+  }
+  if (args.includes(ONCE)) stop(`the first order went through (${ONCE})`);
+  else logHint(config);
 }
 
 function logStartup(config: SampleConfig, database: SampleDatabase): void {
@@ -46,31 +61,37 @@ function logStartup(config: SampleConfig, database: SampleDatabase): void {
       '  5. the ShipmentsWorker pull worker records a shipments row and completes the inbox row in one transaction (pull worker)',
     ].join('\n'),
   );
-  logger.log(`Place an order: curl -X POST ${orders}/orders -H 'content-type: application/json' -d '{"customerId":"c1","amount":12}'`);
+}
+
+/** Once the first order has gone through: how to place another and where to look. */
+function logHint(config: SampleConfig): void {
+  const orders = localUrl(config, config.ordersPort);
+  const shipping = localUrl(config, config.shippingPort);
+  logger.log(`Place another order: curl -X POST ${orders}/orders -H 'content-type: application/json' -d '${JSON.stringify(FIRST_ORDER)}'`);
   logger.log(`Then: curl ${shipping}/shipments   curl ${orders}/metrics | grep queuebox_   curl ${orders}/health   curl ${shipping}/health   (Ctrl-C stops)`);
 }
 
 /**
- * On a shutdown signal, waits for both applications' own shutdown (started by
- * `enableShutdownHooks`: the outbox poller, the relay and the pull worker drain, TypeORM closes
- * its pools), then stops the database and exits.
+ * On a shutdown signal (or when the sample is done, see the returned function), waits for both
+ * applications' own shutdown (started by `enableShutdownHooks`: the outbox poller, the relay and
+ * the pull worker drain, TypeORM closes its pools), then stops the database and exits.
  *
  * NOTE: Nest re-raises the signal once an application has closed. This listener stays registered
  * and ignores it, so the process lives until the database has stopped.
  */
-function stopDatabaseAfterNest(apps: SampleApps, database: SampleDatabase): void {
+function stopDatabaseAfterNest(apps: SampleApps, database: SampleDatabase): (reason: string, exitCode?: number) => void {
   let stopping = false;
-  const onSignal = (signal: NodeJS.Signals): void => {
+  const stop = (reason: string, exitCode = 0): void => {
     if (stopping) return;
     stopping = true;
-    logger.log(`${signal} received: shutting down`);
-    // close() joins the shutdown that Nest's signal hook has already started.
+    logger.log(`${reason}: shutting down`);
+    // close() joins the shutdown that Nest's signal hook may have started already.
     Promise.all([apps.orders.close(), apps.shipping.close()])
       .then(() => database.stop())
       .then(
         () => {
           logger.log('stopped cleanly');
-          process.exit(0);
+          process.exit(exitCode);
         },
         (error: unknown) => {
           logger.error('shutdown failed', stackOf(error));
@@ -78,7 +99,8 @@ function stopDatabaseAfterNest(apps: SampleApps, database: SampleDatabase): void
         },
       );
   };
-  for (const signal of SHUTDOWN_SIGNALS) process.on(signal, onSignal);
+  for (const signal of SHUTDOWN_SIGNALS) process.on(signal, (received: NodeJS.Signals) => stop(`${received} received`));
+  return stop;
 }
 
 function stackOf(error: unknown): string {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The T-SQL grammar gate (docs/internals/mssql-sql.md, "Proof without a server"): parses every
+// The T-SQL grammar gate (contributing/mssql-sql.md, "Proof without a server"): parses every
 // .sql file under the given paths with sqlfluff's tsql grammar and fails when any file does not
 // parse. sqlfluff's `--format json` exits 0 even when a file does not parse, so the verdict comes
 // from walking each file's segment tree for an `unparsable` segment.

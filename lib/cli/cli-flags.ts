@@ -4,6 +4,7 @@ import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.
 import { resolveOptions } from '../options/resolve-options.js';
 import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import { describeValue } from '../queuebox.messages.js';
+import { parseIsoInstant } from '../validation/iso-instant.js';
 import { flagNeedsValue, flagTakesNoValue, invalidFlag, unexpectedArgument, unknownFlag } from './cli.messages.js';
 
 export type FlagSpec = NonNullable<ParseArgsConfig['options']>;
@@ -72,10 +73,14 @@ export function readIntFlag(value: string | undefined, flag: string, fallback: n
   return number;
 }
 
-/** Row ids: positive whole numbers, separated by commas or spaces. */
+/**
+ * Row ids: positive whole numbers, separated by commas or spaces. An empty entry (`1,,2`, a
+ * leading or trailing comma) is refused: it is most likely an id lost in a shell variable.
+ */
 export function readIdsFlag(value: string | undefined, flag: string, max: number): string[] | undefined {
   if (value === undefined) return undefined;
-  const ids = value.split(/[\s,]+/).filter(Boolean);
+  const trimmed = value.trim();
+  const ids = trimmed === '' ? [] : trimmed.split(/\s*,\s*|\s+/);
   const allowed = `row ids (whole numbers up to ${MAX_BIGINT}) separated by commas, 1 to ${max} of them`;
   if (ids.length === 0 || ids.length > max) throw new CliUsageError(flag, invalidFlag(flag, `a list of ${ids.length} ids`, allowed));
   for (const id of ids) {
@@ -88,8 +93,8 @@ export function readIdsFlag(value: string | undefined, flag: string, max: number
 /** An ISO 8601 instant with its time zone (`2026-01-31T12:00:00Z`): a zone-less time would be read in the machine's. */
 export function readInstantFlag(value: string | undefined, flag: string): Date | undefined {
   if (value === undefined) return undefined;
-  const instant = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i.test(value) ? new Date(value) : undefined;
-  if (!instant || Number.isNaN(instant.getTime())) {
+  const instant = parseIsoInstant(value);
+  if (!instant) {
     throw new CliUsageError(flag, invalidFlag(flag, describeValue(value), 'an ISO 8601 instant with a time zone, such as 2026-01-31T12:00:00Z'));
   }
   return instant;

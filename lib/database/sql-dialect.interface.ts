@@ -72,7 +72,7 @@ export interface DeadRowPage {
 }
 
 /**
- * The bounds of one claim (docs/internals/claim-sql.md, "The claim"): at most `batchSize` rows,
+ * The bounds of one claim (contributing/claim-sql.md, "The claim"): at most `batchSize` rows,
  * from the heads of at most `walkKeys` keys after `cursor` and the `windowRows` oldest keyed rows.
  */
 export interface ClaimRequest {

@@ -11,6 +11,7 @@ import {
   invalidRowId,
   invalidTable,
 } from '../queuebox.messages.js';
+import { parseIsoInstant } from '../validation/iso-instant.js';
 
 /*
  * Validation of what an operator passes to the admin service (or its HTTP API, which passes it
@@ -22,8 +23,6 @@ const DIGITS = /^[0-9]{1,19}$/;
 const MAX_BIGINT = 9_223_372_036_854_775_807n;
 /** Key columns are 200 characters; an error-text fragment gets the same bound. */
 const MAX_TEXT = 200;
-/** An ISO 8601 date-time with a zone: a time without one would be read in the server's zone. */
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
 
 /** Rows an operator's page holds when no limit is asked for, and the most it may hold (dead letters, row states, claims at risk). */
 export const DEFAULT_PAGE = 100;
@@ -63,7 +62,7 @@ function checkText(value: unknown, field: string): string | null {
 
 function checkInstant(value: unknown, field: string): Date | null {
   if (value === undefined) return null;
-  const instant = value instanceof Date ? value : typeof value === 'string' && ISO_INSTANT.test(value) ? new Date(value) : undefined;
+  const instant = value instanceof Date ? value : typeof value === 'string' ? parseIsoInstant(value) : undefined;
   if (!instant || Number.isNaN(instant.getTime())) throw new InvalidArgumentError(field, invalidInstant(field));
   return instant;
 }

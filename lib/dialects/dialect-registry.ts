@@ -4,7 +4,7 @@ import { postgresDialect } from './postgres/postgres.dialect.js';
 
 /**
  * The databases QueueBox runs on, by profile. Adding one is a folder under lib/dialects/ and an
- * entry here (docs/internals/adding-a-dialect.md): the DataSource type, the URL schemes, the CLI,
+ * entry here (contributing/adding-a-dialect.md): the DataSource type, the URL schemes, the CLI,
  * the conformance report and the option bounds all read this list.
  */
 const DIALECTS = [postgresDialect, mssqlDialect] as const;

@@ -55,7 +55,7 @@ export class ClaimRepository {
   }
 
   /**
-   * Claims outbox rows (docs/internals/claim-sql.md, "The claim"): at most one per key and
+   * Claims outbox rows (contributing/claim-sql.md, "The claim"): at most one per key and
    * destination, the oldest unfinished of each. With `lock` (or always, where the dialect says
    * so), the claim runs in a short transaction after the claim lock.
    */

@@ -5,7 +5,7 @@ import type { ClaimProgress } from '../database/statement-results.js';
  * Where the next claim's walk over keys starts, for one claimer: it resumes after the last key
  * the previous claim walked, moves to the next stream (source) when a stream's keys run out, and
  * starts over after the last one — so every key is visited in turn, whatever the depth of the keys
- * before it (docs/internals/claim-sql.md, "The claim").
+ * before it (contributing/claim-sql.md, "The claim").
  */
 export class WalkCursor {
   private position: ClaimCursor;

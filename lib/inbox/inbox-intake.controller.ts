@@ -10,6 +10,7 @@ import { errorText } from '../errors/error-text.js';
 import { InboxService } from './inbox.service.js';
 import { INTAKE_BODY, type IntakeBodyCarrier } from './intake-body.js';
 import { readIntakeRequest } from './intake-request.js';
+import { intakeSourcesLine } from './intake-sources-line.js';
 import { SourceLabels } from './source-labels.js';
 
 /** The parts of an HTTP request the intake reads. */
@@ -53,9 +54,7 @@ export class InboxIntakeController implements OnModuleInit {
 
   /** One line at start-up: the sources the intake accepts, and which of them are unsigned. */
   onModuleInit(): void {
-    const sources = [...(this.options.inbox.sources ?? new Map()).entries()];
-    const describe = ([name, source]: [string, { secrets?: Buffer[] }]) => `${name} (${source.secrets ? 'signed' : 'UNSIGNED: accepts requests from anyone who can reach it'})`;
-    this.logger.log(`inbox intake accepts sources: ${sources.map(describe).join(', ')}`);
+    this.logger.log(intakeSourcesLine(this.options.inbox.sources ?? new Map()));
   }
 
   @Post(':source')

@@ -4,8 +4,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_INTAKE_PATH, QUEUEBOX_RESOLVED_OPTIONS } from '../queuebox.constants.js';
-import { intakeBodyTooLarge, intakeRouteNotFound, intakeUnknownSource, intakeUnsupportedPlatform } from '../queuebox.messages.js';
+import { intakeBodyTimedOut, intakeBodyTooLarge, intakeRouteNotFound, intakeUnknownSource, intakeUnsupportedPlatform } from '../queuebox.messages.js';
 import { INTAKE_BODY, type IntakeBodyCarrier, readIntakeBody } from './intake-body.js';
+import { checkIntakeHead } from './intake-request.js';
 import { SourceLabels } from './source-labels.js';
 
 /** Names of the body parsers of Express (and so of Nest's defaults and `app.useBodyParser`). */
@@ -26,10 +27,13 @@ type ExpressHandler = (request: IntakeHttpRequest, response: ServerResponse, nex
 
 /**
  * Gives the intake route a body reader of its own, ahead of the application's body parsers, so
- * that it answers a source not in `inbox.sources` with 404 before reading any of the body,
- * accepts bodies up to `inbox.maxPayloadBytes` whatever the global JSON parser's limit (100 KB by
- * default), keeps the raw bytes for the signature check, and answers an oversize body with its
- * own 413. A body it has read is finished, so the global parsers skip it.
+ * that it answers before reading any of the body what the headers decide: a source not in
+ * `inbox.sources` (404), a content type, an id or a signed source's signature headers that are
+ * missing, malformed or expired (415, 400, 401). It then reads the body within
+ * `inbox.bodyTimeoutMs` (408 when it does not arrive), accepts bodies up to
+ * `inbox.maxPayloadBytes` whatever the global JSON parser's limit (100 KB by default), keeps the
+ * raw bytes for the signature check, and answers an oversize body with its own 413. A body it
+ * has read is finished, so the global parsers skip it.
  *
  * NOTE: Express runs middleware in the order of its router's layer list, and Nest adds its body
  * parsers before any module code runs. The reader is added once the routes exist (so that it
@@ -73,14 +77,27 @@ export class IntakeBodyReader implements OnModuleInit {
     // The source first: a caller that names no declared source gets its 404 before a byte of the
     // body is read, so that nobody can make the server buffer bodies for sources it does not have.
     const source = request.params?.source ?? lastPathSegment(request.url);
-    const { sources, maxPayloadBytes: limit } = this.options.inbox;
-    if (sources && (source === undefined || !sources.has(source))) {
+    const { sources, maxPayloadBytes: limit, bodyTimeoutMs, signatureToleranceSeconds } = this.options.inbox;
+    if (source === undefined || (sources && !sources.has(source))) {
       this.refuse(request, response, HttpStatus.NOT_FOUND, intakeUnknownSource());
+      return;
+    }
+    // Then what the headers alone decide (the content type, the id, a signed source's signature
+    // headers): without credentials nobody can make the server wait for a body either.
+    const head = checkIntakeHead({
+      source,
+      headers: request.headers,
+      secrets: sources?.get(source)?.secrets,
+      nowSeconds: Math.floor(Date.now() / 1000),
+      toleranceSeconds: signatureToleranceSeconds,
+    });
+    if (!head.ok) {
+      this.refuse(request, response, head.status, head.error);
       return;
     }
     let body;
     try {
-      body = await readIntakeBody(request, limit);
+      body = await readIntakeBody(request, limit, bodyTimeoutMs);
     } catch (error) {
       next(error);
       return;
@@ -90,7 +107,8 @@ export class IntakeBodyReader implements OnModuleInit {
       next();
       return;
     }
-    this.refuse(request, response, HttpStatus.PAYLOAD_TOO_LARGE, intakeBodyTooLarge(limit));
+    if (body.kind === 'timed-out') this.refuse(request, response, HttpStatus.REQUEST_TIMEOUT, intakeBodyTimedOut(bodyTimeoutMs));
+    else this.refuse(request, response, HttpStatus.PAYLOAD_TOO_LARGE, intakeBodyTooLarge(limit));
   }
 
   /**

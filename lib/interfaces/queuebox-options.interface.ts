@@ -114,6 +114,12 @@ export interface InboxOptions {
   sources?: Record<string, InboxSourceOptions>;
   /** How far a signature's timestamp may be from now (replay window), in seconds. Default 300. */
   signatureToleranceSeconds?: number;
+  /**
+   * How long the HTTP intake waits for a request's whole body once its headers have arrived, in
+   * milliseconds; a body still incomplete then is answered 408 and its connection closed, so that
+   * slow or stalled senders cannot hold the server's memory. Default 10000.
+   */
+  bodyTimeoutMs?: number;
   /** Forwarding of inbox rows into the outbox. */
   relay?: InboxRelayOptions;
 }

@@ -17,6 +17,7 @@ import {
   sharedSourceSecret,
   sourceNeedsSecret,
   secretAndUnsigned,
+  sourceSecretUnsetButUnsigned,
   bothOptionNames,
   deprecatedOption,
   deprecatedShutdownFallback,
@@ -84,7 +85,7 @@ const WORKERS_KEYS = keysOf<WorkersOptions>({ enabled: true, shutdownTimeoutMs: 
 const NOTIFY_KEYS = keysOf<NotifyOptions>({ enabled: true, coalesceMs: true, listenUrl: true });
 // `notify` and `metricsIntervalMs` are the deprecated names of `notify` and `workers.metricsIntervalMs` (see `movedOption`).
 const OUTBOX_KEYS = keysOf<OutboxOptions>({ claimTimeoutMs: true, shutdownTimeoutMs: true, pollIntervalMs: true, batchSize: true, concurrency: true, maxAttempts: true, backoff: true, maxPayloadBytes: true, claimLock: true, asyncMarks: true, notify: true, metricsIntervalMs: true });
-const INBOX_KEYS = keysOf<InboxOptions>({ maxPayloadBytes: true, sources: true, signatureToleranceSeconds: true, relay: true });
+const INBOX_KEYS = keysOf<InboxOptions>({ maxPayloadBytes: true, sources: true, signatureToleranceSeconds: true, bodyTimeoutMs: true, relay: true });
 const SOURCE_KEYS = keysOf<InboxSourceOptions>({ secret: true, unsigned: true });
 const RELAY_KEYS = keysOf<InboxRelayOptions>({ routes: true, claimTimeoutMs: true, pollIntervalMs: true, batchSize: true, concurrency: true, maxAttempts: true, backoff: true, shutdownTimeoutMs: true });
 const ROUTE_KEYS = keysOf<InboxRouteOptions>({ destination: true, transform: true });
@@ -213,6 +214,7 @@ function resolveInbox(
     maxPayloadBytes: readInt(inbox.maxPayloadBytes, 'inbox.maxPayloadBytes', 262_144, 1, 1_073_741_824),
     sources,
     signatureToleranceSeconds: readInt(inbox.signatureToleranceSeconds, 'inbox.signatureToleranceSeconds', 300, 1, 86_400),
+    bodyTimeoutMs: readInt(inbox.bodyTimeoutMs, 'inbox.bodyTimeoutMs', 10_000, 100, 300_000),
     relay: {
       routes,
       claimTimeoutMs: readInt(relay.claimTimeoutMs, 'inbox.relay.claimTimeoutMs', 300_000, 1_000, MAX_INTERVAL_MS),
@@ -248,7 +250,7 @@ function readBatching(loop: Record<string, unknown>, path: string, pace: PaceBou
 /**
  * The declared sources. Where the HTTP intake is mounted, each must say how its requests are
  * trusted: a secret, or `unsigned: true`. An unset secret (`secret: process.env.X` with X unset)
- * is then a start-up error, never a silently open source.
+ * is then a start-up error, never a silently open source, and so is one next to `unsigned: true`.
  */
 function resolveSources(sources: Record<string, unknown>, context: ResolveContext): ReadonlyMap<string, { secrets?: Buffer[] }> {
   const resolved = new Map<string, { secrets?: Buffer[] }>();
@@ -261,6 +263,9 @@ function resolveSources(sources: Record<string, unknown>, context: ResolveContex
     const secrets = readWebhookSecrets(source.secret, `${path}.secret`);
     const unsigned = readBoolean(source.unsigned, `${path}.unsigned`, false);
     if (secrets && unsigned) throw new InvalidQueueBoxOptionsError(path, secretAndUnsigned(path));
+    // `secret: process.env.X` with X unset reads as undefined: next to `unsigned: true` it would
+    // open the source to anyone, where the same line with X set is refused above.
+    if (unsigned && Object.hasOwn(source, 'secret')) throw new InvalidQueueBoxOptionsError(`${path}.secret`, sourceSecretUnsetButUnsigned(path));
     if (context.intake && !secrets && !unsigned) throw new InvalidQueueBoxOptionsError(`${path}.secret`, sourceNeedsSecret(path));
     // A secret identifies its source: shared by two, each would accept the other's requests.
     for (const key of secrets ?? []) {

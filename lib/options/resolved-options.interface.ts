@@ -53,6 +53,8 @@ export interface ResolvedInboxOptions {
   /** Declared sources with the keys of their Standard Webhooks secrets (none: unsigned). */
   sources?: ReadonlyMap<string, { secrets?: Buffer[] }>;
   signatureToleranceSeconds: number;
+  /** How long the HTTP intake waits for a request's whole body once its headers are in. */
+  bodyTimeoutMs: number;
   relay: ResolvedRelayOptions;
 }
 

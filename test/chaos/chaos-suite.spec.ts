@@ -39,7 +39,7 @@ const VIOLATIONS = ['lost', 'rolledBackDelivered', 'orderViolations', 'doubleEff
 const LIVENESS = ['crashes', 'stalledLoops', 'notListening'];
 
 /**
- * The chaos suite (docs/guides/chaos.md) on a private PostgreSQL cluster it starts and crashes
+ * The chaos suite (contributing/chaos.md) on a private PostgreSQL cluster it starts and crashes
  * itself (QUEUEBOX_PG_URL's server when the PostgreSQL 15 programs are missing), in a schema of
  * its own: the short run must pass, and each negative control must make it fail on the counter
  * it breaks, all with the network cuts and crash-restarts on. Production is paced (30 s), the

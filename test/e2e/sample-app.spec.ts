@@ -1,7 +1,11 @@
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { readSampleConfig, type SampleConfig } from '../../sample-app/sample-config.js';
 import { SHIPPING_SCHEMA } from '../../sample-app/shipping/shipping.constants.js';
 import { startSampleApps, type SampleApps } from '../../sample-app/start-sample.js';
@@ -75,4 +79,59 @@ describe('the sample app', () => {
       await client.end();
     }
   }
+});
+
+/**
+ * `npm run sample -- --once`, as a user or a script runs it: the compiled sample in a process of
+ * its own, which places a first order by itself once both services are up, logs each hop as it
+ * happens, and with `--once` exits when the order's shipment is recorded.
+ */
+describe('npm run sample -- --once', { timeout: 180_000 }, () => {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const database = `qb_sample_once_${randomBytes(4).toString('hex')}`;
+  let admin: pg.Client;
+  let databaseUrl: URL;
+
+  beforeAll(async () => {
+    admin = new pg.Client({ connectionString: inject('pgUrl') });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    databaseUrl = new URL(inject('pgUrl'));
+    databaseUrl.pathname = `/${database}`;
+    // The first half of `npm run sample`: the sample's compile.
+    await promisify(execFile)(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'sample-app/tsconfig.json'], { cwd: root });
+  }, 180_000);
+  afterAll(async () => {
+    await admin?.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin?.end();
+  });
+
+  it('places one order by itself, logs every hop of it, and exits once its shipment is recorded', async () => {
+    const env = { ...process.env, DATABASE_URL: databaseUrl.toString(), PORT: String(await freePort()), SHIPPING_PORT: String(await freePort()), NO_COLOR: '1' };
+    const child = spawn(process.execPath, ['sample-app/dist/sample-app/main.js', '--once'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // A sample that never exits is stopped when the test gives up on it.
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    const code = await exited;
+    // eslint-disable-next-line no-control-regex -- strips the colours of Nest's console logger
+    const lines = output.replace(/\u001b\[[0-9;]*m/g, '').split('\n');
+    expect(code, output).toBe(0);
+    const at = (pattern: RegExp): number => {
+      const index = lines.findIndex((line) => pattern.test(line));
+      expect(index, `${pattern} in:\n${output}`).toBeGreaterThanOrEqual(0);
+      return index;
+    };
+    const placed = at(/\[SampleApp\] Placing a first order: POST http:\/\/127\.0\.0\.1:\d+\/orders/);
+    const hops = [/\[Orders\] order \S+ committed/, /\[BillingReceiver\] received X-Message-Id/, /\[ShippingIntake\]/, /\[ShippingRelay\]/, /\[Warehouse\] packed parcel/, /\[ShipmentsWorker\] .*shipment of order/].map(at);
+    const through = at(/\[SampleApp\] First order \S+ went through every hop/);
+    for (const hop of hops) expect(hop > placed && hop < through, output).toBe(true);
+    expect(at(/stopped cleanly/)).toBeGreaterThan(through);
+    // A script gets its exit; the hint to place another order is for a person at the terminal.
+    expect(output).not.toContain('Place another order');
+  });
 });

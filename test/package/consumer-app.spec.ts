@@ -9,6 +9,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../tools/embedded-postgres.js';
 import { waitFor } from '../fixtures/http-receiver.js';
+import { NEST_NEW } from '../fixtures/nest-new.js';
+import { tracingGuide } from '../fixtures/tracing-guide.js';
 
 const execute = promisify(execFile);
 
@@ -37,22 +39,41 @@ async function consumerDependencies(tarball: string): Promise<Record<string, str
   return { queuebox: `file:${tarball}`, ...Object.fromEntries(pick.map((name) => [name, own.devDependencies[name]])) };
 }
 
+/** The README's tsconfig, the least an application that was not made by `nest new` needs. */
+const README_OPTIONS = { module: 'nodenext', moduleResolution: 'nodenext', target: 'ES2022', strict: true, experimentalDecorators: true, emitDecoratorMetadata: true, skipLibCheck: true };
+
 /**
- * The two shapes of a Nest application, both compiled with `nodenext` as the README says: the
- * package.json's `type` makes the output CommonJS (Nest's default) or ESM.
+ * The two shapes of a Nest application, both compiled with `nodenext`: an ESM app as `nest new`
+ * makes it (Nest 12's default: its package.json's `type`, its compiler options), and a CommonJS
+ * app with the README's tsconfig.
  */
-const MODES = { commonjs: { type: undefined }, esm: { type: 'module' } } as const;
+const MODES = {
+  commonjs: { type: undefined, compilerOptions: README_OPTIONS },
+  esm: { type: NEST_NEW.type, compilerOptions: { ...NEST_NEW.compilerOptions, strict: true } },
+} as const;
 
 /** Compiled by the compiler only: the declarations of the testing kit, in an app without embedded-postgres. */
 const TESTING_CHECK =
   `import { startEmbeddedPostgres, type EmbeddedPostgres } from 'queuebox/testing';\n` +
   `export const start = (): Promise<EmbeddedPostgres> => startEmbeddedPostgres({ database: 'app_test' });\n`;
 
+/** Loads the tracing guide's set-up as compiled in the app, then starts a span and injects its context. */
+const TRACING_CHECK = `
+await import('./dist/tracing.js');
+const { context, propagation, trace } = await import('@opentelemetry/api');
+const span = trace.getTracer('consumer-check').startSpan('check');
+const carrier = {};
+propagation.inject(trace.setSpan(context.active(), span), carrier);
+span.end();
+console.log(carrier.traceparent ?? 'no traceparent');
+`;
+
 /**
  * The package as a user gets it: `npm pack`, installed once (with the three TypeScript lines) and
  * used by two fresh applications, CommonJS and ESM, whose sources are the README's Quick start
  * (examples/quick-start, kept equal to the README by test/unit/docs.spec.ts). Each app compiles
  * with TypeScript 5.9, 6.0 and 7.0, starts against PostgreSQL and delivers one order's message.
+ * The tracing guide's install command runs as written, and its set-up is compiled and run.
  * Slow (an npm install): it runs in CI, where QUEUEBOX_PACKAGE_CHECK=1, and is reported skipped
  * otherwise.
  */
@@ -74,6 +95,9 @@ describe.skipIf(!process.env.QUEUEBOX_PACKAGE_CHECK)('the packed package in a co
       JSON.stringify({ name: 'consumer-dependencies', private: true, dependencies: await consumerDependencies(tarball), devDependencies: { ...compilers, '@types/node': '^20' } }, null, 2),
     );
     await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: installed });
+    // Then, in the app, the tracing guide's own command, word for word: unpinned, the newest
+    // @opentelemetry/api and SDK packages once refused to install together (ERESOLVE).
+    await run('npm', tracingGuide(root).npmArgs, { cwd: installed });
     admin = new pg.Client({ connectionString: inject('pgUrl') });
     await admin.connect();
   }, 300_000);
@@ -86,6 +110,8 @@ describe.skipIf(!process.env.QUEUEBOX_PACKAGE_CHECK)('the packed package in a co
     const app = join(work, mode);
     await cp(join(root, 'examples/quick-start/src'), join(app, 'src'), { recursive: true });
     await writeFile(join(app, 'src/testing.check.ts'), TESTING_CHECK);
+    // The tracing guide's set-up, compiled with the app and run below.
+    await writeFile(join(app, 'src/tracing.ts'), `${tracingGuide(root).setup}\n`);
     // Checked by the compiler only: the destination names the app declared are enforced.
     await writeFile(
       join(app, 'src/destinations.check.ts'),
@@ -96,14 +122,7 @@ describe.skipIf(!process.env.QUEUEBOX_PACKAGE_CHECK)('the packed package in a co
         `export const untyped = (outbox: OutboxService) => outbox.enqueue({ destination: 'nowhere', payload: 1 });\n`,
     );
     await writeFile(join(app, 'package.json'), JSON.stringify({ name: `consumer-${mode}`, private: true, ...(MODES[mode].type && { type: MODES[mode].type }) }, null, 2));
-    // The README's tsconfig, for CommonJS and ESM alike.
-    await writeFile(
-      join(app, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'ES2022', strict: true, experimentalDecorators: true, emitDecoratorMetadata: true, skipLibCheck: true, types: ['node'], outDir: 'dist', rootDir: 'src' },
-        include: ['src'],
-      }),
-    );
+    await writeFile(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...MODES[mode].compilerOptions, types: ['node'], outDir: 'dist', rootDir: 'src' }, include: ['src'] }));
     await symlink(join(installed, 'node_modules'), join(app, 'node_modules'), 'dir');
     const tsc = (line: keyof typeof TYPESCRIPTS, ...flags: string[]) => run(process.execPath, [join(app, `node_modules/typescript-${line}/bin/tsc`), '-p', '.', ...flags], { cwd: app });
     for (const line of Object.keys(TYPESCRIPTS) as (keyof typeof TYPESCRIPTS)[]) await tsc(line, ...(line === EMITTING_TYPESCRIPT ? [] : ['--noEmit']));
@@ -111,7 +130,12 @@ describe.skipIf(!process.env.QUEUEBOX_PACKAGE_CHECK)('the packed package in a co
     // lacks, as queuebox/testing's once named embedded-postgres, fails here.
     await tsc(EMITTING_TYPESCRIPT, '--noEmit', '--skipLibCheck', 'false');
     // The module format the app's package.json asked for.
-    expect(await readFile(join(app, 'dist/main.js'), 'utf8')).toMatch(mode === 'esm' ? /^import /m : /require\("reflect-metadata"\)/);
+    expect(await readFile(join(app, 'dist/main.js'), 'utf8')).toMatch(mode === 'esm' ? /^import /m : /require\("@nestjs\/core"\)/);
+
+    // The guide's set-up registers a tracer provider, a context manager and the W3C propagator:
+    // a span started after it has a real trace id, and its context travels as a traceparent.
+    const traced = await run(process.execPath, ['--input-type=module', '-e', TRACING_CHECK], { cwd: app });
+    expect(traced.stdout).toMatch(/^00-(?!0{32})[0-9a-f]{32}-[0-9a-f]{16}-01$/m);
 
     const database = `qb_consumer_${mode}_${randomBytes(3).toString('hex')}`;
     await admin.query(`CREATE DATABASE ${database}`);

@@ -66,7 +66,7 @@ async function setupSqlServer(project: TestProject): Promise<void> {
         '',
         `!!! ${project.name}: QUEUEBOX_MSSQL_URL is not set — every SQL Server test of this run is SKIPPED (none ran, none passed).`,
         '!!! Set QUEUEBOX_MSSQL_URL=mssql://user:password@host:1433/database?trustServerCertificate=true to run them',
-        '!!! (docs/guides/testing-on-sql-server.md).',
+        '!!! (contributing/testing-on-sql-server.md).',
         '',
       ].join('\n'),
     );

@@ -222,4 +222,18 @@ describe('queuebox CLI: flag readers', () => {
     expect(readInstantFlag('2026-01-31T12:00:00.5+02:00', '--since')).toEqual(new Date('2026-01-31T10:00:00.500Z'));
     for (const bad of ['2026-01-31', '2026-01-31T12:00:00', 'yesterday', '2026-13-40T00:00:00Z']) expect(usageError(() => readInstantFlag(bad, '--since')).flag).toBe('--since');
   });
+
+  it('refuses an --ids list with an empty entry (1,,2), naming the flag', () => {
+    // An empty entry is an id lost on the way (an unset shell variable), not a separator.
+    expect(readIdsFlag(' 1 2 ', '--ids', 10)).toEqual(['1', '2']);
+    for (const bad of ['1,,2', ',1', '1,', '1, ,2', ',']) expect(usageError(() => readIdsFlag(bad, '--ids', 10)).flag, bad).toBe('--ids');
+  });
+
+  it('refuses an instant that names no real time (2026-02-31, 24:00), naming the flag', () => {
+    // Dates that do not exist, which Date rolls over (2026-02-31 would be 3 March).
+    for (const bad of ['2026-02-31T00:00:00Z', '2026-02-29T00:00Z', '2026-06-31T00:00Z', '2026-02-28T24:00Z', '2026-02-28T23:59:60Z', '2026-02-28T12:00+24:00']) {
+      expect(usageError(() => readInstantFlag(bad, '--since')).flag, bad).toBe('--since');
+    }
+    expect(readInstantFlag('2028-02-29T23:59:59.999-12:00', '--since')).toEqual(new Date('2028-03-01T11:59:59.999Z'));
+  });
 });

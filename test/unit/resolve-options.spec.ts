@@ -106,6 +106,8 @@ describe('resolveOptions', () => {
     [{ retention: { outboxSentMs: 10 } }, 'retention.outboxSentMs'],
     [{ retention: { deadMs: 1e15 } }, 'retention.deadMs'],
     [{ retention: { intervalMs: 0 } }, 'retention.intervalMs'],
+    [{ inbox: { bodyTimeoutMs: 99 } }, 'inbox.bodyTimeoutMs'],
+    [{ inbox: { bodyTimeoutMs: 300_001 } }, 'inbox.bodyTimeoutMs'],
   ])('refuses %j at %s', (options, path) => {
     const error = failure(options);
     expect(error.path).toBe(path);
@@ -151,6 +153,23 @@ describe('resolveOptions', () => {
     const two = resolveOptions({ inbox: { sources: { s: { secret: [SECRET_A, SECRET_B] } } } }).inbox.sources?.get('s');
     expect(one).toMatchObject({ secrets: [expect.any(Buffer)] });
     expect(two?.secrets).toHaveLength(2);
+  });
+
+  describe('an inbox source\'s secret', () => {
+    it.each([
+      ['read from an unset variable', { secret: undefined, unsigned: true }],
+      ['read from an empty variable', { secret: '', unsigned: true }],
+      ['set', { secret: SECRET_A, unsigned: true }],
+    ])('refuses a secret %s next to unsigned: true, naming the field', (_, source) => {
+      const path = source.secret === SECRET_A ? 'inbox.sources.partners' : 'inbox.sources.partners.secret';
+      expect(failure({ inbox: { sources: { partners: source } } })).toMatchObject({ path, message: expect.stringContaining(`"${path}`) });
+      expect(() => resolveOptions({ inbox: { sources: { partners: source } } }, { intake: true })).toThrow(expect.objectContaining({ path }));
+    });
+
+    it('accepts unsigned: true without a secret key, and a secret without unsigned', () => {
+      expect(resolveOptions({ inbox: { sources: { partners: { unsigned: true } } } }, { intake: true }).inbox.sources?.get('partners')).toEqual({ secrets: undefined });
+      expect(resolveOptions({ inbox: { sources: { partners: { secret: SECRET_A, unsigned: false } } } }, { intake: true }).inbox.sources?.get('partners')).toMatchObject({ secrets: [expect.any(Buffer)] });
+    });
   });
 
   describe('an http destination\'s secret', () => {

@@ -53,6 +53,19 @@ describe('Standard Webhooks signatures', () => {
     expect(check('m1', body, now, Array(9).fill(header).join(' '))).toBe('malformed');
   });
 
+  it('are decoded strictly: a valid signature with characters around it is malformed, not the signature', () => {
+    const key = keyOf(secret);
+    const signature = webhookSignatures([key], 'm1', now, body).slice('v1,'.length);
+    // Node's lenient base64 stops at the padding and skips what it does not know: each of these
+    // decodes to the valid signature's bytes.
+    for (const altered of [`${signature}junk`, `${signature}=`, ` ${signature.slice(0, 20)}\n${signature.slice(20)}`, `${signature.slice(0, 20)}*${signature.slice(20)}`]) {
+      expect(Buffer.from(altered, 'base64').equals(Buffer.from(signature, 'base64')), altered).toBe(true);
+      expect(checkWebhookSignatures([key], 'm1', String(now), `v1,${altered}`, body, now, 300), altered).toBe('malformed');
+      // Next to a valid entry, the altered one is only skipped.
+      expect(checkWebhookSignatures([key], 'm1', String(now), `v1,${altered} v1,${signature}`, body, now, 300), altered).toBe('ok');
+    }
+  });
+
   it('are computed over the raw bytes: two byte strings that decode to one text do not share a signature', () => {
     const key = keyOf(secret);
     // Both are invalid UTF-8; a lenient decoder turns each into "\uFFFD".

@@ -2,6 +2,8 @@
 export const QUEUEBOX_ADMIN_SETTINGS = Symbol('QUEUEBOX_ADMIN_SETTINGS');
 /** The raw options of the admin module (ConfigurableModuleBuilder's token). */
 export const QUEUEBOX_ADMIN_MODULE_OPTIONS = Symbol('QUEUEBOX_ADMIN_MODULE_OPTIONS');
+/** The module's route prefix (the `path` extra). */
+export const QUEUEBOX_ADMIN_PATH = Symbol('QUEUEBOX_ADMIN_PATH');
 /** The application's guard, when the `guard` extra names one. */
 export const QUEUEBOX_ADMIN_APP_GUARD = Symbol('QUEUEBOX_ADMIN_APP_GUARD');
 

@@ -20,7 +20,7 @@ export class AdminHeaderMissingException extends ForbiddenException {}
 export class AdminMutationGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const { headers } = context.switchToHttp().getRequest<AdminRequest>();
-    if (!isJson(single(headers['content-type']))) throw new UnsupportedMediaTypeException(adminJsonOnly());
+    if (!isAdminJson(headers['content-type'])) throw new UnsupportedMediaTypeException(adminJsonOnly());
     if (single(headers[ADMIN_REQUEST_HEADER.toLowerCase()])?.trim() !== ADMIN_REQUEST_HEADER_VALUE) {
       throw new AdminHeaderMissingException(adminHeaderRequired(ADMIN_REQUEST_HEADER, ADMIN_REQUEST_HEADER_VALUE));
     }
@@ -32,8 +32,9 @@ function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-/** `application/json`, with no parameter but a UTF-8 charset. */
-function isJson(value: string | undefined): boolean {
+/** `application/json`, with no parameter but a UTF-8 charset: the only body a mutation takes. */
+export function isAdminJson(header: string | string[] | undefined): boolean {
+  const value = single(header);
   if (value === undefined) return false;
   const [type, ...parameters] = value.split(';').map((part) => part.trim().toLowerCase());
   return type === 'application/json' && parameters.every((parameter) => parameter === '' || /^charset="?utf-8"?$/.test(parameter));

@@ -42,7 +42,8 @@ interface ReplayedRow {
 /**
  * The admin page's behaviour: reports, dead letters, replays and discards, over the admin API
  * next to the page. The bearer token lives in a variable of this function only: never in the
- * URL, a cookie or storage. Every value is written with `textContent`, never as markup.
+ * URL, a cookie or storage. Every value is written with `textContent`, never as markup, and with
+ * its control characters shown as escapes (`shown`).
  * Mutations ask for confirmation first, and go as JSON with the header `X-QueueBox-Admin: 1`,
  * which the API requires of them.
  */
@@ -97,17 +98,28 @@ export function adminPageClient(settings: AdminPageClientSettings): void {
     return body;
   }
 
+  /**
+   * Text as the page shows it: control characters other than tab and line feed become escapes
+   * (`\u202e`). Keys, sources and last errors come from senders and destinations: a bidirectional
+   * override (U+202E) in one would reorder the rest of its cell, and other controls would be
+   * invisible, so what an operator reads would not be what is stored.
+   */
+  function shown(text: string): string {
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
+    return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  }
+
   function status(text: string, bad?: boolean): void {
-    byId('status').textContent = text;
+    byId('status').textContent = shown(text);
     byId('status').className = bad ? 'bad' : '';
   }
   function message(text: string, bad?: boolean): void {
-    byId('message').textContent = text;
+    byId('message').textContent = shown(text);
     byId('message').className = bad ? 'bad' : '';
   }
   function cell(row: HTMLTableRowElement, text: unknown, className?: string): HTMLTableCellElement {
     const td = document.createElement('td');
-    td.textContent = text === null || text === undefined ? '' : String(text);
+    td.textContent = text === null || text === undefined ? '' : shown(String(text));
     if (className) td.className = className;
     row.appendChild(td);
     return td;
@@ -252,8 +264,8 @@ export function adminPageClient(settings: AdminPageClientSettings): void {
   function showDetail(id: string, payload: boolean): void {
     request<Json<DeadLetterDetail>>(`dead/${table}/${encodeURIComponent(id)}${payload ? '?payload=true' : ''}`).then((detail) => {
       byId('detail').hidden = false;
-      byId('detail-id').textContent = id;
-      byId('detail-text').textContent = JSON.stringify(detail, null, 2);
+      byId('detail-id').textContent = shown(id);
+      byId('detail-text').textContent = shown(JSON.stringify(detail, null, 2));
       byId('show-payload').hidden = payload;
       byId('show-payload').onclick = () => showDetail(id, true);
     }, failed);
@@ -304,7 +316,7 @@ export function adminPageClient(settings: AdminPageClientSettings): void {
   }
 
   function confirmThen(text: string, action: () => void): void {
-    byId('confirm-text').textContent = text;
+    byId('confirm-text').textContent = shown(text);
     byId('confirm').hidden = false;
     byId('confirm-yes').focus();
     byId('confirm-yes').onclick = () => {

@@ -4,7 +4,7 @@ import { DB_NOW, KEY_TYPE, READ_COMMITTED, SKIP_HINTS, UPDATE_HINTS, doneState, 
 
 /*
  * The claim on SQL Server, for the outbox, the relay and pull workers: the PostgreSQL dialect's
- * bounded claim (docs/internals/claim-sql.md, "The claim"; docs/internals/mssql-sql.md), as one
+ * bounded claim (contributing/claim-sql.md, "The claim"; contributing/mssql-sql.md), as one
  * request of several statements. Its cost is bounded by its parameters, never by the backlog:
  *
  *   @candidates = heads of up to @2 keys walked from a cursor    (a WHILE loop, one seek per key)

@@ -5,7 +5,7 @@
  * `processing` and anti-join (B) holds. Taken inside the claim statement it would not help (the
  * snapshot predates the wait). COMMIT of the short claim transaction releases it, so it is held
  * for the claim only. The wait is bounded like SQL Server's 10 s application lock. Why a lock in
- * the claim statement would not help: docs/internals/claim-sql.md, "The out-of-order commit window".
+ * the claim statement would not help: contributing/claim-sql.md, "The out-of-order commit window".
  */
 
 export const claimLockTimeout = (): string => /* sql */ `SET LOCAL lock_timeout = '10s'`;

@@ -4,7 +4,7 @@ import { ASYNC_COMMIT_CTE, asyncCommitCte } from './async-commit.sql.js';
 import { DB_NOW, qualified } from './postgres-names.js';
 
 /*
- * The claim, one statement for the outbox, the relay and pull workers (docs/internals/claim-sql.md,
+ * The claim, one statement for the outbox, the relay and pull workers (contributing/claim-sql.md,
  * "The claim"). Its cost is bounded by its parameters, never by the backlog:
  *
  *   candidates = heads of up to $3 keys walked from a cursor     (walk: one index probe per key)
@@ -26,7 +26,7 @@ import { DB_NOW, qualified } from './postgres-names.js';
  * walks (destination, key) pairs. The first result row carries the progress (window size, where
  * the walk stopped) even when nothing was claimed; claimed rows are joined to it.
  *
- * Planned once per connection (docs/internals/claim-sql.md, "Planned once"): every parameter that
+ * Planned once per connection (contributing/claim-sql.md, "Planned once"): every parameter that
  * could shape the plan reaches it through `unplanned()`, and candidates are joined by
  * `id = ANY (ARRAY(…))`, so a plan for given values is the plan for any values. PostgreSQL then
  * keeps its generic plan after five executions of the prepared statement, instead of planning

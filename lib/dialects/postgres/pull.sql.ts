@@ -5,7 +5,7 @@ import { INBOX_CLAIM_COLUMNS } from './inbox.sql.js';
 /**
  * The pull claim (claim.sql.ts) of one source ($7 holds it): a `pending` row that is due, or a
  * `processing` row whose lease ended, in one statement, with no separate reclaim step
- * (docs/internals/claim-sql.md, "The pull claim"). A re-claim of an expired row is race-free: if
+ * (contributing/claim-sql.md, "The pull claim"). A re-claim of an expired row is race-free: if
  * the owner's renewal or completion committed first, the newest version no longer matches and
  * drops out; if the owner is writing it now, it is locked and skipped. `inverted` flags a late
  * commit (queuebox_pull_order_inversions_total).

@@ -162,7 +162,7 @@ const dropIndexes = (t: ResolvedTableNames, table: 'outbox' | 'inbox', indexes: 
   indexes.map(([suffix]) => /* sql */ `DROP INDEX ${qualifiedIndex(t, table, suffix)}`);
 
 /**
- * Schema version 2: the claim engine of bounded claims (docs/internals/claim-sql.md) and order
+ * Schema version 2: the claim engine of bounded claims (contributing/claim-sql.md) and order
  * per destination (docs/concepts/ordering.md). The inbox's key column takes the outbox's name,
  * `ordering_key`: one name for one concept. The unique index on `message_id` goes: ids are
  * random UUIDv7s, unique by construction, and no statement looks one up.

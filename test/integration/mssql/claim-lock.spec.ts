@@ -11,7 +11,7 @@ import { waitFor } from '../../fixtures/http-receiver.js';
 import { insertRows, repositoryFor } from '../../fixtures/outbox-rows.js';
 
 /**
- * The out-of-order-commit window (docs/internals/claim-sql.md) replayed step by step on SQL Server,
+ * The out-of-order-commit window (contributing/claim-sql.md) replayed step by step on SQL Server,
  * where every claim takes its lock (pg/claim-lock.spec.ts replays it on PostgreSQL, with the lock
  * on and off): producer P takes the older id of key K but commits after the younger row was
  * claimed by X, whose claim transaction is still open when Y claims. Y must wait for X's
@@ -53,7 +53,7 @@ describeWithDatabase('SQL Server claim locks: producers of one key committing ou
   /**
    * An inbox row goes in with a plain INSERT, not the receive's: the receive's duplicate check
    * holds a key-range lock to the end of the transaction, which would make the younger row's
-   * insert wait for the producer (the inbox dedup of docs/internals/mssql-sql.md), a wait this
+   * insert wait for the producer (the inbox dedup of contributing/mssql-sql.md), a wait this
    * replay is not about.
    */
   async function insert(table: QueueBoxTable, idempotencyKey: string, runner?: QueryRunner): Promise<string> {

@@ -11,7 +11,7 @@ const KEYS = 6;
 const PER_KEY = 8;
 
 /**
- * docs/guides/testing-on-sql-server.md, "RCSI off and on": QueueBox supports
+ * contributing/testing-on-sql-server.md, "RCSI off and on": QueueBox supports
  * READ_COMMITTED_SNAPSHOT both off (locking reads: READPAST skips locked rows) and on (versioned
  * reads: READCOMMITTEDLOCK on the claim's candidates). Each mode runs on the URL's database when it
  * is in that mode, else on a database this spec creates; a mode that cannot be arranged (no CREATE

@@ -16,7 +16,7 @@ const wait = (prefix = ''): SqlStatement<void> => ({ sql: `${prefix}WAITFOR DELA
 
 /**
  * docs/guides/sql-server.md, "Waits for a live SQL Server" (locking), and
- * docs/internals/mssql-sql.md, "Why the claim lock belongs to the transaction": mssql returns a
+ * contributing/mssql-sql.md, "Why the claim lock belongs to the transaction": mssql returns a
  * timed-out connection to its pool without any reset, so whatever the session still holds is
  * inherited by the next borrower. After an ATTENTION inside QueueBox's claim transaction (lock
  * granted, claim not yet run), the connection must come back with no application lock and no open

@@ -10,7 +10,7 @@ import { claimOutbox, repositoryFor } from '../../fixtures/outbox-rows.js';
 
 /**
  * PostgreSQL only (EXPLAIN's buffer counts): the bounded claim's cost follows its bounds, not the
- * backlog (docs/internals/claim-sql.md, "The claim").
+ * backlog (contributing/claim-sql.md, "The claim").
  */
 describe('bounded claims: cost', () => {
   let schema: string;

@@ -7,7 +7,7 @@ import { claimInbox, claimOutbox, claimPull, insertRows } from '../../fixtures/o
 import { useTwoClaimers } from '../../fixtures/two-claimers.js';
 
 /**
- * The out-of-order-commit window (docs/internals/claim-sql.md), replayed step by step: producer P takes
+ * The out-of-order-commit window (contributing/claim-sql.md), replayed step by step: producer P takes
  * the older id of key K but commits after the younger row was claimed by X, whose claim
  * transaction is still open when Y claims. Outbox and pull: the lock is an option (off by
  * default). Inbox relay: its lock, always taken.

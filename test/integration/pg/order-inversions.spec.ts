@@ -13,7 +13,7 @@ import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
 /*
  * PostgreSQL only: order inversions (a claim of a row older than a finished row of its key, a
  * producer having committed late) are detected where the claim lock is optional. On SQL Server
- * the claim lock is always taken and `inverted` is a constant false (docs/internals/mssql-sql.md,
+ * the claim lock is always taken and `inverted` is a constant false (contributing/mssql-sql.md,
  * "Where each guarantee comes from"), so these expectations do not apply there.
  */
 describe('claim repository: order inversions', () => {

@@ -137,6 +137,11 @@ describeWithDatabase('QueueBoxAdminModule: the admin API', () => {
       expect((await json(`dead/outbox/${first}?payload=true`)).body.payload).toBe(SECRET_PAYLOAD);
 
       expect(await json('dead/outbox?deadSince=yesterday')).toMatchObject({ status: 400, body: { field: 'deadSince' } });
+      // Dates that do not exist, which Date would roll over into other days.
+      for (const day of ['2026-02-31', '2026-02-31T00:00:00Z', '2026-02-29T00:00Z', '2026-04-31T12:00:00+02:00', '2026-02-28T24:00Z', '2026-02-28T23:60Z']) {
+        expect(await json(`dead/outbox?deadSince=${encodeURIComponent(day)}`), day).toMatchObject({ status: 400, body: { error: 'INVALID_ARGUMENT', field: 'deadSince' } });
+      }
+      expect((await json(`dead/outbox?deadSince=${encodeURIComponent('2028-02-29T00:00:00Z')}`)).status).toBe(200);
       expect(await json('dead/outbox?source=x')).toMatchObject({ status: 400, body: { field: 'source' } });
       expect(await json('dead/outbox?destinaton=sink')).toMatchObject({ status: 400, body: { field: 'destinaton' } });
       expect(await json('dead/queue')).toMatchObject({ status: 400, body: { field: 'table' } });
@@ -160,6 +165,24 @@ describeWithDatabase('QueueBoxAdminModule: the admin API', () => {
       // The largest bigint is an id like any other.
       expect(await json(`dead/outbox/${maxId}`)).toMatchObject({ status: 404, body: { field: 'id' } });
       expect((await json(`dead/outbox?after=${maxId}`)).body).toEqual({ items: [] });
+    });
+
+    it('answers a body that is not a JSON object, or not UTF-8, with the typed error of every other bad input, changing nothing', async () => {
+      const id = await deadRow('HTTP 503');
+      const send = async (body: string, contentType = 'application/json') => {
+        const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': contentType, 'x-queuebox-admin': '1' };
+        const response = await fetch(`${app.url}/ops/queuebox/api/dead/outbox/replay`, { method: 'POST', body, headers });
+        return { status: response.status, type: response.headers.get('content-type'), body: (await response.json().catch(() => undefined)) as unknown };
+      };
+      for (const body of ['"text"', '42', 'null', 'true', '[1]', '{not json']) {
+        expect(await send(body), body).toMatchObject({ status: 400, type: expect.stringContaining('application/json'), body: { error: 'INVALID_ARGUMENT', field: 'body' } });
+      }
+      expect(await send('')).toMatchObject({ status: 400, body: { error: 'INVALID_ARGUMENT', field: 'selection' } });
+      for (const charset of ['latin1', 'utf-16', 'nonsense']) {
+        const answer = await send(JSON.stringify({ ids: [id] }), `application/json; charset=${charset}`);
+        expect(answer, charset).toMatchObject({ status: 415, body: { error: 'UNSUPPORTED_MEDIA_TYPE', message: expect.stringContaining('application/json') } });
+      }
+      expect(await stateOf(id)).toBe('dead');
     });
 
     it('replays by ids and discards by filter, logging who, what and how many, never the payload', async () => {

@@ -105,4 +105,30 @@ describe.skipIf(!databaseConfigured || (!hasChromium && !inCi))('admin page in a
     if (process.env.QUEUEBOX_ADMIN_SCREENSHOT) await page.screenshot({ path: process.env.QUEUEBOX_ADMIN_SCREENSHOT, fullPage: true });
     await page.close();
   });
+
+  it('shows bidirectional overrides and other control characters of keys and errors as escapes, not raw', { timeout: 60_000 }, async () => {
+    // U+202E would show "order-1" + "txt.exe" reversed: the cell would read unlike what is stored.
+    const dead = await testDatabase().insertOutboxRow(app.dataSource, schema, {
+      destination: 'sink',
+      key: 'bidi-\u202egpj.exe',
+      state: 'dead',
+      attempts: 1,
+      lastError: 'HTTP 500 \u2066isolated\u2069 \u001b[2Jcleared',
+      finishedAgoMs: 1_000,
+    });
+    const page = await browser.newPage();
+    await page.goto(`${app.url}/queuebox/admin`);
+    await page.fill('#token', TOKEN);
+    await page.click('#connect');
+    const row = page.locator('#dead tr', { has: page.locator(`input[value="${dead}"]`) });
+    await row.waitFor();
+    const text = (await row.textContent()) ?? '';
+    expect(text).toContain('bidi-\\u202egpj.exe');
+    expect(text).toContain('HTTP 500 \\u2066isolated\\u2069 \\u001b[2Jcleared');
+    for (const raw of ['\u202e', '\u2066', '\u2069', '\u001b']) expect(text).not.toContain(raw);
+    await row.getByRole('button', { name: 'Inspect' }).click();
+    await page.locator('#detail-text', { hasText: 'bidi-' }).waitFor();
+    expect(await page.textContent('#detail-text')).not.toMatch(/[\u202e\u2066\u2069]/);
+    await page.close();
+  });
 });

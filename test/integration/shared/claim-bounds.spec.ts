@@ -8,7 +8,7 @@ import { outboxRows } from '../../fixtures/inbox-rows.js';
 import { claimOutbox, claimPull, insertRows, repositoryFor } from '../../fixtures/outbox-rows.js';
 
 /**
- * The bounded claim (docs/internals/claim-sql.md, "The claim"): every key gets its turn, however
+ * The bounded claim (contributing/claim-sql.md, "The claim"): every key gets its turn, however
  * deep the keys before it; FIFO per key holds. (That its cost follows its bounds, not the
  * backlog, is measured on PostgreSQL in pg/claim-cost.spec.ts.)
  */

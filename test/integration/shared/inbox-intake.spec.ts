@@ -21,6 +21,24 @@ function queueBoxHeaders(secret: string, id: string, body: string, extra: Record
   return { ...headers, 'x-queuebox-signature': webhookSignatures([key], id, Number(headers['webhook-timestamp']), coveredHeadersText(headers)) };
 }
 
+/**
+ * POSTs headers and the first 10 bytes of a 1000-byte body, then stalls: only an answer given
+ * before the whole body is read can arrive. Resolves with it once the server has also closed the
+ * connection (a connection left open would hold the server's socket and buffers).
+ */
+async function stalledPost(url: string, headers: Record<string, string>): Promise<{ status: number; connection?: string; text: string }> {
+  const request = httpRequest(new URL(url), { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '1000', ...headers } });
+  request.on('error', () => undefined);
+  const answered = new Promise<IncomingMessage>((resolve) => request.on('response', resolve));
+  const closed = new Promise<void>((resolve) => request.on('socket', (socket) => socket.on('close', () => resolve())));
+  request.write('{"a":"0123');
+  const response = await answered;
+  let text = '';
+  for await (const chunk of response) text += String(chunk);
+  await closed;
+  return { status: response.statusCode ?? 0, connection: response.headers.connection, text };
+}
+
 /** The HTTP intake's answers: what it stores, what it refuses, and that a refusal stores nothing. */
 describeWithDatabase('inbox: the HTTP intake', () => {
   let app: TestApp;
@@ -140,20 +158,36 @@ describeWithDatabase('inbox: the HTTP intake', () => {
   });
 
   it('answers an unknown source before reading any of the body: a body that never ends still gets its 404', async () => {
-    const url = new URL(`${intake}/nope`);
-    // 1000 bytes announced, 10 sent, and the request never finished: only an answer given
-    // before the body is read can arrive.
-    const request = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '1000', 'x-message-id': 'unknown-2' } });
-    request.on('error', () => undefined);
-    const answered = new Promise<IncomingMessage>((resolve) => request.on('response', resolve));
-    request.write('{"a":"0123');
-    const response = await answered;
-    let text = '';
-    for await (const chunk of response) text += String(chunk);
-    request.destroy();
-    expect(response.statusCode).toBe(404);
-    expect(response.headers.connection).toBe('close');
-    expect(JSON.parse(text)).toEqual({ status: 'rejected', error: 'unknown source' });
+    const answer = await stalledPost(`${intake}/nope`, { 'x-message-id': 'unknown-2' });
+    expect(answer.status).toBe(404);
+    expect(answer.connection).toBe('close');
+    expect(JSON.parse(answer.text)).toEqual({ status: 'rejected', error: 'unknown source' });
+  });
+
+  it('answers missing, malformed or expired signature headers with 401 before reading any of the body', async () => {
+    const body = JSON.stringify({ never: 'sent in full' });
+    const valid = standardWebhookHeaders(SIGNED, 'stall-1', body);
+    const cases: Record<string, Record<string, string>> = {
+      'no signature headers': { 'webhook-id': 'stall-1' },
+      'no timestamp': { 'webhook-id': 'stall-1', 'webhook-signature': valid['webhook-signature'] },
+      'a malformed signature': { ...valid, 'webhook-signature': 'v1,not*base64' },
+      'a malformed timestamp': { ...valid, 'webhook-timestamp': 'soon' },
+      'an expired timestamp': standardWebhookHeaders(SIGNED, 'stall-1', body, new Date(Date.now() - 3_600_000)),
+      'a key without its covering signature': { ...valid, 'x-queuebox-key': 'k' },
+      'a malformed covering signature': { ...valid, 'x-queuebox-key': 'k', 'x-queuebox-signature': 'v1,' },
+    };
+    for (const [name, headers] of Object.entries(cases)) {
+      const answer = await stalledPost(`${intake}/signed`, headers);
+      expect([answer.status, answer.connection], name).toEqual([401, 'close']);
+      expect(JSON.parse(answer.text), name).toMatchObject({ status: 'rejected' });
+    }
+    // A request with headers that may be signed is read on (its body is awaited, not refused).
+    expect(await stored('stall-1')).toEqual([]);
+  });
+
+  it('answers a missing id or a wrong content type before reading any of the body', async () => {
+    expect((await stalledPost(`${intake}/open`, {})).status).toBe(400);
+    expect((await stalledPost(`${intake}/open`, { 'content-type': 'text/plain', 'x-message-id': 'stall-2' })).status).toBe(415);
   });
 
   it('answers 500 when the database fails, logs no statement parameters, and counts it', async () => {
@@ -173,5 +207,30 @@ describeWithDatabase('inbox: the HTTP intake', () => {
     expect(await counterValue(INBOX_MESSAGES_RECEIVED_TOTAL, { source: 'open', outcome: 'failed' })).toBe(failedBefore + 1);
     expect(error).toHaveBeenCalled();
     expect(JSON.stringify(error.mock.calls)).not.toContain('PAYLOAD-MARKER-2');
+  });
+});
+
+/** The intake's deadline for a body, on an app of its own with a short one. */
+describeWithDatabase('inbox: the HTTP intake, a body that stalls', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startQueueBoxApp(
+      await createTestSchema(),
+      { intake: { path: 'inbox' }, inbox: { bodyTimeoutMs: 200, sources: { signed: { secret: SIGNED } } } },
+      { listen: true },
+    );
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('answers 408 and closes the connection when the body of a signed request stops arriving', async () => {
+    const body = JSON.stringify({ pad: 'x'.repeat(990) });
+    const rejectedBefore = await counterValue(INBOX_MESSAGES_RECEIVED_TOTAL, { source: 'signed', outcome: 'rejected' });
+    const answer = await stalledPost(`${app.url}/inbox/signed`, standardWebhookHeaders(SIGNED, 'slow-1', body));
+    expect([answer.status, answer.connection]).toEqual([408, 'close']);
+    expect(JSON.parse(answer.text)).toEqual({ status: 'rejected', error: 'the body did not arrive within 200 ms (inbox.bodyTimeoutMs)' });
+    expect(await counterValue(INBOX_MESSAGES_RECEIVED_TOTAL, { source: 'signed', outcome: 'rejected' })).toBe(rejectedBefore + 1);
   });
 });

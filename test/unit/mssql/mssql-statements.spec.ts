@@ -5,7 +5,7 @@ import { MAX_RESOURCE_LENGTH } from '../../../lib/dialects/mssql/mssql-names.js'
 import { mssqlStatementInventory, mssqlStatementMethods, tableConfigurations, type TableConfiguration } from './statement-inventory.js';
 
 /*
- * What the SQL Server dialect sends, checked where no server can run (docs/internals/mssql-sql.md,
+ * What the SQL Server dialect sends, checked where no server can run (contributing/mssql-sql.md,
  * "Proof without a server"): every statement written to a .sql file snapshot (the grammar gate's
  * input, and a reviewable diff of every T-SQL change), then the properties no parser checks.
  * Snapshots are committed: CI compares, never writes them (`vitest -u` updates them locally).
