@@ -3,6 +3,8 @@
  * Values are described, never dumped: a payload or a secret must not reach a log.
  */
 import type { LeaseAdvice } from './interfaces/lease-advice.interface.js';
+import type { ResolvedTableNames } from './interfaces/table-names.interface.js';
+import { DEFAULT_INBOX_TABLE, DEFAULT_OUTBOX_TABLE } from './queuebox.constants.js';
 
 /** Short, log-safe description of an option value. */
 export function describeValue(value: unknown): string {
@@ -348,3 +350,51 @@ export const deadLettersInWindow = (count: number, limit: number, windowMs: numb
 
 export const loopStalled = (loop: string, ageMs: number, intervals: number): string =>
   `loop ${loop} has not ticked for ${Math.round(ageMs / 1000)} s (${intervals} poll intervals) with nothing in flight`;
+
+/** A database's migrations as `queuebox/migrations` exports them: its DataSource type, and the constant for the default table names. */
+export interface MigrationsExport {
+  type: string;
+  defaultMigrations: string;
+}
+
+/** The `createQueueBoxMigrations` call that makes tables of these names. */
+const migrationsCall = (type: string, tables?: ResolvedTableNames): string => {
+  if (!tables) return `createQueueBoxMigrations({ type: '${type}', schema, tables })`;
+  const names = [tables.outbox === DEFAULT_OUTBOX_TABLE ? '' : `outbox: '${tables.outbox}'`, tables.inbox === DEFAULT_INBOX_TABLE ? '' : `inbox: '${tables.inbox}'`].filter(Boolean);
+  return `createQueueBoxMigrations({ type: '${type}'${tables.schema ? `, schema: '${tables.schema}'` : ''}${names.length ? `, tables: { ${names.join(', ')} }` : ''} })`;
+};
+
+/** What to add to the DataSource's `migrations`: the constant for the default names, the factory for others. */
+export const migrationsToAdd = (database: MigrationsExport, tables?: ResolvedTableNames): string =>
+  tables && (tables.schema || tables.outbox !== DEFAULT_OUTBOX_TABLE || tables.inbox !== DEFAULT_INBOX_TABLE)
+    ? `${migrationsCall(database.type, tables)} from "queuebox/migrations" (the schema and tables given to QueueBoxModule)`
+    : `${database.defaultMigrations} from "queuebox/migrations" (or ${migrationsCall(database.type)} for other table names)`;
+
+/** A table's name in a message: schema-qualified when a schema is set. */
+const tableName = (tables: ResolvedTableNames, name: string): string => (tables.schema ? `${tables.schema}.${name}` : name);
+
+export const tableMissing = (tables: ResolvedTableNames, name: string): string => `table ${tableName(tables, name)} does not exist`;
+
+export const columnsMissing = (tables: ResolvedTableNames, name: string, columns: readonly string[]): string =>
+  `table ${tableName(tables, name)} has no column${columns.length === 1 ? '' : 's'} ${listed(columns)}`;
+
+/** How the tables were looked up, for a reader who finds them elsewhere. */
+const lookedUp = (tables: ResolvedTableNames): string =>
+  tables.schema ? `in schema ${tables.schema}` : 'without a schema (QueueBox\'s "schema" option is not set), where the DataSource\'s connections find unqualified names';
+
+export const missingMigrations = (displayName: string, database: MigrationsExport, tables: ResolvedTableNames, problems: readonly string[], migrations: readonly string[]): string =>
+  `QueueBox's tables are not ready on this ${displayName} database: ${problems.join('; ')} (looked up ${lookedUp(tables)}). ` +
+  `The migration${migrations.length === 1 ? '' : 's'} ${listed(migrations)} ${migrations.length === 1 ? 'has' : 'have'} not run there: add ${migrationsToAdd(database, tables)} to the DataSource's "migrations" and run them ("migrationsRun: true" runs them as the DataSource starts). ` +
+  'If the tables exist elsewhere, set QueueBox\'s "schema" and "tables" options to their names. To start anyway and wait for the migrations, set "startup.waitForMigrations: true".';
+
+export const waitingForMigrations = (problems: readonly string[], checkIntervalMs: number): string =>
+  `QueueBox's tables are not ready: ${problems.join('; ')}. Waiting for them (startup.waitForMigrations), looking again every ${checkIntervalMs} ms: no loop runs and the health indicator reports down until then.`;
+
+export const tablesReady = (waitedMs: number): string => `QueueBox's tables are ready after ${Math.round(waitedMs / 1000)} s of waiting: starting the loops`;
+
+export const tablesCheckFailed = (error: string): string => `the check of QueueBox's tables failed: ${error}`;
+
+export const dataSourceNotInitialized = (): string =>
+  'QueueBox option "dataSource" names a DataSource that is not initialized when QueueBox starts (TypeOrmModule\'s "manualInitialization", or a dataSourceFactory that returns it uninitialized): QueueBox checks its tables at start-up; let @nestjs/typeorm initialize the DataSource, or initialize it in the dataSourceFactory.';
+
+export const loopStartFailed = (): string => 'a QueueBox loop failed to start once its tables were ready';

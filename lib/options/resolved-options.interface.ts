@@ -7,6 +7,7 @@ import type { ResolvedTableNames } from '../interfaces/table-names.interface.js'
 export interface ResolvedQueueBoxOptions {
   tables: ResolvedTableNames;
   workers: ResolvedWorkersOptions;
+  startup: ResolvedStartupOptions;
   notify: ResolvedNotifyOptions;
   preparedStatements: boolean;
   statementTimeoutMs: number;
@@ -22,6 +23,11 @@ export interface ResolvedWorkersOptions {
   enabled: boolean;
   shutdownTimeoutMs: number;
   metricsIntervalMs: number;
+}
+
+export interface ResolvedStartupOptions {
+  waitForMigrations: boolean;
+  checkIntervalMs: number;
 }
 
 export interface ResolvedNotifyOptions {
