@@ -380,10 +380,10 @@ export const columnsMissing = (tables: ResolvedTableNames, name: string, columns
 
 /** How the tables were looked up, for a reader who finds them elsewhere. */
 const lookedUp = (tables: ResolvedTableNames): string =>
-  tables.schema ? `in schema ${tables.schema}` : 'without a schema (QueueBox\'s "schema" option is not set), where the DataSource\'s connections find unqualified names';
+  tables.schema ? `in schema ${tables.schema}` : 'without a schema, as the "schema" option is not set';
 
 export const missingMigrations = (displayName: string, database: MigrationsExport, tables: ResolvedTableNames, problems: readonly string[], migrations: readonly string[]): string =>
-  `QueueBox's tables are not ready on this ${displayName} database: ${problems.join('; ')} (looked up ${lookedUp(tables)}). ` +
+  `QueueBox's tables are not ready on this ${displayName} database (looked up ${lookedUp(tables)}): ${problems.join('; ')}. ` +
   `The migration${migrations.length === 1 ? '' : 's'} ${listed(migrations)} ${migrations.length === 1 ? 'has' : 'have'} not run there: add ${migrationsToAdd(database, tables)} to the DataSource's "migrations" and run them ("migrationsRun: true" runs them as the DataSource starts). ` +
   'If the tables exist elsewhere, set QueueBox\'s "schema" and "tables" options to their names. To start anyway and wait for the migrations, set "startup.waitForMigrations: true".';
 
