@@ -57,7 +57,7 @@ const nameOf = (call: QueryCall): string => statementNames.get(call.sql) ?? `unk
 
 /** The start-up check's rows as SQL Server returns them: the columns of each table that exists (`present` a bit), one NULL row for one that does not. */
 const tableColumnRows = (tables: { outbox?: readonly string[]; inbox?: readonly string[] }): FakeRow[] =>
-  (['outbox', 'inbox'] as const).flatMap((table) => {
+  (['outbox', 'inbox'] as const).flatMap((table): FakeRow[] => {
     const columns = tables[table];
     return columns ? columns.map((name) => ({ table_key: table, present: true, column_name: name })) : [{ table_key: table, present: false, column_name: null }];
   });
