@@ -5,6 +5,7 @@
 import type { LeaseAdvice } from './interfaces/lease-advice.interface.js';
 import type { ResolvedTableNames } from './interfaces/table-names.interface.js';
 import { DEFAULT_INBOX_TABLE, DEFAULT_OUTBOX_TABLE } from './queuebox.constants.js';
+import { nearestName } from './validation/nearest-name.js';
 
 /** Short, log-safe description of an option value. */
 export function describeValue(value: unknown): string {
@@ -209,7 +210,7 @@ export const unknownOption = (path: string, key: string, known: readonly string[
   if (MODULE_EXTRAS.includes(key) && path === key) {
     return `QueueBox option "${key}" is an option of the module itself: give it to forRoot() next to the other options, or to forRootAsync() next to useFactory (forRootAsync({ ${key}: …, useFactory })), not in the object the factory returns; there it would be ignored.`;
   }
-  const near = known.find((candidate) => candidate.toLowerCase() === key.toLowerCase() || editDistance(candidate, key) <= 2);
+  const near = nearestName(key, known);
   return `QueueBox option "${path}" is not an option; it must be one of ${known.map((k) => `"${k}"`).join(', ')}${near ? ` (did you mean "${near}"?)` : ''}.`;
 };
 
@@ -230,21 +231,6 @@ export const secretAndUnsigned = (path: string): string =>
 
 export const destinationSecretUnset = (path: string): string =>
   `QueueBox option "${path}.secret" is given but not set: it must be a Standard Webhooks secret ("whsec_…"), or the destination must say "unsigned: true" to send unsigned requests (a secret read from an unset environment variable lands here; a receiver that checks signatures would refuse every unsigned request).`;
-
-/** Levenshtein distance, for "did you mean" hints on short option names. */
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
-    }
-  }
-  return row[b.length];
-}
 
 export const storedPayloadNotJson = (id: string): string =>
   `Inbox row ${id}: the stored payload is not JSON (the row was written around QueueBox); the message cannot be handled.`;

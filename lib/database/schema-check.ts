@@ -128,6 +128,6 @@ export class SchemaCheck implements OnModuleInit, BeforeApplicationShutdown {
     // The dialect resolved from this profile: it is registered.
     const profile = dialectOfType(this.dialect.type)!;
     const message = missingMigrations(profile.displayName, { type: profile.name, defaultMigrations: profile.schema.defaultMigrations }, tables, gaps.problems, migrations);
-    return { problems: gaps.problems, error: new MissingMigrationsError(migrations, gaps.problems, message) };
+    return { problems: gaps.problems, error: new MissingMigrationsError(profile.name, migrations, gaps.problems, message) };
   }
 }
