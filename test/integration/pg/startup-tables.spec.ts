@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
@@ -10,6 +9,7 @@ import { resolveOptions } from '../../../lib/options/resolve-options.js';
 import { InvalidQueueBoxOptionsError, MissingMigrationsError, OutboxService, QueueBoxModule, type QueueBoxModuleOptions } from '../../../lib/index.js';
 import { createQueueBoxMigrations } from '../../../lib/migrations/index.js';
 import { describeWithDatabase } from '../../fixtures/database.js';
+import { createLoginRole } from '../../fixtures/login-role.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
 import { RecordingPublisher } from '../../fixtures/recording-publisher.js';
 import { testSchemaName } from '../../fixtures/test-database.js';
@@ -23,25 +23,20 @@ const destinations = { sink: { type: 'custom' as const, publisher: RecordingPubl
  */
 describeWithDatabase('start-up check of the tables on PostgreSQL', () => {
   const url = inject('testDatabase').url!;
-  const role = `qb_app_${randomBytes(4).toString('hex')}`;
-  const password = randomBytes(8).toString('hex');
   const schemas: string[] = [];
   let admin: pg.Client;
+  let role: string;
   let roleUrl: string;
 
   beforeAll(async () => {
     admin = new pg.Client({ connectionString: url });
     await admin.connect();
     // The application's role: it may log in, use the schemas it is granted, and read and write rows; it owns nothing.
-    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`);
-    const restricted = new URL(url);
-    restricted.username = role;
-    restricted.password = password;
-    roleUrl = restricted.toString();
+    ({ name: role, url: roleUrl } = await createLoginRole(admin, url, 'qb_app'));
   });
   afterAll(async () => {
     for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await admin.query(`DROP ROLE IF EXISTS ${role}`);
+    if (role) await admin.query(`DROP ROLE IF EXISTS ${role}`);
     await admin.end();
   });
 
