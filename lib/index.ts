@@ -31,6 +31,7 @@ export type {
   QueueBoxOptionsFactory,
   RetentionOptions,
   RabbitMqDestinationOptions,
+  StartupOptions,
 } from './interfaces/queuebox-options.interface.js';
 export type { DestinationName, EnqueuedMessage, OutboxMessage, OutboxMessageInput, QueueBoxDestinations } from './interfaces/outbox-message.interface.js';
 export type { OutboxPublisher, PublishContext } from './interfaces/outbox-publisher.interface.js';
@@ -65,6 +66,7 @@ export type { LeaseAdvice, UtilizationPercentiles } from './interfaces/lease-adv
 export { QueueBoxError, type QueueBoxErrorCode } from './errors/queuebox.error.js';
 export { InvalidQueueBoxOptionsError } from './errors/invalid-queuebox-options.error.js';
 export { UnsupportedDatabaseError } from './errors/unsupported-database.error.js';
+export { MissingMigrationsError } from './errors/missing-migrations.error.js';
 export { InvalidMessageError } from './errors/invalid-message.error.js';
 export { UnknownDestinationError } from './errors/unknown-destination.error.js';
 export { UnknownSourceError } from './errors/unknown-source.error.js';

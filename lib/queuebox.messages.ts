@@ -3,6 +3,9 @@
  * Values are described, never dumped: a payload or a secret must not reach a log.
  */
 import type { LeaseAdvice } from './interfaces/lease-advice.interface.js';
+import type { ResolvedTableNames } from './interfaces/table-names.interface.js';
+import { DEFAULT_INBOX_TABLE, DEFAULT_OUTBOX_TABLE } from './queuebox.constants.js';
+import { nearestName } from './validation/nearest-name.js';
 
 /** Short, log-safe description of an option value. */
 export function describeValue(value: unknown): string {
@@ -209,7 +212,7 @@ export const unknownOption = (path: string, key: string, known: readonly string[
   if (MODULE_EXTRAS.includes(key) && path === key) {
     return `QueueBox option "${key}" is an option of the module itself: give it to forRoot() next to the other options, or to forRootAsync() next to useFactory (forRootAsync({ ${key}: …, useFactory })), not in the object the factory returns; there it would be ignored.`;
   }
-  const near = known.find((candidate) => candidate.toLowerCase() === key.toLowerCase() || editDistance(candidate, key) <= 2);
+  const near = nearestName(key, known);
   return `QueueBox option "${path}" is not an option; it must be one of ${known.map((k) => `"${k}"`).join(', ')}${near ? ` (did you mean "${near}"?)` : ''}.`;
 };
 
@@ -233,21 +236,6 @@ export const sourceSecretUnsetButUnsigned = (path: string): string =>
 
 export const destinationSecretUnset = (path: string): string =>
   `QueueBox option "${path}.secret" is given but not set: it must be a Standard Webhooks secret ("whsec_…"), or the destination must say "unsigned: true" to send unsigned requests (a secret read from an unset environment variable lands here; a receiver that checks signatures would refuse every unsigned request).`;
-
-/** Levenshtein distance, for "did you mean" hints on short option names. */
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
-    }
-  }
-  return row[b.length];
-}
 
 export const storedPayloadNotJson = (id: string): string =>
   `Inbox row ${id}: the stored payload is not JSON (the row was written around QueueBox); the message cannot be handled.`;
@@ -382,3 +370,51 @@ export const deadLettersInWindow = (count: number, limit: number, windowMs: numb
 
 export const loopStalled = (loop: string, ageMs: number, intervals: number): string =>
   `loop ${loop} has not ticked for ${Math.round(ageMs / 1000)} s (${intervals} poll intervals) with nothing in flight`;
+
+/** A database's migrations as `queuebox/migrations` exports them: its DataSource type, and the constant for the default table names. */
+export interface MigrationsExport {
+  type: string;
+  defaultMigrations: string;
+}
+
+/** The `createQueueBoxMigrations` call that makes tables of these names. */
+const migrationsCall = (type: string, tables?: ResolvedTableNames): string => {
+  if (!tables) return `createQueueBoxMigrations({ type: '${type}', schema, tables })`;
+  const names = [tables.outbox === DEFAULT_OUTBOX_TABLE ? '' : `outbox: '${tables.outbox}'`, tables.inbox === DEFAULT_INBOX_TABLE ? '' : `inbox: '${tables.inbox}'`].filter(Boolean);
+  return `createQueueBoxMigrations({ type: '${type}'${tables.schema ? `, schema: '${tables.schema}'` : ''}${names.length ? `, tables: { ${names.join(', ')} }` : ''} })`;
+};
+
+/** What to add to the DataSource's `migrations`: the constant for the default names, the factory for others. */
+export const migrationsToAdd = (database: MigrationsExport, tables?: ResolvedTableNames): string =>
+  tables && (tables.schema || tables.outbox !== DEFAULT_OUTBOX_TABLE || tables.inbox !== DEFAULT_INBOX_TABLE)
+    ? `${migrationsCall(database.type, tables)} from "queuebox/migrations" (the schema and tables given to QueueBoxModule)`
+    : `${database.defaultMigrations} from "queuebox/migrations" (or ${migrationsCall(database.type)} for other table names)`;
+
+/** A table's name in a message: schema-qualified when a schema is set. */
+const tableName = (tables: ResolvedTableNames, name: string): string => (tables.schema ? `${tables.schema}.${name}` : name);
+
+export const tableMissing = (tables: ResolvedTableNames, name: string): string => `table ${tableName(tables, name)} does not exist`;
+
+export const columnsMissing = (tables: ResolvedTableNames, name: string, columns: readonly string[]): string =>
+  `table ${tableName(tables, name)} has no column${columns.length === 1 ? '' : 's'} ${listed(columns)}`;
+
+/** How the tables were looked up, for a reader who finds them elsewhere. */
+const lookedUp = (tables: ResolvedTableNames): string =>
+  tables.schema ? `in schema ${tables.schema}` : 'without a schema, as the "schema" option is not set';
+
+export const missingMigrations = (displayName: string, database: MigrationsExport, tables: ResolvedTableNames, problems: readonly string[], migrations: readonly string[]): string =>
+  `QueueBox's tables are not ready on this ${displayName} database (looked up ${lookedUp(tables)}): ${problems.join('; ')}. ` +
+  `The migration${migrations.length === 1 ? '' : 's'} ${listed(migrations)} ${migrations.length === 1 ? 'has' : 'have'} not run there: add ${migrationsToAdd(database, tables)} to the DataSource's "migrations" and run them ("migrationsRun: true" runs them as the DataSource starts). ` +
+  'If the tables exist elsewhere, set QueueBox\'s "schema" and "tables" options to their names. To start anyway and wait for the migrations, set "startup.waitForMigrations: true".';
+
+export const waitingForMigrations = (problems: readonly string[], checkIntervalMs: number): string =>
+  `QueueBox's tables are not ready: ${problems.join('; ')}. Waiting for them (startup.waitForMigrations), looking again every ${checkIntervalMs} ms: no loop runs and the health indicator reports down until then.`;
+
+export const tablesReady = (waitedMs: number): string => `QueueBox's tables are ready after ${Math.round(waitedMs / 1000)} s of waiting: starting the loops`;
+
+export const tablesCheckFailed = (error: string): string => `the check of QueueBox's tables failed: ${error}`;
+
+export const dataSourceNotInitialized = (): string =>
+  'QueueBox option "dataSource" names a DataSource that is not initialized when QueueBox starts (TypeOrmModule\'s "manualInitialization", or a dataSourceFactory that returns it uninitialized): QueueBox checks its tables at start-up; let @nestjs/typeorm initialize the DataSource, or initialize it in the dataSourceFactory.';
+
+export const loopStartFailed = (): string => 'a QueueBox loop failed to start once its tables were ready';

@@ -33,6 +33,7 @@ import {
 import { dataSourceMissing } from './queuebox.messages.js';
 import { RetentionSweeper } from './retention/retention-sweeper.js';
 import { DatabaseCheck } from './database/database-check.js';
+import { SchemaCheck } from './database/schema-check.js';
 import { TracingProbe } from './tracing/tracing-probe.js';
 import { WakeUpHub } from './wakeup/wake-up.hub.js';
 
@@ -81,6 +82,7 @@ export function queueBoxProviders(dataSourceName: string | undefined): Provider[
     QueueBoxMetrics,
     StatementRunner,
     DatabaseCheck,
+    SchemaCheck,
     ClaimRepository,
     WakeUpHub,
     PublisherRegistry,

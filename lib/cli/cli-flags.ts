@@ -36,7 +36,7 @@ export function parseFlags<const T extends FlagSpec>(
   try {
     parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: true });
   } catch (error) {
-    throw usageErrorOf(error, command);
+    throw usageErrorOf(error, command, Object.keys(options));
   }
   if (parsed.positionals.length > positionals) {
     const extra = parsed.positionals[positionals];
@@ -45,13 +45,13 @@ export function parseFlags<const T extends FlagSpec>(
   return parsed as never;
 }
 
-/** Turns a `parseArgs` error into a typed one: the flag it is about is quoted in its message. */
-function usageErrorOf(error: unknown, command: string): CliUsageError {
+/** Turns a `parseArgs` error into a typed one: the flag it is about is quoted in its message. `flags`: the command's. */
+function usageErrorOf(error: unknown, command: string, flags: readonly string[]): CliUsageError {
   const code = (error as { code?: string }).code;
   const message = error instanceof Error ? error.message : '';
   const flag = /'(-{1,2}[^' ]+)/.exec(message)?.[1] ?? '(arguments)';
   const name = flag.split(/[ =]/)[0];
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new CliUsageError(name, unknownFlag(name, command));
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new CliUsageError(name, unknownFlag(name, command, flags));
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     return new CliUsageError(name, message.includes('does not take an argument') ? flagTakesNoValue(name) : flagNeedsValue(name));
   }

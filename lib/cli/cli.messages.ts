@@ -2,13 +2,23 @@
  * Message texts of the `queuebox` command line. Each says what to change; none echoes a
  * connection URL (it may hold a password).
  */
+import { type MigrationsExport, migrationsToAdd } from '../queuebox.messages.js';
+import { nearestName } from '../validation/nearest-name.js';
+
+/** ` (did you mean …?)` when a known name is close to the one given (the options validator's rule). */
+const didYouMean = (given: string, known: readonly string[], show: (name: string) => string): string => {
+  const near = nearestName(given, known);
+  return near === undefined ? '' : ` (did you mean ${show(near)}?)`;
+};
 
 export const missingCommand = (names: readonly string[]): string => `a command is required: one of ${names.join(', ')}.`;
 
 export const unknownCommand = (name: string, names: readonly string[]): string =>
-  `unknown command ${JSON.stringify(name.slice(0, 40))}; it must be one of ${names.join(', ')}.`;
+  `unknown command ${JSON.stringify(name.slice(0, 40))}${didYouMean(name, names, (near) => `"${near}"`)}; it must be one of ${names.join(', ')}.`;
 
-export const unknownFlag = (flag: string, command: string): string => `unknown flag ${flag} for "queuebox ${command}".`;
+/** `known`: the command's flag names, without their dashes. */
+export const unknownFlag = (flag: string, command: string, known: readonly string[]): string =>
+  `unknown flag ${flag} for "queuebox ${command}"${didYouMean(flag.replace(/^-+/, ''), known, (near) => `--${near}`)}.`;
 
 export const flagNeedsValue = (flag: string): string => `flag ${flag} needs a value (a value starting with "-" is written ${flag}=<value>).`;
 
@@ -42,5 +52,10 @@ export const idsWithFilter = (): string => 'flag --ids cannot be combined with f
 export const filterForOtherTable = (flag: string, table: string): string =>
   `flag ${flag} does not apply to the ${table} (outbox rows have a --destination, inbox rows a --source).`;
 
-export const missingTablesHint = (): string =>
-  'QueueBox\'s tables are not in this database: run its migrations (createQueueBoxMigrations from "queuebox/migrations", or the DDL "queuebox schema" prints), or pass --schema (and --outbox-table, --inbox-table) with the names given to QueueBoxModule if they live elsewhere.';
+/** QueueBox's start-up check failed (`MissingMigrationsError`): what it found, in the CLI's words (the hint says what to do). */
+export const tablesNotReady = (problems: readonly string[], migrations: readonly string[]): string =>
+  `QueueBox's tables are not ready: ${problems.join('; ')} (the migration${migrations.length === 1 ? '' : 's'} ${migrations.join(', ')} ${migrations.length === 1 ? 'has' : 'have'} not run).`;
+
+/** `database`: the database whose driver said a table is missing. */
+export const missingTablesHint = (database: MigrationsExport): string =>
+  `QueueBox's tables are not in this database: run its migrations (add ${migrationsToAdd(database)} to the DataSource's "migrations", or run the DDL "queuebox schema --dialect ${database.type}" prints), or pass --schema (and --outbox-table, --inbox-table) with the names given to QueueBoxModule if they live elsewhere.`;

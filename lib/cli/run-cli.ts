@@ -1,10 +1,12 @@
-import { dialectProfiles } from '../dialects/dialect-registry.js';
+import type { DialectProfile } from '../dialects/dialect-profile.interface.js';
+import { dialectOfType, dialectProfiles } from '../dialects/dialect-registry.js';
 import { CliUsageError } from '../errors/cli-usage.error.js';
+import { MissingMigrationsError } from '../errors/missing-migrations.error.js';
 import { QueueBoxError } from '../errors/queuebox.error.js';
 import { errorText } from '../errors/error-text.js';
 import type { CliCommand, CliContext } from './cli-command.interface.js';
 import { CLI_COMMANDS } from './cli-commands.js';
-import { missingCommand, missingTablesHint, unknownCommand } from './cli.messages.js';
+import { missingCommand, missingTablesHint, tablesNotReady, unknownCommand } from './cli.messages.js';
 import { DATABASE_URL_VARIABLE, secretsOf } from './connection-url.js';
 import { terminalJson, terminalText } from './terminal-text.js';
 
@@ -51,8 +53,11 @@ export async function runCli(argv: readonly string[], io: CliIo, env: CliContext
   } catch (error) {
     const usage = error instanceof CliUsageError;
     // A QueueBox error's message is written for users; anything else (a driver's) gets its class and code.
-    const message = scrub(error instanceof QueueBoxError ? error.message : errorText(error));
-    const hint = isMissingTable(error) ? missingTablesHint() : undefined;
+    // The start-up check's is written for an application's configuration: the CLI says it in its own terms.
+    const notReady = error instanceof MissingMigrationsError;
+    const message = scrub(notReady ? tablesNotReady(error.problems, error.migrations) : error instanceof QueueBoxError ? error.message : errorText(error));
+    const missing = notReady ? dialectOfType(error.databaseType) : missingTableDatabase(error);
+    const hint = missing ? missingTablesHint({ type: missing.name, defaultMigrations: missing.schema.defaultMigrations }) : undefined;
     if (json) {
       const code = error instanceof QueueBoxError ? error.code : 'FAILED';
       io.stderr(terminalJson({ error: { code, ...(usage ? { flag: error.flag } : {}), message, ...(hint ? { hint } : {}) } }));
@@ -65,13 +70,13 @@ export async function runCli(argv: readonly string[], io: CliIo, env: CliContext
 }
 
 /**
- * Whether a statement failed for want of a table, as a registered database classifies the error
- * (PostgreSQL's undefined_table, SQL Server's "Invalid object name"): the error itself, or the
- * driver's error TypeORM's QueryFailedError keeps as `driverError`.
+ * The database whose driver says a statement failed for want of a table (PostgreSQL's
+ * undefined_table, SQL Server's "Invalid object name"), from the error itself or the driver's
+ * error TypeORM's QueryFailedError keeps as `driverError`; undefined for any other failure.
  */
-function isMissingTable(error: unknown): boolean {
+function missingTableDatabase(error: unknown): DialectProfile | undefined {
   const errors = [error, (error as { driverError?: unknown } | null)?.driverError];
-  return errors.some((candidate) => dialectProfiles.some((profile) => profile.classifyError(candidate) === 'missing-table'));
+  return dialectProfiles.find((profile) => errors.some((candidate) => profile.classifyError(candidate) === 'missing-table'));
 }
 
 function generalUsage(commands: readonly CliCommand[]): string {

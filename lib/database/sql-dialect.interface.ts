@@ -4,7 +4,7 @@ import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../
 import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import type { CommitWakeUp, WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
-import type { BacklogRow, ClaimCursor, ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, CompletionRow, DeadCountRow, DatabaseErrorKind, DatabaseFacts, DriverRow, InsertedOutboxRow, RenewalRow } from './statement-results.js';
+import type { BacklogRow, ClaimCursor, ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, CompletionRow, DeadCountRow, DatabaseErrorKind, DatabaseFacts, DriverRow, InsertedOutboxRow, RenewalRow, TableColumns } from './statement-results.js';
 import type { PendingWorkRow } from '../interfaces/pending-work.interface.js';
 import type { ConnectionPooling } from './connection-pooling.js';
 
@@ -230,6 +230,8 @@ export interface SqlDialect {
   pendingWork(): SqlStatement<PendingWorkRow[]>;
   /** Whether the schema `schema` exists. */
   schemaExists(schema: string): SqlStatement<boolean>;
+  /** QueueBox's two tables as the statements find them, and their columns (the start-up check). */
+  tableColumns(): SqlStatement<TableColumns>;
   /**
    * Drops QueueBox's tables and their schema (`tables.schema`, which must be set): only for a
    * schema QueueBox made for itself (a conformance run), never an application's.

@@ -100,6 +100,15 @@ export interface DatabaseFacts {
 }
 
 /**
+ * What the start-up check found of QueueBox's tables: the columns of each table that exists, by
+ * its name in the catalog; a table that does not exist is absent.
+ */
+export interface TableColumns {
+  outbox?: readonly string[];
+  inbox?: readonly string[];
+}
+
+/**
  * What a database error means to the claim mechanism, across drivers: a deadlock victim, a claim
  * lock not granted in time, or a request the driver timed out; to the tools, a table that is
  * not there (migrations not run, or another schema); and to the statement catalog, a named

@@ -1,6 +1,6 @@
 import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, QueueBoxTable, RowStateRow } from '../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
-import type { BacklogRow, DeadCountRow, ClaimedInboxRow, ClaimedOutboxRow, ClaimProgress, ClaimResult, CompletionRow, DriverRow, InsertedOutboxRow, RenewalRow } from '../database/statement-results.js';
+import type { BacklogRow, DeadCountRow, ClaimedInboxRow, ClaimedOutboxRow, ClaimProgress, ClaimResult, CompletionRow, DriverRow, InsertedOutboxRow, RenewalRow, TableColumns } from '../database/statement-results.js';
 import type { PendingWorkRow } from '../interfaces/pending-work.interface.js';
 
 /*
@@ -187,3 +187,15 @@ export const decodeNow = (rows: readonly DriverRow[]): Date => date(rows[0]?.now
 
 /** A probe's `present` column (a schema exists). */
 export const decodePresent = (rows: readonly DriverRow[]): boolean => rows.length === 1 && bool(rows[0].present);
+
+/** The columns of each table found, in the table's order; a table not found is left out. */
+export function decodeTableColumns(rows: readonly DriverRow[]): TableColumns {
+  const found: { outbox?: string[]; inbox?: string[] } = {};
+  for (const row of rows) {
+    const table = text(row.table_key);
+    if ((table !== 'outbox' && table !== 'inbox') || !bool(row.present)) continue;
+    const columns = (found[table] ??= []);
+    if (row.column_name !== null && row.column_name !== undefined) columns.push(text(row.column_name));
+  }
+  return found;
+}

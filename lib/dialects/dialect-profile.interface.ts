@@ -177,7 +177,12 @@ export interface DialectProfile<Name extends string = string> {
   readonly wakeUp?: WakeUpProfile;
   readonly limits: DialectLimits;
   readonly url: UrlProfile;
-  readonly schema: { steps(tables: ResolvedTableNames): SchemaStep[]; script: SchemaScriptLayout };
+  readonly schema: {
+    steps(tables: ResolvedTableNames): SchemaStep[];
+    script: SchemaScriptLayout;
+    /** The constant of `queuebox/migrations` that holds the steps' migrations for the default table names, for messages. */
+    defaultMigrations: string;
+  };
 
   /** Runs one statement on `runner`'s connection; the driver's rows (none without a result set). */
   execute(runner: QueryRunner, statement: SqlStatement): Promise<DriverRow[]>;

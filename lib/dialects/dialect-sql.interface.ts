@@ -10,6 +10,8 @@ export interface DialectSql {
   databaseNow(): string;
   pendingWork(t: ResolvedTableNames): string;
   schemaExists(): string;
+  /** QueueBox's two tables and their columns, as the start-up check reads them. */
+  tableColumns(t: ResolvedTableNames): string;
   /** Only for a schema QueueBox made for itself (a conformance run's, a test's). */
   dropSchema(t: ResolvedTableNames & { schema: string }): string;
 

@@ -32,6 +32,7 @@ import {
   decodePresent,
   decodeRenewals,
   decodeRowStates,
+  decodeTableColumns,
 } from './decode-rows.js';
 import type { DialectName } from './dialect-registry.js';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, withinDeadline } from './statement-deadline.js';
@@ -50,7 +51,7 @@ import type {
   SqlDialect,
   SqlStatement,
 } from '../database/sql-dialect.interface.js';
-import type { BacklogRow, ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, CompletionRow, DatabaseErrorKind, DatabaseFacts, DeadCountRow, DriverRow, InsertedOutboxRow, RenewalRow } from '../database/statement-results.js';
+import type { BacklogRow, ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, CompletionRow, DatabaseErrorKind, DatabaseFacts, DeadCountRow, DriverRow, InsertedOutboxRow, RenewalRow, TableColumns } from '../database/statement-results.js';
 import type { PendingWorkRow } from '../interfaces/pending-work.interface.js';
 import { perClaimComponent, statementTexts, type StatementKey, type StatementTexts } from './statement-keys.js';
 
@@ -335,6 +336,12 @@ export class StatementCatalog implements SqlDialect {
 
   schemaExists(schema: string): SqlStatement<boolean> {
     return this.statement('schemaExists', [this.encode.identifier(schema)], decodePresent);
+  }
+
+  tableColumns(): SqlStatement<TableColumns> {
+    const { schema, outbox, inbox } = this.tables;
+    const e = this.encode;
+    return this.statement('tableColumns', [e.identifier(outbox), e.identifier(inbox), ...(schema ? [e.identifier(schema)] : [])], decodeTableColumns);
   }
 
   dropSchema(): SqlStatement<void> {

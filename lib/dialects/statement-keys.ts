@@ -32,6 +32,7 @@ export type StatementKey =
   | 'databaseNow'
   | 'pendingWork'
   | 'schemaExists'
+  | 'tableColumns'
   | 'insertOutbox'
   | 'insertOutboxOne'
   | 'claimOutbox'
@@ -66,6 +67,7 @@ export const statementTexts = (sql: DialectSql, t: ResolvedTableNames): Statemen
   databaseNow: sql.databaseNow(),
   pendingWork: sql.pendingWork(t),
   schemaExists: sql.schemaExists(),
+  tableColumns: sql.tableColumns(t),
   insertOutbox: sql.insertOutbox(t),
   insertOutboxOne: sql.insertOutboxOne(t),
   claimOutbox: sql.claimOutbox(t),

@@ -165,12 +165,13 @@ export class ClaimWorker<Row extends ClaimedRow> {
     const lanes = this.pace.adaptive || settings.concurrency >= 2 * settings.batchSize ? 2 : 1;
     this.lanes = Array.from(
       { length: lanes },
-      () =>
+      (_, lane) =>
         new PollLoop({
           name: settings.name,
           intervalMs: settings.pollIntervalMs,
           tick: (signal) => this.tick(signal),
           onError: () => settings.onLoopError?.(),
+          logsFailure: () => this.leadsFailures(lane),
           onTick: settings.onLoopTick,
           outages: repository.outages,
         }),
@@ -271,10 +272,20 @@ export class ClaimWorker<Row extends ClaimedRow> {
       this.lastReclaimAt = now;
       await this.role.reclaim();
     }
+    let sampleFailure: { error: unknown } | undefined;
     if (this.role.sample && this.settings.sampleEveryMs !== undefined && now - this.lastSampleAt >= this.settings.sampleEveryMs) {
       this.lastSampleAt = now;
-      await this.role.sample().catch((error) => this.logger.warn('gauge sample failed', { error: errorText(error) }));
+      await this.role.sample().catch((error: unknown) => (sampleFailure = { error }));
     }
+    const result = await this.claimStep(now, signal);
+    // Logged once the claim went through: when it fails too (the database down), the failed poll
+    // is the one line logged for both.
+    if (sampleFailure) this.logger.warn('gauge sample failed', { error: errorText(sampleFailure.error) });
+    return result;
+  }
+
+  /** The tick's claim: as many rows as there are free slots, or a wait for a free slot. */
+  private async claimStep(now: number, signal: AbortSignal): Promise<TickResult> {
     if (this.pace.observe(now)) this.paceChanged();
     const { batchSize, concurrency } = this.pace;
     const { leaseMs } = this.settings;
@@ -320,6 +331,17 @@ export class ClaimWorker<Row extends ClaimedRow> {
     }
     // A claim bounded short of the whole queue found nothing: look a little further, then wait.
     return this.emptyClaims++ < MAX_EMPTY_CLAIMS ? 'more' : 'idle';
+  }
+
+  /**
+   * Whether a lane's failed tick is news: the lanes claim side by side and fail together (a
+   * database down, a table missing), so a failure is logged once, by the lane whose count of
+   * consecutive failures passes every other lane's. One line per failed poll of the worker, with
+   * the count health and the admin report (the highest of its lanes').
+   */
+  private leadsFailures(lane: number): boolean {
+    const failures = this.lanes[lane].consecutiveErrors;
+    return this.lanes.every((other, index) => index === lane || other.consecutiveErrors < failures);
   }
 
   private wakeSleepingLanes(): void {

@@ -16,6 +16,11 @@ export interface PollLoopOptions {
   maxErrorBackoffMs?: number;
   tick(signal: AbortSignal): Promise<TickResult>;
   onError?(error: unknown): void;
+  /**
+   * Whether a failed tick is logged, its `consecutiveErrors` counted already (default: every
+   * one). Loops that claim side by side fail together; their owner logs each failure once.
+   */
+  logsFailure?(): boolean;
   /** Called after every tick that ran to its end (the loop is alive): feeds the ticks counter. */
   onTick?(): void;
   /** Cuts an error back-off short once the database answers again after an outage. */
@@ -93,7 +98,7 @@ export class PollLoop {
         this.lastTickAt = new Date();
         this.lastError = error;
         this.consecutiveErrors += 1;
-        this.logger.error('poll tick failed', { loop: this.options.name, consecutiveErrors: this.consecutiveErrors, error: errorText(error) });
+        if (this.options.logsFailure?.() ?? true) this.logger.error('poll tick failed', { loop: this.options.name, consecutiveErrors: this.consecutiveErrors, error: errorText(error) });
         this.options.onError?.(error);
         this.options.outages?.afterOutage(() => this.recover(), signal);
         await this.sleep(this.errorBackoffMs(), signal, false);

@@ -2,6 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
 import { QueueBoxAdmin } from '../admin/queuebox-admin.service.js';
+import { SchemaCheck } from '../database/schema-check.js';
 import type { LoopSnapshot } from '../interfaces/admin.interface.js';
 import { LeaseAdvisor } from '../leases/lease-advisor.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
@@ -26,8 +27,9 @@ interface LoopReport {
 
 /**
  * A `@nestjs/terminus` health indicator over every QueueBox loop (outbox poller, inbox relay,
- * pull workers): down when a loop that should run is not running, keeps failing, or has not
- * ticked for three poll intervals (at least a minute). With `QueueBoxHealthModule.forRoot()`
+ * pull workers): down while QueueBox's tables are not ready (`startup.waitForMigrations`), and when
+ * a loop that should run is not running, keeps failing, or has not ticked for three poll
+ * intervals (at least a minute). With `QueueBoxHealthModule.forRoot()`
  * thresholds it also reports `degraded` findings (the indicator stays up) or goes down on the
  * oldest pending age, dead letters in a window, and stalled loops; lease advice is always listed
  * under `degraded`.
@@ -51,6 +53,9 @@ export class QueueBoxHealthIndicator {
 
   isHealthy(key = 'queuebox'): HealthIndicatorResult {
     const indicator = this.health.check(key);
+    // Tables not ready (a replica waiting for its migrations): nothing works, on an API-only replica either.
+    const tables = this.moduleRef.get(SchemaCheck, { strict: false }).problems;
+    if (tables.length > 0) return indicator.down({ tables: 'not ready', problems: [...tables] });
     const admin = this.moduleRef.get(QueueBoxAdmin, { strict: false });
     if (!admin.workersEnabled) return indicator.up({ workers: 'disabled' });
     const findings: HealthFinding[] = [];

@@ -1,6 +1,7 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { ClaimRepository } from '../engine/claim.repository.js';
+import { SchemaCheck } from '../database/schema-check.js';
 import { StatementRunner } from '../database/statement-runner.js';
 import type { ClaimRequest, SqlDialect } from '../database/sql-dialect.interface.js';
 import type { ClaimedInboxRow, ClaimResult } from '../database/statement-results.js';
@@ -52,6 +53,7 @@ export class InboxRelay implements ClaimRole<ClaimedInboxRow>, OnModuleInit, OnA
     private readonly runner: StatementRunner,
     leaseAdvisor: LeaseAdvisor,
     private readonly events: QueueBoxEvents,
+    private readonly schema: SchemaCheck,
   ) {
     const relay = options.inbox.relay;
     this.sources = [...relay.routes.keys()];
@@ -109,10 +111,13 @@ export class InboxRelay implements ClaimRole<ClaimedInboxRow>, OnModuleInit, OnA
     }
   }
 
-  onApplicationBootstrap(): void {
+  /** Starts the loop, once QueueBox's tables are ready (startup.waitForMigrations may defer it). */
+  async onApplicationBootstrap(): Promise<void> {
     if (!this.options.workers.enabled || this.sources.length === 0) return;
-    this.unsubscribe = this.wakeUps.subscribe('inbox', () => this.worker.wake());
-    this.worker.start();
+    await this.schema.whenReady(() => {
+      this.unsubscribe = this.wakeUps.subscribe('inbox', () => this.worker.wake());
+      this.worker.start();
+    });
   }
 
   async beforeApplicationShutdown(): Promise<void> {

@@ -15,6 +15,8 @@ export interface QueueBoxModuleOptions {
   tables?: { outbox?: string; inbox?: string };
   /** What every loop of this replica shares: whether they run, their shutdown wait, their metrics sampling. */
   workers?: WorkersOptions;
+  /** What start-up does when QueueBox's tables are not ready (its migrations have not run). */
+  startup?: StartupOptions;
   /** Cross-replica wake-ups of both tables through PostgreSQL LISTEN/NOTIFY. */
   notify?: NotifyOptions;
   /** The outbox poller. */
@@ -60,6 +62,24 @@ export interface WorkersOptions {
   shutdownTimeoutMs?: number;
   /** How often the backlog and oldest-age gauges are sampled. Default 15000. */
   metricsIntervalMs?: number;
+}
+
+/**
+ * Start-up checks that QueueBox's tables exist with the columns of its schema version, in one
+ * query, once the DataSource is initialized (docs/reference/schema.md, "The start-up check").
+ * @publicApi
+ */
+export interface StartupOptions {
+  /**
+   * `false` (default): tables that are missing or older than this QueueBox fail start-up with
+   * `MissingMigrationsError`, which names the migrations to add. `true`, for an application whose
+   * migrations run after it starts: start-up goes on with one warning, no loop runs and the health
+   * indicator reports down until the tables are there; then the loops start. `enqueue` and
+   * `receive` fail with the database's error meanwhile.
+   */
+  waitForMigrations?: boolean;
+  /** How often a replica that waits for its migrations looks for the tables again. Default 5000. */
+  checkIntervalMs?: number;
 }
 
 /**

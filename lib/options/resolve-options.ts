@@ -53,6 +53,7 @@ import type {
   OutboxOptions,
   RabbitMqDestinationOptions,
   RetentionOptions,
+  StartupOptions,
   WorkersOptions,
 } from '../interfaces/queuebox-options.interface.js';
 import type {
@@ -63,6 +64,7 @@ import type {
   ResolvedOutboxOptions,
   ResolvedQueueBoxOptions,
   ResolvedRetention,
+  ResolvedStartupOptions,
   ResolvedWorkersOptions,
 } from './resolved-options.interface.js';
 
@@ -79,9 +81,10 @@ export interface ResolveContext {
   intake?: boolean;
 }
 
-const OPTION_KEYS = keysOf<QueueBoxModuleOptions>({ schema: true, tables: true, workers: true, notify: true, outbox: true, destinations: true, inbox: true, retention: true, preparedStatements: true, statementTimeoutMs: true });
+const OPTION_KEYS = keysOf<QueueBoxModuleOptions>({ schema: true, tables: true, workers: true, startup: true, notify: true, outbox: true, destinations: true, inbox: true, retention: true, preparedStatements: true, statementTimeoutMs: true });
 const TABLE_KEYS = keysOf<NonNullable<QueueBoxModuleOptions['tables']>>({ outbox: true, inbox: true });
 const WORKERS_KEYS = keysOf<WorkersOptions>({ enabled: true, shutdownTimeoutMs: true, metricsIntervalMs: true });
+const STARTUP_KEYS = keysOf<StartupOptions>({ waitForMigrations: true, checkIntervalMs: true });
 const NOTIFY_KEYS = keysOf<NotifyOptions>({ enabled: true, coalesceMs: true, listenUrl: true });
 // `notify` and `metricsIntervalMs` are the deprecated names of `notify` and `workers.metricsIntervalMs` (see `movedOption`).
 const OUTBOX_KEYS = keysOf<OutboxOptions>({ claimTimeoutMs: true, shutdownTimeoutMs: true, pollIntervalMs: true, batchSize: true, concurrency: true, maxAttempts: true, backoff: true, maxPayloadBytes: true, claimLock: true, asyncMarks: true, notify: true, metricsIntervalMs: true });
@@ -114,6 +117,7 @@ export function resolveOptions(raw: QueueBoxModuleOptions | undefined, context: 
       inbox: readIdentifier(tables.inbox, 'tables.inbox', DEFAULT_INBOX_TABLE, strictestLimits.tableNameLength)!,
     },
     workers,
+    startup: resolveStartup(readObject(options.startup, 'startup', STARTUP_KEYS)),
     notify: resolveNotify(options.notify, rawOutbox.notify, deprecations),
     preparedStatements: options.preparedStatements === undefined ? undefined : readBoolean(options.preparedStatements, 'preparedStatements', true),
     statementTimeoutMs: readInt(options.statementTimeoutMs, 'statementTimeoutMs', DEFAULT_STATEMENT_TIMEOUT_MS, 100, DAY_MS),
@@ -157,6 +161,13 @@ function resolveWorkers(workers: Record<string, unknown>, outbox: Record<string,
       100,
       DAY_MS,
     ),
+  };
+}
+
+function resolveStartup(startup: Record<string, unknown>): ResolvedStartupOptions {
+  return {
+    waitForMigrations: readBoolean(startup.waitForMigrations, 'startup.waitForMigrations', false),
+    checkIntervalMs: readInt(startup.checkIntervalMs, 'startup.checkIntervalMs', 5_000, 100, DAY_MS),
   };
 }
 

@@ -7,6 +7,7 @@ import type { ResolvedTableNames } from '../interfaces/table-names.interface.js'
 export interface ResolvedQueueBoxOptions {
   tables: ResolvedTableNames;
   workers: ResolvedWorkersOptions;
+  startup: ResolvedStartupOptions;
   notify: ResolvedNotifyOptions;
   /** Undefined: named prepared statements unless the start-up probe finds that connections do not keep them. */
   preparedStatements?: boolean;
@@ -23,6 +24,11 @@ export interface ResolvedWorkersOptions {
   enabled: boolean;
   shutdownTimeoutMs: number;
   metricsIntervalMs: number;
+}
+
+export interface ResolvedStartupOptions {
+  waitForMigrations: boolean;
+  checkIntervalMs: number;
 }
 
 export interface ResolvedNotifyOptions {

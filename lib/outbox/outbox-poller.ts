@@ -1,5 +1,6 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { ClaimRepository } from '../engine/claim.repository.js';
+import { SchemaCheck } from '../database/schema-check.js';
 import { StatementRunner } from '../database/statement-runner.js';
 import type { ClaimRequest, SqlDialect } from '../database/sql-dialect.interface.js';
 import type { ClaimedOutboxRow, ClaimResult } from '../database/statement-results.js';
@@ -44,6 +45,7 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
     leaseAdvisor: LeaseAdvisor,
     private readonly events: QueueBoxEvents,
+    private readonly schema: SchemaCheck,
   ) {
     const outbox = options.outbox;
     this.worker = new ClaimWorker(
@@ -83,10 +85,13 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
     return this.worker.status;
   }
 
-  onApplicationBootstrap(): void {
+  /** Starts the loop, once QueueBox's tables are ready (startup.waitForMigrations may defer it). */
+  async onApplicationBootstrap(): Promise<void> {
     if (!this.options.workers.enabled) return;
-    this.unsubscribe = this.wakeUps.subscribe('outbox', () => this.worker.wake());
-    this.worker.start();
+    await this.schema.whenReady(() => {
+      this.unsubscribe = this.wakeUps.subscribe('outbox', () => this.worker.wake());
+      this.worker.start();
+    });
   }
 
   /**

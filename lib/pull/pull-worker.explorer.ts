@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { ClaimRepository } from '../engine/claim.repository.js';
+import { SchemaCheck } from '../database/schema-check.js';
 import { StatementRunner } from '../database/statement-runner.js';
 import { DuplicatePullWorkerError } from '../errors/duplicate-pull-worker.error.js';
 import { InvalidPullWorkerError } from '../errors/invalid-pull-worker.error.js';
@@ -47,6 +48,7 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
     private readonly leaseAdvisor: LeaseAdvisor,
     private readonly events: QueueBoxEvents,
+    private readonly schema: SchemaCheck,
   ) {
     this.backlog = new BacklogSampler(
       runner,
@@ -98,11 +100,14 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
     }
   }
 
-  onApplicationBootstrap(): void {
+  /** Starts the runners, once QueueBox's tables are ready (startup.waitForMigrations may defer it). */
+  async onApplicationBootstrap(): Promise<void> {
     if (!this.options.workers.enabled || this.pollers.length === 0) return;
-    // A new inbox row may be for any source: every runner tries a claim (a cheap, indexed one).
-    this.unsubscribe = this.wakeUps.subscribe('inbox', () => this.pollers.forEach((runner) => runner.wake()));
-    for (const runner of this.pollers) runner.start();
+    await this.schema.whenReady(() => {
+      // A new inbox row may be for any source: every runner tries a claim (a cheap, indexed one).
+      this.unsubscribe = this.wakeUps.subscribe('inbox', () => this.pollers.forEach((runner) => runner.wake()));
+      for (const runner of this.pollers) runner.start();
+    });
   }
 
   async beforeApplicationShutdown(): Promise<void> {

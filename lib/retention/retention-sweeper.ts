@@ -1,5 +1,6 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
+import { SchemaCheck } from '../database/schema-check.js';
 import { StatementRunner } from '../database/statement-runner.js';
 import type { QueueBoxTable, SqlDialect } from '../database/sql-dialect.interface.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
@@ -52,6 +53,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
     private readonly metrics: QueueBoxMetrics,
     private readonly moduleRef: ModuleRef,
+    private readonly schema: SchemaCheck,
   ) {
     const { outboxSentMs, inboxProcessedMs, deadMs, intervalMs } = options.retention;
     const rules: (PurgeRule | undefined)[] = [
@@ -93,8 +95,13 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
     };
   }
 
+  /** Starts the sweeper, once QueueBox's tables are ready (startup.waitForMigrations may defer it). */
   async onApplicationBootstrap(): Promise<void> {
     if (!this.options.workers.enabled || this.rules.length === 0) return;
+    await this.schema.whenReady(() => this.start());
+  }
+
+  private async start(): Promise<void> {
     const rules = this.rules.map((rule) => `${rule.table} ${rule.label} after ${rule.olderThanMs} ms`).join(', ');
     const schedule = this.options.retention.schedule;
     if (schedule) {

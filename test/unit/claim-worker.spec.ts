@@ -90,10 +90,24 @@ class TestWorker implements ClaimRole<ClaimedRow> {
   claimDelayMs = 0;
   /** The most claims seen running at once. */
   mostClaimsAtOnce = 0;
+  /** Every claim fails with it while set (a database down, a table missing). */
+  claimError?: Error;
+  /** Claims that failed with `claimError`. */
+  failedClaims = 0;
+  /** The backlog sample fails with it while set. */
+  sampleError?: Error;
+
+  async sample(): Promise<void> {
+    if (this.sampleError) throw this.sampleError;
+  }
   private claimsRunning = 0;
 
   /** The queue has no keys: every claim sees all of it (an empty walk, an empty window). */
   async claim(request: ClaimRequest): Promise<ClaimResult<ClaimedRow>> {
+    if (this.claimError) {
+      this.failedClaims += 1;
+      throw this.claimError;
+    }
     this.claimsRunning += 1;
     this.mostClaimsAtOnce = Math.max(this.mostClaimsAtOnce, this.claimsRunning);
     if (this.claimDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.claimDelayMs));
@@ -157,7 +171,10 @@ describe('ClaimWorker', () => {
     vi.useFakeTimers();
     Logger.overrideLogger(false);
   });
-  afterEach(() => vi.useRealTimers());
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
 
   it('claims batches up to the free slots, and while busy waits until half a batch of slots is free', async () => {
     const worker = new TestWorker({ batchSize: 4, concurrency: 10 }, 100);
@@ -267,6 +284,39 @@ describe('ClaimWorker', () => {
     for (const row of worker.finish.keys()) worker.done(row);
     await vi.advanceTimersByTimeAsync(10);
     await stopping;
+  });
+
+  it('logs a failed poll once, with the worker’s count of consecutive failures, though both its lanes claimed and failed', async () => {
+    const error = vi.spyOn(Logger.prototype, 'error');
+    // Room for two batches: two lanes.
+    const worker = new TestWorker({ batchSize: 4, concurrency: 10, pollIntervalMs: 100 }, 100);
+    worker.claimError = new Error('relation "queuebox_outbox_messages" does not exist');
+    worker.start();
+    while (worker.failedClaims < 6) await vi.advanceTimersByTimeAsync(100);
+    const logged = error.mock.calls.filter(([message]) => message === 'poll tick failed').map(([, fields]) => (fields as { consecutiveErrors: number }).consecutiveErrors);
+    const { consecutiveErrors } = worker.status;
+    expect(consecutiveErrors).toBeGreaterThanOrEqual(3);
+    // One line per failure of the worker: 1, 2, 3…, never one per lane (1, 1, 2, 2…).
+    expect(logged).toEqual(Array.from({ length: consecutiveErrors }, (_, i) => i + 1));
+    expect(logged.length).toBeLessThan(worker.failedClaims);
+    await worker.stop();
+  });
+
+  it('logs a failed gauge sample only when the poll’s claim goes through: a poll that fails is one line for both', async () => {
+    const warn = vi.spyOn(Logger.prototype, 'warn');
+    const error = vi.spyOn(Logger.prototype, 'error');
+    const lines = (spy: typeof warn, message: string) => spy.mock.calls.filter(([text]) => text === message).length;
+    const worker = new TestWorker({ batchSize: 4, concurrency: 4, pollIntervalMs: 100, sampleEveryMs: 0 }, 0);
+    worker.claimError = worker.sampleError = new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    worker.start();
+    while (worker.failedClaims < 3) await vi.advanceTimersByTimeAsync(100);
+    expect(lines(error, 'poll tick failed')).toBe(3);
+    expect(lines(warn, 'gauge sample failed')).toBe(0);
+    // The claims work again, the gauges' query does not: its failure is news.
+    worker.claimError = undefined;
+    for (let i = 0; i < 100 && lines(warn, 'gauge sample failed') === 0; i++) await vi.advanceTimersByTimeAsync(100);
+    expect(lines(warn, 'gauge sample failed')).toBeGreaterThan(0);
+    await worker.stop();
   });
 
   it('drain stops claiming and waits for the work in flight', async () => {

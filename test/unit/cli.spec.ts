@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CliUsageError } from '../../lib/errors/cli-usage.error.js';
+import { MissingMigrationsError } from '../../lib/errors/missing-migrations.error.js';
 import type { CliCommand } from '../../lib/cli/cli-command.interface.js';
 import { CLI_COMMANDS } from '../../lib/cli/cli-commands.js';
 import { OUTPUT_FLAGS, parseFlags, readIdsFlag, readInstantFlag, readIntFlag } from '../../lib/cli/cli-flags.js';
@@ -40,6 +41,10 @@ describe('queuebox CLI: commands, flags and exit codes', () => {
     [['--json'], '<command>', 'a command is required'],
     [['migrate'], '<command>', 'unknown command "migrate"'],
     [['schema', '--bogus'], '--bogus', 'unknown flag --bogus'],
+    [['schema', '--shcema', 'app'], '--shcema', 'unknown flag --shcema for "queuebox schema" (did you mean --schema?)'],
+    [['status', '--outbox-tabel', 'x'], '--outbox-tabel', 'unknown flag --outbox-tabel for "queuebox status" (did you mean --outbox-table?)'],
+    [['dead', 'list', '--URL', 'x'], '--URL', 'unknown flag --URL for "queuebox dead" (did you mean --url?)'],
+    [['shema'], '<command>', 'unknown command "shema" (did you mean "schema"?)'],
     [['schema', '--dialect'], '--dialect', 'flag --dialect needs a value'],
     [['schema', '--dialect', '-1'], '--dialect', 'is written --dialect=<value>'],
     [['schema', '--json=yes'], '--json', 'flag --json takes no value'],
@@ -55,6 +60,11 @@ describe('queuebox CLI: commands, flags and exit codes', () => {
     const json = await cli([...argv, '--json']);
     expect(json.code).toBe(EXIT_CODES.usage);
     expect(JSON.parse(json.stderr)).toEqual({ error: { code: 'CLI_USAGE', flag, message: expect.stringContaining(text) } });
+  });
+
+  it('suggests a flag or a command only when one is close to what was typed', async () => {
+    expect((await cli(['schema', '--bogus'])).stderr).not.toContain('did you mean');
+    expect((await cli(['migrate'])).stderr).not.toContain('did you mean');
   });
 
   it('exits 1 for an operational failure, with the error on stderr and every password masked', async () => {
@@ -105,13 +115,28 @@ describe('queuebox CLI: commands, flags and exit codes', () => {
     const failingWith = (error: Error): CliCommand => ({ name: 'fail', summary: 'fails', usage: 'fail', run: async () => Promise.reject(error) });
     const postgres = Object.assign(new Error('relation "queuebox_outbox_messages" does not exist'), { name: 'QueryFailedError', code: '42P01' });
     const mssql = Object.assign(new Error("Invalid object name 'queuebox_outbox_messages'."), { name: 'QueryFailedError', driverError: { number: 208 } });
-    for (const error of [postgres, mssql]) {
+    for (const [error, type, constant] of [
+      [postgres, 'postgres', 'QueueBoxPostgresMigrations'],
+      [mssql, 'mssql', 'QueueBoxSqlServerMigrations'],
+    ] as const) {
       const text = await cli(['fail'], [failingWith(error)]);
       expect(text.code).toBe(EXIT_CODES.failure);
-      expect(text.stderr.split('\n')[1]).toMatch(/^hint: QueueBox's tables are not in this database: run its migrations \(createQueueBoxMigrations .*queuebox schema.*\), or pass --schema/);
+      const hint = text.stderr.split('\n')[1];
+      expect(hint).toMatch(/^hint: QueueBox's tables are not in this database: run its migrations .*, or pass --schema/);
+      // Both names an application may have used: the constant of the Quick start, the factory for other names.
+      expect(hint).toContain(`add ${constant} from "queuebox/migrations" (or createQueueBoxMigrations({ type: '${type}', schema, tables }) for other table names)`);
+      expect(hint).toContain(`"queuebox schema --dialect ${type}"`);
       const json = await cli(['fail', '--json'], [failingWith(error)]);
       expect(JSON.parse(json.stderr).error.hint).toMatch(/^QueueBox's tables are not in this database/);
     }
+    // QueueBox's start-up check (the CLI boots QueueBoxModule): what it found, and the same hint.
+    const notReady = new MissingMigrationsError('mssql', ['QueueBoxInbox1764547200000'], ['table queuebox_inbox_messages does not exist'], 'an application-facing message');
+    const checked = await cli(['fail'], [failingWith(notReady)]);
+    expect(checked.stderr.split('\n')).toEqual([
+      'queuebox: QueueBox\'s tables are not ready: table queuebox_inbox_messages does not exist (the migration QueueBoxInbox1764547200000 has not run).',
+      expect.stringMatching(/^hint: .*add QueueBoxSqlServerMigrations from "queuebox\/migrations".*or pass --schema/),
+    ]);
+    expect(JSON.parse((await cli(['fail', '--json'], [failingWith(notReady)])).stderr).error).toMatchObject({ code: 'MISSING_MIGRATIONS', hint: expect.stringContaining('QueueBoxSqlServerMigrations') });
     const other = await cli(['fail'], [failingWith(Object.assign(new Error('permission denied'), { code: '42501' }))]);
     expect(other.stderr).not.toContain('hint');
   });

@@ -12,7 +12,8 @@ import { resolveDialect } from '../../lib/dialects/resolve-dialect.js';
 import type { ClaimRequest } from '../../lib/database/sql-dialect.interface.js';
 import { StatementCatalog } from '../../lib/dialects/statement-catalog.js';
 import type { Claim } from '../../lib/interfaces/claim.interface.js';
-import { InvalidQueueBoxOptionsError, OutboxService, QueueBoxModule, UnsupportedDatabaseError } from '../../lib/index.js';
+import { OUTBOX_COLUMNS, INBOX_COLUMNS } from '../../lib/dialects/schema-columns.js';
+import { InvalidQueueBoxOptionsError, MissingMigrationsError, OutboxService, QueueBoxModule, UnsupportedDatabaseError } from '../../lib/index.js';
 import { resolveOptions } from '../../lib/options/resolve-options.js';
 import { createFakeMssql, type FakeMssql, type FakeResponse, type FakeRow, type QueryCall } from '../fixtures/fake-mssql/index.js';
 import { waitFor } from '../fixtures/http-receiver.js';
@@ -50,8 +51,17 @@ const statementNames = new Map<string, string>([
   [dialect.inboxBacklog().sql, 'inboxBacklog'],
   [dialect.insertOutbox([{ messageId: MESSAGE_ID, destination: 'd', key: null, headers: '{}', payload: '1', delayMs: 0 }]).sql, 'insertOutboxOne'],
   [dialect.startupProbe()!.sql, 'startupProbe'],
+  [dialect.tableColumns().sql, 'tableColumns'],
 ]);
 const nameOf = (call: QueryCall): string => statementNames.get(call.sql) ?? `unknown: ${call.sql.slice(0, 60)}`;
+
+/** The start-up check's rows as SQL Server returns them: the columns of each table that exists (`present` a bit), one NULL row for one that does not. */
+const tableColumnRows = (tables: { outbox?: readonly string[]; inbox?: readonly string[] }): FakeRow[] =>
+  (['outbox', 'inbox'] as const).flatMap((table): FakeRow[] => {
+    const columns = tables[table];
+    return columns ? columns.map((name) => ({ table_key: table, present: true, column_name: name })) : [{ table_key: table, present: false, column_name: null }];
+  });
+const migratedTables = { outbox: OUTBOX_COLUMNS, inbox: INBOX_COLUMNS };
 
 /** A claim's result set as tedious returns it: the progress columns, then the claimed row's. */
 const claimRows = (rows: FakeRow[]): FakeRow[] => {
@@ -254,6 +264,8 @@ describe('QueueBoxModule on a SQL Server DataSource (fake mssql driver)', () => 
         switch (nameOf(call)) {
           case 'startupProbe':
             return { recordset: [{ compatibility_level: 160, read_committed_snapshot: true }] };
+          case 'tableColumns':
+            return { recordset: tableColumnRows(migratedTables) };
           case 'insertOutboxOne':
             return { recordset: [{ id: '1', message_id: String(call.inputs[0].value).toUpperCase() }] };
           case 'lock':
@@ -305,7 +317,8 @@ describe('QueueBoxModule on a SQL Server DataSource (fake mssql driver)', () => 
     }
     // Read once the app stopped: the poller claims again on every poll, and a claim may be open until then.
     const names = fake.queries().map(nameOf);
-    expect(names[0]).toBe('startupProbe');
+    // The database's probe, then the check of the tables, before anything else.
+    expect(names.slice(0, 2)).toEqual(['startupProbe', 'tableColumns']);
     expect(names.filter((name) => name.startsWith('unknown'))).toEqual([]);
     // Every claim ran after its lock, in a READ COMMITTED transaction of its own.
     const claims = fake.transactions().filter((transaction) => transaction.queries.some((query) => nameOf(query) === 'claimOutbox'));
@@ -328,6 +341,48 @@ describe('QueueBoxModule on a SQL Server DataSource (fake mssql driver)', () => 
     await expect(app.init()).rejects.toThrow(UnsupportedDatabaseError);
     await expect(app.init()).rejects.toThrow(/compatibility level is 120/);
     await app.close().catch(() => undefined);
+  });
+
+  it('refuses tables that are missing or lack a column at start-up, naming QueueBoxSqlServerMigrations; the check binds the names as sysname', async () => {
+    const start = async (tables: { outbox?: readonly string[]; inbox?: readonly string[] }, schema?: string) => {
+      const fake = createFakeMssql({
+        respond: (call) => {
+          if (nameOf(call) === 'startupProbe') return { recordset: [{ compatibility_level: 160, read_committed_snapshot: false }] };
+          if (call.sql === new StatementCatalog(mssqlDialect, resolveOptions({ schema }).tables).tableColumns().sql) return { recordset: tableColumnRows(tables) };
+          return undefined;
+        },
+      });
+      const moduleRef = await Test.createTestingModule({
+        imports: [
+          TypeOrmModule.forRoot({ type: 'mssql', host: 'fake', username: 'u', password: 'p', database: 'app', driver: fake.driver }),
+          QueueBoxModule.forRoot({ schema, destinations: {}, workers: { enabled: false } }),
+        ],
+      }).compile();
+      const app = moduleRef.createNestApplication({ logger: false });
+      const error = await app.init().then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      await app.close().catch(() => undefined);
+      return { error, check: fake.queries().find((query) => query.sql.includes('sys.columns')) };
+    };
+
+    const missing = await start({});
+    expect(missing.error).toBeInstanceOf(MissingMigrationsError);
+    expect((missing.error as Error).message).toContain('SQL Server database (looked up without a schema, as the "schema" option is not set): table queuebox_outbox_messages does not exist; table queuebox_inbox_messages does not exist');
+    expect((missing.error as Error).message).toContain('QueueBoxSqlServerMigrations from "queuebox/migrations"');
+    expect(missing.error).toMatchObject({ migrations: ['QueueBoxOutbox1764460800000', 'QueueBoxInbox1764547200000'] });
+    expect(missing.check?.inputs).toEqual([
+      { name: '0', type: { type: 'nvarchar', length: 128 }, value: 'queuebox_outbox_messages' },
+      { name: '1', type: { type: 'nvarchar', length: 128 }, value: 'queuebox_inbox_messages' },
+    ]);
+
+    const older = await start({ outbox: OUTBOX_COLUMNS, inbox: INBOX_COLUMNS.filter((column) => column !== 'ordering_key') }, 'messaging');
+    expect(older.error).toMatchObject({ migrations: [expect.stringMatching(/^QueueBoxInboxMessaging\w*1764547200000$/)], problems: ['table messaging.queuebox_inbox_messages has no column ordering_key'] });
+    expect((older.error as Error).message).toContain(`createQueueBoxMigrations({ type: 'mssql', schema: 'messaging' })`);
+    expect(older.check?.inputs[2]).toEqual({ name: '2', type: { type: 'nvarchar', length: 128 }, value: 'messaging' });
+
+    expect((await start(migratedTables)).error).toBeUndefined();
   });
 
   it('refuses a requestTimeout shorter than the claim lock’s wait, naming the option', () => {

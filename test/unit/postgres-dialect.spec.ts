@@ -108,6 +108,11 @@ describe('PostgreSQL dialect', () => {
     expect(wakeChannel(long, 'outbox').length).toBeLessThanOrEqual(63);
   });
 
+  it('binds the table names of the start-up check, the schema last when there is one', () => {
+    expect(dialect.tableColumns().params).toEqual(['my_outbox', 'my_inbox', 'app']);
+    expect(new StatementCatalog(postgresDialect, resolveOptions({}).tables).tableColumns().params).toEqual(['queuebox_outbox_messages', 'queuebox_inbox_messages']);
+  });
+
   it('drops only a schema of its own', () => {
     expect(() => new StatementCatalog(postgresDialect, resolveOptions({}).tables).dropSchema()).toThrow(InvalidArgumentError);
     expect(dialect.schemaExists('app').params).toEqual(['app']);
@@ -151,6 +156,8 @@ describe('PostgreSQL dialect', () => {
       databaseNow: dialect.databaseNow().sql,
       pendingWork: dialect.pendingWork().sql,
       schemaExists: dialect.schemaExists('app').sql,
+      tableColumns: dialect.tableColumns().sql,
+      tableColumnsOnSearchPath: new StatementCatalog(postgresDialect, resolveOptions({}).tables).tableColumns().sql,
       dropSchema: dialect.dropSchema().sql,
     };
     expect(statements).toMatchSnapshot();

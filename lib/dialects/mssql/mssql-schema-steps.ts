@@ -1,4 +1,5 @@
 import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
+import { INBOX_COLUMNS, OUTBOX_COLUMNS } from '../schema-columns.js';
 import type { SchemaStep } from '../schema-step.interface.js';
 import { createInboxTable, createOutboxTable, createSchema, dropInboxTable, dropOutboxTable } from './schema.sql.js';
 
@@ -8,6 +9,6 @@ import { createInboxTable, createOutboxTable, createSchema, dropInboxTable, drop
  * so there is nothing to upgrade from. The steps keep PostgreSQL's names and timestamps.
  */
 export const mssqlSchemaSteps = (t: ResolvedTableNames): SchemaStep[] => [
-  { name: 'Outbox', version: 1764460800000, up: [...createSchema(t), ...createOutboxTable(t)], down: dropOutboxTable(t) },
-  { name: 'Inbox', version: 1764547200000, up: createInboxTable(t), down: dropInboxTable(t) },
+  { name: 'Outbox', version: 1764460800000, up: [...createSchema(t), ...createOutboxTable(t)], down: dropOutboxTable(t), columns: { outbox: OUTBOX_COLUMNS } },
+  { name: 'Inbox', version: 1764547200000, up: createInboxTable(t), down: dropInboxTable(t), columns: { inbox: INBOX_COLUMNS } },
 ];

@@ -12,10 +12,11 @@ import * as pull from './pull.sql.js';
 import * as retention from './retention.sql.js';
 import * as rows from './row-states.sql.js';
 import * as schemaLifecycle from './schema-lifecycle.sql.js';
+import * as tableColumns from './table-columns.sql.js';
 
 /** Every SQL Server statement (`@n` placeholders): the mirrored *.sql.ts files. */
 export const mssqlSql: DialectSql = {
-  ...clock, ...pendingWork, ...schemaLifecycle,
+  ...clock, ...pendingWork, ...schemaLifecycle, ...tableColumns,
   ...outbox, ...inbox, ...pull,
   ...fenced, ...retention,
   ...deadLetters, ...deadCounts, ...blocked, ...rows, ...atRisk,

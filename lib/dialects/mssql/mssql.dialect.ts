@@ -106,6 +106,7 @@ export const mssqlDialect: DialectProfile<'mssql'> = {
   },
   schema: {
     steps: mssqlSchemaSteps,
+    defaultMigrations: 'QueueBoxSqlServerMigrations',
     // `CREATE SCHEMA` must open its batch: every statement is a batch of its own (GO, which sqlcmd and SSMS understand).
     script: { begin: [], end: [], terminate: (statement) => `${statement}\nGO`, client: 'sqlcmd -b -i <file>' },
   },

@@ -14,13 +14,14 @@ import * as pull from './pull.sql.js';
 import * as retention from './retention.sql.js';
 import * as rows from './row-states.sql.js';
 import * as schemaLifecycle from './schema-lifecycle.sql.js';
+import * as tableColumns from './table-columns.sql.js';
 
 /** Every PostgreSQL statement (`$n` placeholders): the mirrored *.sql.ts files. */
 /** The columns a claim returns, by what claims: the outbox's or the inbox's (relay and pull). */
 const claimColumnsOf = (kind: ClaimComponent): readonly string[] => (kind === 'outbox' ? outbox.OUTBOX_CLAIM_COLUMNS : inbox.INBOX_CLAIM_COLUMNS);
 
 export const postgresSql: DialectSql = {
-  ...clock, ...pendingWork, ...schemaLifecycle,
+  ...clock, ...pendingWork, ...schemaLifecycle, ...tableColumns,
   ...outbox, ...inbox, ...pull,
   ...fenced, ...retention,
   ...deadLetters, ...deadCounts, ...blocked, ...rows, ...atRisk,

@@ -61,6 +61,7 @@ export const postgresDialect: DialectProfile<'postgres'> = {
   },
   schema: {
     steps: postgresSchemaSteps,
+    defaultMigrations: 'QueueBoxPostgresMigrations',
     // DDL is transactional: the script is one transaction.
     script: { begin: ['BEGIN;'], end: ['COMMIT;'], terminate: (statement) => `${statement};`, client: 'psql -v ON_ERROR_STOP=1 -f <file>' },
   },

@@ -1,4 +1,5 @@
 import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
+import { INBOX_COLUMNS, OUTBOX_COLUMNS } from '../schema-columns.js';
 import type { SchemaStep } from '../schema-step.interface.js';
 import { qualified, quote } from './postgres-names.js';
 
@@ -190,7 +191,8 @@ export const downgradeFromV2 = (t: ResolvedTableNames): string[] => [
  * version 2 (the claim engine's indexes, one key column name). Shipped steps never change.
  */
 export const postgresSchemaSteps = (t: ResolvedTableNames): SchemaStep[] => [
-  { name: 'Outbox', version: 1764460800000, up: [...createSchema(t), ...createOutboxTable(t)], down: dropOutboxTable(t) },
-  { name: 'Inbox', version: 1764547200000, up: createInboxTable(t), down: dropInboxTable(t) },
-  { name: 'SchemaV2', version: 1764979200000, up: upgradeToV2(t), down: downgradeFromV2(t) },
+  { name: 'Outbox', version: 1764460800000, up: [...createSchema(t), ...createOutboxTable(t)], down: dropOutboxTable(t), columns: { outbox: OUTBOX_COLUMNS } },
+  // The inbox's key column is created as aggregate_key: it is version 2's.
+  { name: 'Inbox', version: 1764547200000, up: createInboxTable(t), down: dropInboxTable(t), columns: { inbox: INBOX_COLUMNS.filter((column) => column !== 'ordering_key') } },
+  { name: 'SchemaV2', version: 1764979200000, up: upgradeToV2(t), down: downgradeFromV2(t), columns: { inbox: ['ordering_key'] } },
 ];

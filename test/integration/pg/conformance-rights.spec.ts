@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { runCli } from '../../../lib/cli/run-cli.js';
 import { formatConformanceReport, runConformance, type ConformanceReport } from '../../../lib/conformance/index.js';
 import { describeWithDatabase } from '../../fixtures/database.js';
+import { createLoginRole, type LoginRole } from '../../fixtures/login-role.js';
 
 /**
  * A database where the check cannot hold fails it, clearly: a role that may log in but not
@@ -11,25 +11,19 @@ import { describeWithDatabase } from '../../fixtures/database.js';
  * names the schema check and the database's reason, and runs nothing else.
  */
 describeWithDatabase('runConformance() as a role without the rights it needs', () => {
-  const role = `qb_conformance_${randomBytes(4).toString('hex')}`;
-  const password = randomBytes(8).toString('hex');
   let admin: pg.Client;
   let report: ConformanceReport;
-  let restrictedUrl: string;
+  let role: LoginRole;
 
   beforeAll(async () => {
     const url = inject('testDatabase').url!;
     admin = new pg.Client({ connectionString: url });
     await admin.connect();
-    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`);
-    const restricted = new URL(url);
-    restricted.username = role;
-    restricted.password = password;
-    restrictedUrl = restricted.toString();
-    report = await runConformance({ url: restrictedUrl });
+    role = await createLoginRole(admin, url, 'qb_conformance');
+    report = await runConformance({ url: role.url });
   });
   afterAll(async () => {
-    await admin?.query(`DROP ROLE IF EXISTS ${role}`);
+    if (role) await admin.query(`DROP ROLE IF EXISTS ${role.name}`);
     await admin?.end();
   });
 
@@ -49,10 +43,10 @@ describeWithDatabase('runConformance() as a role without the rights it needs', (
   it('`queuebox conformance` prints the failing report and exits 1, never showing the password', async () => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runCli(['conformance', '--url', restrictedUrl], { stdout: (text) => out.push(text), stderr: (text) => err.push(text) });
+    const code = await runCli(['conformance', '--url', role.url], { stdout: (text) => out.push(text), stderr: (text) => err.push(text) });
     expect(code).toBe(1);
     expect(out.join('\n')).toContain('FAIL  schema');
     expect(out.join('\n')).toMatch(/reason: the database refused: .*permission denied for database/);
-    expect(out.join('\n') + err.join('\n')).not.toContain(password);
+    expect(out.join('\n') + err.join('\n')).not.toContain(role.password);
   });
 });

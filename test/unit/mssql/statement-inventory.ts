@@ -114,6 +114,7 @@ export function mssqlStatementInventory(configuration: TableConfiguration): Map<
     ['database-now', { method: 'databaseNow', statement: dialect.databaseNow() }],
     ['pending-work', { method: 'pendingWork', statement: dialect.pendingWork() }],
     ['schema-exists', { method: 'schemaExists', statement: dialect.schemaExists('messaging') }],
+    ['table-columns', { method: 'tableColumns', statement: dialect.tableColumns() }],
     // Only a schema of QueueBox's own is ever dropped (a conformance run's): with the default tables, one is named.
     ['drop-schema', { method: 'dropSchema', statement: (tables.schema ? dialect : new StatementCatalog(mssqlDialect, { ...tables, schema: 'queuebox_conformance_run' })).dropSchema() }],
   ];
