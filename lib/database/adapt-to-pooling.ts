@@ -21,6 +21,9 @@ import type { SqlDialect } from './sql-dialect.interface.js';
 export async function adaptToPooling(dialect: SqlDialect, dataSource: DataSource, options: ResolvedQueueBoxOptions): Promise<void> {
   const listensOnPool = options.workers.enabled && options.notify.enabled && options.notify.listenUrl === undefined;
   if (options.preparedStatements === false && !listensOnPool) return;
+  // Not connected yet: the start-up check of the tables refuses it, or waits for it
+  // (`startup.waitForMigrations`); a pooler found later is adapted to at its first missing statement.
+  if (!dataSource.isInitialized) return;
   const pooling = await dialect.probePooling(dataSource);
   if (!pooling.sessionPerTransaction) return;
   const unnamed = !pooling.preparedStatementsKept;

@@ -30,7 +30,10 @@ describeWithDatabase('start-up check of the tables', () => {
     return schema;
   };
   /** Runs QueueBox's migrations in `schema`, as the application's deployment would. */
-  const migrate = (schema: string) => createQueueBoxSchema(testDatabase().dataSourceOptions(schema, { poolSize: 1 }), schema, 'queuebox_test_migrations');
+  const migrate = async (schema: string): Promise<void> => {
+    await createQueueBoxSchema(testDatabase().dataSourceOptions(schema, { poolSize: 1 }), schema, 'queuebox_test_migrations');
+    await testDatabase().grantApplication(schema);
+  };
 
   afterEach(async () => {
     await app?.close();
