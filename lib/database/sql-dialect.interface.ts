@@ -149,6 +149,8 @@ export interface SqlDialect {
   bounded<T>(runner: QueryRunner, work: () => Promise<T>): Promise<T>;
   /** What a driver error means to the claim mechanism, or undefined when it means nothing special. */
   classifyError(error: unknown): DatabaseErrorKind | undefined;
+  /** Ends `runner`'s connection so that the pool never hands it out again (nothing where the dialect cannot). */
+  discardConnection(runner: QueryRunner): void;
   /** The cross-replica wake-up of this database, or undefined when replicas rely on polling. */
   createWakeUpTransport(dataSource: DataSource, instanceId: string): WakeUpTransport | undefined;
   /** A start-up check of the database (version, settings QueueBox depends on); undefined when none is needed. */

@@ -101,8 +101,9 @@ export interface DatabaseFacts {
 
 /**
  * What a database error means to the claim mechanism, across drivers: a deadlock victim, a claim
- * lock not granted in time, or a request the driver timed out; and to the tools, a table that is
- * not there (migrations not run, or another schema).
+ * lock not granted in time, a request the driver timed out, or a write refused because the
+ * session is on a read-only server (a demoted primary, a standby); and to the tools, a table that
+ * is not there (migrations not run, or another schema).
  */
-export type DatabaseErrorKind = 'deadlock' | 'lock-not-granted' | 'timeout' | 'missing-table';
+export type DatabaseErrorKind = 'deadlock' | 'lock-not-granted' | 'timeout' | 'read-only' | 'missing-table';
 

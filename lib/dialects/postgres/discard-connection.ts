@@ -15,12 +15,13 @@ interface ReleasingWithError {
  * may be dead), and releases the runner with an error, so that pg-pool removes the client at
  * once instead of handing it out again before the socket's close is seen. node-postgres fails
  * the pending query with "Connection terminated unexpectedly". A runner that has no connection
- * yet is left alone.
+ * yet is left alone. Used for a statement past its deadline, and for a session on a read-only
+ * server (statement-runner.ts).
  */
 export function discardPostgresConnection(runner: QueryRunner): void {
   const client = (runner as unknown as { databaseConnection?: SocketOwner }).databaseConnection;
   if (!client) return;
   client.connection?.stream?.destroy();
   if (runner.isReleased) return;
-  void (runner as unknown as ReleasingWithError).releasePostgresConnection?.(new Error('discarded: no answer within statementTimeoutMs'))?.catch(() => undefined);
+  void (runner as unknown as ReleasingWithError).releasePostgresConnection?.(new Error('discarded by QueueBox'))?.catch(() => undefined);
 }

@@ -37,6 +37,7 @@ export const methodsWithoutStatements = new Set([
   'execute',
   'bounded',
   'classifyError',
+  'discardConnection',
   'createWakeUpTransport',
   'statement',
   'hot',
