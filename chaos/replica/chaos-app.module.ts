@@ -4,7 +4,7 @@ import { QueueBoxModule } from 'queuebox';
 import { jobsWorkerFor } from './jobs-worker.js';
 import { NaiveOutboxLoop } from './naive-outbox-loop.js';
 import { Producer } from './producer.js';
-import { REPLICA_CONFIG, replicaApplicationName, type ReplicaConfig } from './replica-config.js';
+import { poolerWorkarounds, REPLICA_CONFIG, replicaApplicationName, type ReplicaConfig } from './replica-config.js';
 
 /** Retries as fast as the chaos needs: a failing sink answer must not park a message for minutes. */
 const backoff = { initialDelayMs: 50, maxDelayMs: 500 };
@@ -30,6 +30,7 @@ export class ChaosAppModule {
           extra: { max: 10, application_name: replicaApplicationName(config.slot) },
         }),
         QueueBoxModule.forRoot({
+          ...poolerWorkarounds(config),
           schema: config.schema,
           statementTimeoutMs: config.statementTimeoutMs,
           intake: { path: 'inbox' },

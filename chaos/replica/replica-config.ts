@@ -1,4 +1,5 @@
-import type { ChaosControl } from '../chaos-config.js';
+import type { QueueBoxModuleOptions } from 'queuebox';
+import type { ChaosControl, ChaosPooler } from '../chaos-config.js';
 
 /** What the coordinator tells one replica process (as JSON in `CHAOS_REPLICA`). */
 export interface ReplicaConfig {
@@ -24,6 +25,20 @@ export interface ReplicaConfig {
   messagesPerSecondPerLane: number;
   /** In a control run, every replica runs a naive outbox loop instead of QueueBox's workers. */
   control?: ChaosControl;
+  /** `url` leads to this pooler (transaction mode) rather than to PostgreSQL itself. */
+  pooler?: ChaosPooler;
+}
+
+/**
+ * TEMPORARY (issue 28, part 1): the QueueBox options a replica needs behind PgBouncer in
+ * transaction mode, until QueueBox finds the pooler on its own. Named prepared statements and a
+ * LISTEN session do not survive transaction pooling: without these two options the replicas
+ * deliver a few messages and then stall. The only place the chaos suite works around it; remove
+ * it (and this comment) once QueueBox adapts by itself.
+ */
+export function poolerWorkarounds(config: ReplicaConfig): Partial<QueueBoxModuleOptions> {
+  if (config.pooler !== 'pgbouncer') return {};
+  return { preparedStatements: false, notify: { enabled: false } };
 }
 
 export const REPLICA_CONFIG = Symbol('REPLICA_CONFIG');
