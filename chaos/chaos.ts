@@ -9,13 +9,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readChaosConfig, type ChaosConfig } from './chaos-config.js';
 import { createChaosSchema, dropChaosSchema } from './chaos-schema.js';
 import { FaultInjector, type HaControl, type MovingAddress } from './fault-injector.js';
 import { Feeder } from './feeder.js';
+import { freePort } from './free-port.js';
 import { HaPair } from './ha-pair.js';
 import { PgBouncer, pgbouncerInstalled } from './pgbouncer.js';
 import { PrimaryPool, type Queryable } from './primary-pool.js';
@@ -327,17 +327,6 @@ function splitMessages(config: ChaosConfig): { direct: number; intake: number } 
 
 function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 main().then(

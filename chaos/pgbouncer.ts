@@ -1,9 +1,9 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from './free-port.js';
 
 /** One `[databases]` entry: what a client's database name leads to. */
 export interface PgBouncerTarget {
@@ -234,15 +234,4 @@ function postgresUser(): { uid: number; gid: number } {
   const uid = Number(execFileSync('id', ['-u', USER], { encoding: 'utf8' }).trim());
   const gid = Number(execFileSync('id', ['-g', USER], { encoding: 'utf8' }).trim());
   return { uid, gid };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
