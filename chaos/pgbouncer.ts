@@ -64,6 +64,10 @@ const DATABASE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  */
 export class PgBouncer {
   private stopped?: Promise<void>;
+  private readonly killAtExit = (): void => {
+    this.child.kill('SIGKILL');
+    rmSync(this.dir, { recursive: true, force: true });
+  };
 
   private constructor(
     private readonly options: LauncherSettings,
@@ -95,6 +99,8 @@ export class PgBouncer {
       ...(owner ? { uid: owner.uid, gid: owner.gid } : {}),
     });
     const bouncer = new PgBouncer(resolved, dir, child);
+    // A test that hangs and is given up, or a coordinator that fails, must not leave it running.
+    process.once('exit', bouncer.killAtExit);
     try {
       await bouncer.waitReady(options.readyTimeoutMs ?? 30_000);
     } catch (error) {
@@ -153,6 +159,7 @@ export class PgBouncer {
   /** Ends PgBouncer at once (SIGTERM; SIGKILL after 5 s: SIGINT would wait for every client to leave) and removes its folder. Idempotent. */
   stop(): Promise<void> {
     this.stopped ??= (async () => {
+      process.off('exit', this.killAtExit);
       const child = this.child;
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
