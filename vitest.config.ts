@@ -31,6 +31,9 @@ export default defineConfig({
           // A guard against a hang, not a measure: a first import of a peer (Nest, cron, TypeORM)
           // took over Vitest's default 5 s on a loaded 2-core machine.
           testTimeout: 30_000,
+          // Hooks that compile (the docs' code blocks, the published declarations) take over the
+          // default 10 s on a 2-core machine busy with other work.
+          hookTimeout: 120_000,
           sequence: { groupOrder: 0 },
         },
       },

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { createQueueBoxMigrations } from 'queuebox/migrations';
 import { DataSource } from 'typeorm';
+import type { Queryable } from './primary-pool.js';
 import { createAuditTrigger } from './sql/audit-trigger.sql.js';
 import { createBusinessTables } from './sql/business-tables.sql.js';
 import { chaosTables, quoteIdentifier } from './sql/chaos-names.js';
@@ -36,6 +37,6 @@ export async function createChaosSchema(url: string, schema: string): Promise<vo
   }
 }
 
-export async function dropChaosSchema(pool: pg.Pool, schema: string): Promise<void> {
+export async function dropChaosSchema(pool: Queryable, schema: string): Promise<void> {
   await pool.query(`DROP SCHEMA ${quoteIdentifier(schema)} CASCADE`);
 }

@@ -1,21 +1,24 @@
 /**
  * The chaos suite's coordinator (`npm run chaos`, `npm run chaos:ci`; contributing/chaos.md).
- * Starts a private PostgreSQL cluster, a network-cut proxy in front of it, a sink, replica
- * processes of the chaos app and an intake sender; injects faults while messages flow; lets the
- * rows drain; checks that every replica's loops still tick and that each still listens; then
- * checks from the outside and prints one verdict line.
+ * Starts a private PostgreSQL cluster (or an HA pair of them, for the failover fault), a
+ * network-cut proxy in front of it (and PgBouncer behind the proxy, with `--pooler pgbouncer`), a
+ * sink, replica processes of the chaos app and an intake sender; injects faults while messages
+ * flow; lets the rows drain; checks that every replica's loops still tick and that each still
+ * listens; then checks from the outside and prints one verdict line.
  * Exit code: 0 PASS, 1 FAIL, 2 the harness itself failed.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { readChaosConfig, type ChaosConfig } from './chaos-config.js';
 import { createChaosSchema, dropChaosSchema } from './chaos-schema.js';
-import { FaultInjector } from './fault-injector.js';
+import { FaultInjector, type HaControl, type MovingAddress } from './fault-injector.js';
 import { Feeder } from './feeder.js';
+import { freePort } from './free-port.js';
+import { HaPair } from './ha-pair.js';
+import { PgBouncer, pgbouncerInstalled } from './pgbouncer.js';
+import { PrimaryPool, type Queryable } from './primary-pool.js';
 import { ProxyClient } from './proxy-client.js';
 import { PrivateCluster, postgresBinDir } from './private-cluster.js';
 import { replicaApplicationName, type ReplicaConfig } from './replica/replica-config.js';
@@ -37,30 +40,47 @@ async function main(): Promise<number> {
   const tables = chaosTables(schema);
   const logDir = mkdtempSync(join(tmpdir(), 'queuebox-chaos-'));
   const progress = (line: string): void => void process.stderr.write(`chaos: ${line}\n`);
-  const cluster = config.externalDatabase ? undefined : await startPrivateCluster(progress);
-  const databaseUrl = cluster?.url ?? config.url;
+  if (config.pooler === 'pgbouncer' && !pgbouncerInstalled()) throw new Error('chaos: --pooler pgbouncer needs the pgbouncer program (Debian package pgbouncer, or PGBOUNCER_BIN)');
+  const database = config.externalDatabase ? undefined : await startPrivateDatabase(config.failover, progress);
+  const cluster = database instanceof PrivateCluster ? database : undefined;
+  const pair = database instanceof HaPair ? database : undefined;
+  const databaseUrl = pair?.primary.url ?? cluster?.url ?? config.url;
+  const target = new URL(databaseUrl);
+  const databaseName = target.pathname.slice(1) || 'postgres';
+  // With the pooler, PgBouncer stands between the proxy and the server, and its [databases] entry is the address a failover moves.
+  // Two entries for one database: the replicas' (transaction mode) and their LISTEN's (session mode).
+  const sessionDatabase = `${databaseName}_session`;
+  const pooled = (host: string, port: number) => ({
+    [databaseName]: { host, port, dbname: databaseName },
+    [sessionDatabase]: { host, port, dbname: databaseName, poolMode: 'session' as const },
+  });
+  const bouncer = config.pooler ? await PgBouncer.start({ databases: pooled(target.hostname, Number(target.port || 5432)) }) : undefined;
   progress(
     `${config.profile} profile, ${config.messages} messages over ${config.produceSeconds} s, ${config.replicas} replicas${config.control ? `, control ${config.control}` : ''}; ` +
-      `${cluster ? `private cluster on port ${cluster.port} (crash-restarts on)` : `database ${config.url} (no crash-restarts)`}; schema ${schema}; replica logs in ${logDir}`,
+      `${pair ? `HA pair on ports ${pair.primary.port} and ${pair.standby.port} (crash-restarts on, failovers on)` : cluster ? `private cluster on port ${cluster.port} (crash-restarts on)` : `database ${config.url} (no crash-restarts)`}; ` +
+      `${bouncer ? `through PgBouncer (transaction mode) on port ${bouncer.port}; ` : ''}schema ${schema}; replica logs in ${logDir}`,
   );
   // The replicas reach the database only through the proxy, which cuts the network on demand.
-  const target = new URL(databaseUrl);
-  const proxy = new ProxyClient(target.hostname, Number(target.port || 5432));
+  const proxy = bouncer ? new ProxyClient('127.0.0.1', bouncer.port) : new ProxyClient(target.hostname, Number(target.port || 5432));
   const replicaUrl = new URL(databaseUrl);
   replicaUrl.host = `127.0.0.1:${await proxy.start()}`;
+  const listenUrl = bouncer ? Object.assign(new URL(replicaUrl), { pathname: `/${sessionDatabase}` }).toString() : undefined;
 
-  // Interrupted (Ctrl-C, a test's timeout): the replicas (paused ones too) and the private cluster go with the coordinator.
+  // Interrupted (Ctrl-C, a test's timeout): the replicas (paused ones too), PgBouncer and the private clusters go with the coordinator.
   let fleet: ReplicaFleet | undefined;
   const interrupted = (): void => {
     fleet?.killAll();
-    void cluster?.destroy().finally(() => process.exit(130));
+    void Promise.allSettled([bouncer?.stop(), database?.destroy()]).finally(() => process.exit(130));
   };
   process.once('SIGINT', interrupted);
   process.once('SIGTERM', interrupted);
 
   await createChaosSchema(databaseUrl, schema);
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, application_name: 'chaos-coordinator' });
-  pool.on('error', () => undefined);
+  const pool = new PrimaryPool(databaseUrl);
+  const address: MovingAddress = bouncer
+    ? { retarget: (host, port) => bouncer.retarget(pooled(host, port)) }
+    : { retarget: (host, port) => proxy.retarget(host, port, config.address === 'dns') };
+  const ha: HaControl | undefined = pair && { pair, address, followPrimary: (url) => pool.follow(url) };
   const sink = new Sink(config, pool, tables);
   try {
     const sinkUrl = await sink.start();
@@ -84,6 +104,8 @@ async function main(): Promise<number> {
       rollbackRate: config.rollbackRate,
       messagesPerSecondPerLane: perLane / config.produceSeconds,
       control: config.control,
+      pooler: config.pooler,
+      listenUrl,
     }));
     fleet = new ReplicaFleet(replicaConfigs, logDir);
     await fleet.start();
@@ -98,7 +120,7 @@ async function main(): Promise<number> {
       ports,
       secrets,
     });
-    const faults = new FaultInjector(config, fleet, pool, proxy, cluster, progress);
+    const faults = new FaultInjector(config, fleet, pool, proxy, cluster, progress, ha);
     let attempted = 0;
     let feeding = true;
     const feeds = feeder.run().finally(() => (feeding = false));
@@ -119,7 +141,7 @@ async function main(): Promise<number> {
       if (tick % 5 === 0) {
         progress(
           `t=${elapsed()}s attempted=${attempted}/${lanes * perLane} fed=${feeder.acknowledged} sink=${sink.received} unfinished=${unfinished} ` +
-            `kills=${faults.kills} stops=${faults.stops} terminations=${faults.terminations} cuts=${faults.cuts} restarts=${faults.restarts.length} crashes=${fleet.crashes}`,
+            `kills=${faults.kills} stops=${faults.stops} terminations=${faults.terminations} cuts=${faults.cuts} restarts=${faults.restarts.length}${ha ? ` failovers=${faults.failovers.length}` : ''} crashes=${fleet.crashes}`,
         );
       }
       if (fleet.crashes > 50) throw new Error(`replicas keep crashing (${fleet.crashes}); see ${logDir}`);
@@ -139,7 +161,9 @@ async function main(): Promise<number> {
     await feeder.save(pool, tables);
     const seconds = elapsed();
     const checks = (await pool.query<CheckCounters>(chaosChecks(tables))).rows[0];
-    const injected: FaultKind[] = cluster ? ['kills', 'stops', 'terminations', 'cuts', 'restarts'] : ['kills', 'stops', 'terminations', 'cuts'];
+    const injected: FaultKind[] = ['kills', 'stops', 'terminations', 'cuts'];
+    if (database) injected.push('restarts');
+    if (pair) injected.push('failovers');
     const counters = {
       kills: faults.kills,
       stops: faults.stops,
@@ -147,11 +171,14 @@ async function main(): Promise<number> {
       terminatedBackends: faults.terminatedBackends,
       cuts: faults.cuts,
       restarts: faults.restarts.length,
+      failovers: faults.failovers.length,
       crashes: fleet.crashes,
       ...liveness,
     };
-    const verdict = verdictOf(checks, counters, seconds, config.control, injected);
     await reportRecoveries(pool, tables, faults, progress);
+    const failoverRecoveries = await reportFailovers(pool, tables, faults, progress);
+    const report = failoverRecoveries.length > 0 ? { failoverRecoveryMs: failoverRecoveries.map((ms) => ms ?? 'never').join(',') } : undefined;
+    const verdict = verdictOf(checks, counters, seconds, config.control, injected, report);
     progress(`network cuts: ${faults.cuts} (${faults.resets} ended by a reset, the others resumed)`);
     for (const row of (await pool.query(landedLateSummary(tables))).rows) progress(`landed after the lease (began in time): ${JSON.stringify(row)}`);
     reportLogVolume(logDir, seconds, progress);
@@ -165,29 +192,38 @@ async function main(): Promise<number> {
     await fleet?.shutdown(5_000);
     await sink.stop().catch(() => undefined);
     await proxy.stop();
-    if (config.keepSchema) progress(`schema ${schema} kept${cluster ? ` on the private cluster ${cluster.url} (still running; its data directory is ${cluster.logFile.replace(/\/server\.log$/, '')})` : ''}`);
+    await bouncer?.stop();
+    const kept = pair?.primary ?? cluster;
+    if (config.keepSchema) progress(`schema ${schema} kept${kept ? ` on the private cluster ${kept.url} (still running; its data directory is ${kept.dataDir})` : ''}`);
     else await dropChaosSchema(pool, schema).catch((error: unknown) => progress(`could not drop ${schema}: ${String(error)}`));
     await pool.end();
-    if (cluster && !config.keepSchema) await cluster.destroy();
+    if (database && !config.keepSchema) await database.destroy();
   }
 }
 
 /**
- * The run's own PostgreSQL cluster, or undefined (then the run uses `QUEUEBOX_PG_URL`, without
- * crash-restarts) when the server programs are missing or the cluster cannot be set up (no
- * `postgres` user to run them as root, say): said on stderr, never a failed run.
+ * The run's own PostgreSQL cluster (an HA pair of them, for the failover fault), or undefined
+ * (then the run uses `QUEUEBOX_PG_URL`, without crash-restarts or failovers) when the server
+ * programs are missing or the cluster cannot be set up (no `postgres` user to run them as root,
+ * say): said on stderr, never a failed run.
  */
-async function startPrivateCluster(progress: (line: string) => void): Promise<PrivateCluster | undefined> {
+async function startPrivateDatabase(failover: boolean, progress: (line: string) => void): Promise<PrivateCluster | HaPair | undefined> {
   const binDir = postgresBinDir();
-  if (!binDir) return undefined;
-  const cluster = new PrivateCluster(binDir, await freePort());
+  if (!binDir) {
+    if (failover) progress('no PostgreSQL server programs: no HA pair, no failover');
+    return undefined;
+  }
+  const database = failover ? new HaPair(binDir, [await freePort(), await freePort()]) : new PrivateCluster(binDir, await freePort());
   try {
-    await cluster.init();
-    await cluster.start();
-    return cluster;
+    if (database instanceof HaPair) await database.init();
+    else {
+      await database.init();
+      await database.start();
+    }
+    return database;
   } catch (error) {
-    progress(`could not start a private PostgreSQL cluster (${String(error).split('\n')[0]}); using QUEUEBOX_PG_URL without crash-restarts`);
-    await cluster.destroy().catch(() => undefined);
+    progress(`could not start a private PostgreSQL ${failover ? 'HA pair' : 'cluster'} (${String(error).split('\n')[0]}); using QUEUEBOX_PG_URL without crash-restarts`);
+    await database.destroy().catch(() => undefined);
     return undefined;
   }
 }
@@ -199,7 +235,7 @@ async function startPrivateCluster(progress: (line: string) => void): Promise<Pr
  */
 async function checkLiveness(
   fleet: ReplicaFleet,
-  pool: pg.Pool,
+  pool: Queryable,
   config: ChaosConfig,
   faultsOverAt: number,
   progress: (line: string) => void,
@@ -235,7 +271,7 @@ async function checkLiveness(
 }
 
 /** Per crash-restart: how long the server was down, and how long from its restart to the first fenced finish of a row (database clock). */
-async function reportRecoveries(pool: pg.Pool, tables: ReturnType<typeof chaosTables>, faults: FaultInjector, progress: (line: string) => void): Promise<void> {
+async function reportRecoveries(pool: Queryable, tables: ReturnType<typeof chaosTables>, faults: FaultInjector, progress: (line: string) => void): Promise<void> {
   const recoveries: number[] = [];
   for (const [i, restart] of faults.restarts.entries()) {
     const first = (await pool.query<{ first: Date | null }>(firstFinishAfter(tables), [restart.upAt])).rows[0].first;
@@ -247,6 +283,27 @@ async function reportRecoveries(pool: pg.Pool, tables: ReturnType<typeof chaosTa
     const sorted = [...recoveries].sort((a, b) => a - b);
     progress(`recovery after a crash-restart: median ${sorted[Math.floor(sorted.length / 2)]} ms, max ${sorted[sorted.length - 1]} ms over ${sorted.length} restarts`);
   }
+}
+
+/**
+ * Per failover: how long from the moment the replicas' address moved to the new primary until
+ * the first fenced finish of a row there (database clock; undefined: none after it). The audit
+ * rows are the new primary's: the ones before the failover came over by replication.
+ */
+async function reportFailovers(pool: Queryable, tables: ReturnType<typeof chaosTables>, faults: FaultInjector, progress: (line: string) => void): Promise<(number | undefined)[]> {
+  const recoveries: (number | undefined)[] = [];
+  for (const [i, failover] of faults.failovers.entries()) {
+    const first = (await pool.query<{ first: Date | null }>(firstFinishAfter(tables), [failover.movedAt])).rows[0].first;
+    const recoveryMs = first ? first.getTime() - failover.movedAt.getTime() : undefined;
+    recoveries.push(recoveryMs);
+    progress(
+      `failover ${i + 1} (${failover.form}): the address moved ${failover.outageMs} ms after the first step${failover.form === 'stale' ? ` (${failover.readOnlyMs} ms to a read-only server)` : ''}, ` +
+        `first finished row ${recoveryMs === undefined ? 'never' : `${recoveryMs} ms`} after the move`,
+    );
+  }
+  const known = recoveries.filter((ms): ms is number => ms !== undefined).sort((a, b) => a - b);
+  if (known.length > 0) progress(`recovery after a failover: median ${known[Math.floor(known.length / 2)]} ms, max ${known[known.length - 1]} ms over ${known.length} failovers`);
+  return recoveries;
 }
 
 /** Lines and bytes each replica logged per minute of the run (every process of a slot appends to one file). */
@@ -271,17 +328,6 @@ function splitMessages(config: ChaosConfig): { direct: number; intake: number } 
 
 function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 main().then(

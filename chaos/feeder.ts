@@ -1,6 +1,6 @@
-import type pg from 'pg';
 import { coveredHeadersText, decodeWebhookSecret, webhookSignatures } from 'queuebox';
 import type { ChaosConfig } from './chaos-config.js';
+import type { Queryable } from './primary-pool.js';
 import { insertFed } from './sql/business-tables.sql.js';
 import type { ChaosTables } from './sql/chaos-names.js';
 
@@ -51,7 +51,7 @@ export class Feeder {
     await Promise.all(lanes);
   }
 
-  async save(pool: pg.Pool, tables: ChaosTables): Promise<void> {
+  async save(pool: Queryable, tables: ChaosTables): Promise<void> {
     const f = this.fed;
     await pool.query(insertFed(tables), [
       f.map((x) => x.id),

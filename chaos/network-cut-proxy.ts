@@ -1,5 +1,8 @@
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 
+/** What the coordinator tells the proxy's process (network-cut-proxy-process.ts). */
+export type ProxyCommand = { command: 'blackhole' | 'resume' | 'reset' } | { command: 'retarget'; host: string; port: number; keepConnections: boolean };
+
 /** One proxied connection: the replica's side and the database's side. */
 interface Link {
   client: Socket;
@@ -13,7 +16,8 @@ interface Link {
  * stays unread in the kernel's buffers); connections opened during the cut are accepted and stay
  * silent too. The cut ends in one of two ways: `resume()` forwards again (the statements that
  * waited get their answers, late), or `reset()` destroys every connection (each side sees its
- * socket close). Only the coordinator of the chaos suite uses it.
+ * socket close). In front of an HA pair, `retarget()` moves it to the new primary. Only the
+ * coordinator of the chaos suite uses it.
  */
 export class NetworkCutProxy {
   private server?: Server;
@@ -21,8 +25,8 @@ export class NetworkCutProxy {
   private cut = false;
 
   constructor(
-    private readonly targetHost: string,
-    private readonly targetPort: number,
+    private targetHost: string,
+    private targetPort: number,
   ) {}
 
   get connections(): number {
@@ -66,6 +70,18 @@ export class NetworkCutProxy {
       link.server.destroy();
     }
     this.links.clear();
+  }
+
+  /**
+   * The address moves to another server: connections from now on go to `host:port`. As a virtual
+   * IP moves, every open connection is reset (the old server no longer owns the address, so what
+   * a client sends on an old connection is answered with a reset); as a DNS name moves
+   * (`keepConnections`), the open ones stay with the old server until their client closes them.
+   */
+  retarget(host: string, port: number, keepConnections = false): void {
+    this.targetHost = host;
+    this.targetPort = port;
+    if (!keepConnections) this.reset();
   }
 
   async stop(): Promise<void> {

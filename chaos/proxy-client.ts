@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { ProxyCommand } from './network-cut-proxy.js';
 
 const ENTRY = fileURLToPath(new URL('./network-cut-proxy-process.js', import.meta.url));
 
@@ -24,15 +25,20 @@ export class ProxyClient {
   }
 
   blackhole(): Promise<void> {
-    return this.command('blackhole');
+    return this.command({ command: 'blackhole' });
   }
 
   resume(): Promise<void> {
-    return this.command('resume');
+    return this.command({ command: 'resume' });
   }
 
   reset(): Promise<void> {
-    return this.command('reset');
+    return this.command({ command: 'reset' });
+  }
+
+  /** The address moves to `host:port`; every open connection is reset, unless `keepConnections` (network-cut-proxy.ts). */
+  retarget(host: string, port: number, keepConnections = false): Promise<void> {
+    return this.command({ command: 'retarget', host, port, keepConnections });
   }
 
   async stop(): Promise<void> {
@@ -43,7 +49,7 @@ export class ProxyClient {
     await exited;
   }
 
-  private command(command: 'blackhole' | 'resume' | 'reset'): Promise<void> {
+  private command(command: ProxyCommand): Promise<void> {
     const child = this.child;
     if (!child) return Promise.reject(new Error('chaos: the proxy is not started'));
     const id = (this.next += 1);
@@ -54,7 +60,7 @@ export class ProxyClient {
         resolve();
       };
       child.on('message', onMessage);
-      child.send({ id, command });
+      child.send({ id, ...command });
     });
   }
 }

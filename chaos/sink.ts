@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type pg from 'pg';
 import type { ChaosConfig } from './chaos-config.js';
+import type { Queryable } from './primary-pool.js';
 import { insertDeliveries } from './sql/business-tables.sql.js';
 import type { ChaosTables } from './sql/chaos-names.js';
 
@@ -31,7 +31,7 @@ export class Sink {
 
   constructor(
     private readonly config: ChaosConfig,
-    private readonly pool: pg.Pool,
+    private readonly pool: Queryable,
     private readonly tables: ChaosTables,
   ) {}
 

@@ -31,6 +31,8 @@ export interface FaultCounters {
   cuts: number;
   /** Crash-restarts of the private cluster (`pg_ctl stop -m immediate`, then crash recovery). */
   restarts: number;
+  /** Failovers of the HA pair: the standby promoted, the replicas' address moved to it. */
+  failovers: number;
   /** Replica exits the coordinator did not cause (an unhandled error, say). */
   crashes: number;
   /** Loops (of running replicas) with no tick for `stallMs` once the faults were over. */
@@ -39,8 +41,8 @@ export interface FaultCounters {
   notListening: number;
 }
 
-/** The faults a run injects; `restart` only on a private cluster. */
-export type FaultKind = 'kills' | 'stops' | 'terminations' | 'cuts' | 'restarts';
+/** The faults a run injects; `restarts` only on a private cluster, `failovers` only on an HA pair. */
+export type FaultKind = 'kills' | 'stops' | 'terminations' | 'cuts' | 'restarts' | 'failovers';
 
 /** Counters that must be zero for a PASS: the checks' violations, and the replicas' liveness. */
 const VIOLATIONS = ['lost', 'rolledBackDelivered', 'orderViolations', 'doubleEffects', 'doubleForwards', 'stuck', 'lateFencedWrites', 'stolenLeases'] as const;
@@ -56,7 +58,8 @@ export interface Verdict {
 /**
  * PASS when no violation counter moved, no replica crashed, stalled or stopped listening,
  * something was committed, fed and delivered, and every kind of fault in `injected` happened at
- * least once (a run without faults proves nothing).
+ * least once (a run without faults proves nothing). `report` adds figures to the line that do
+ * not decide it (the recovery after each failover, say).
  */
 export function verdictOf(
   checks: CheckCounters,
@@ -64,6 +67,7 @@ export function verdictOf(
   seconds: number,
   control?: ChaosControl,
   injected: readonly FaultKind[] = ['kills', 'stops', 'terminations', 'cuts', 'restarts'],
+  report: Readonly<Record<string, string>> = {},
 ): Verdict {
   const reasons = VIOLATIONS.filter((name) => checks[name] > 0).map((name) => `${name}=${checks[name]}`);
   reasons.push(...LIVENESS.filter((name) => faults[name] > 0).map((name) => `${name}=${faults[name]}`));
@@ -71,7 +75,7 @@ export function verdictOf(
   if (checks.committed === 0 || checks.delivered === 0 || (!control && (checks.fed === 0 || checks.effects === 0))) reasons.push('nothing flowed');
   for (const fault of injected) if (faults[fault] === 0) reasons.push(`no ${fault}`);
   const pass = reasons.length === 0;
-  const counters = { ...checks, ...faults, seconds };
+  const counters = { ...checks, ...faults, seconds, ...report };
   const fields = Object.entries(counters).map(([name, value]) => `${name}=${value}`);
   const line = `chaos: ${pass ? 'PASS' : 'FAIL'}${control ? ` control=${control}` : ''} ${fields.join(' ')}`;
   return { pass, line, reasons };

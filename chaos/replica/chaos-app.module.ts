@@ -32,6 +32,9 @@ export class ChaosAppModule {
         QueueBoxModule.forRoot({
           schema: config.schema,
           statementTimeoutMs: config.statementTimeoutMs,
+          // Behind PgBouncer in transaction mode QueueBox finds the pooler itself (unnamed
+          // statements); LISTEN goes to the session-mode database.
+          ...(config.listenUrl ? { notify: { listenUrl: config.listenUrl } } : {}),
           intake: { path: 'inbox' },
           workers: { enabled: config.control === undefined, shutdownTimeoutMs: 2_000 },
           destinations: {

@@ -1,4 +1,4 @@
-import type { ChaosControl } from '../chaos-config.js';
+import type { ChaosControl, ChaosPooler } from '../chaos-config.js';
 
 /** What the coordinator tells one replica process (as JSON in `CHAOS_REPLICA`). */
 export interface ReplicaConfig {
@@ -24,6 +24,13 @@ export interface ReplicaConfig {
   messagesPerSecondPerLane: number;
   /** In a control run, every replica runs a naive outbox loop instead of QueueBox's workers. */
   control?: ChaosControl;
+  /** `url` leads to this pooler (transaction mode) rather than to PostgreSQL itself. */
+  pooler?: ChaosPooler;
+  /**
+   * Behind the pooler: the same database through the pooler in session mode, QueueBox's
+   * `notify.listenUrl` (a LISTEN does not last on a connection pooled per transaction).
+   */
+  listenUrl?: string;
 }
 
 export const REPLICA_CONFIG = Symbol('REPLICA_CONFIG');

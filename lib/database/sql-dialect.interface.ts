@@ -150,6 +150,8 @@ export interface SqlDialect {
   bounded<T>(runner: QueryRunner, work: () => Promise<T>): Promise<T>;
   /** What a driver error means to the claim mechanism, or undefined when it means nothing special. */
   classifyError(error: unknown): DatabaseErrorKind | undefined;
+  /** Ends `runner`'s connection so that the pool never hands it out again (nothing where the dialect cannot). */
+  discardConnection(runner: QueryRunner): void;
   /**
    * The cross-replica wake-up of this database, or undefined when replicas rely on polling.
    * `listenUrl`: where the transport listens, instead of a connection of the DataSource's pool.

@@ -110,9 +110,10 @@ export interface TableColumns {
 
 /**
  * What a database error means to the claim mechanism, across drivers: a deadlock victim, a claim
- * lock not granted in time, or a request the driver timed out; to the tools, a table that is
+ * lock not granted in time, a request the driver timed out, or a write refused because the
+ * session is on a read-only server (a demoted primary, a standby); to the tools, a table that is
  * not there (migrations not run, or another schema); and to the statement catalog, a named
  * prepared statement the serving session does not have (a pooler moved the connection).
  */
-export type DatabaseErrorKind = 'deadlock' | 'lock-not-granted' | 'timeout' | 'missing-table' | 'prepared-statement-lost';
+export type DatabaseErrorKind = 'deadlock' | 'lock-not-granted' | 'timeout' | 'read-only' | 'missing-table' | 'prepared-statement-lost';
 

@@ -32,6 +32,9 @@ export class StatementRunner {
     const runner = this.dataSource.createQueryRunner();
     try {
       return await this.on(runner, statement);
+    } catch (error) {
+      this.dropIfReadOnly(runner, error);
+      throw error;
     } finally {
       await runner.release();
     }
@@ -51,6 +54,7 @@ export class StatementRunner {
       return result;
     } catch (error) {
       if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      this.dropIfReadOnly(runner, error);
       throw error;
     } finally {
       await runner.release();
@@ -64,7 +68,27 @@ export class StatementRunner {
    */
   withManager<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     const level = this.isolation('READ COMMITTED');
-    return level ? this.dataSource.transaction(level, work) : this.dataSource.transaction(work);
+    const guarded = async (manager: EntityManager): Promise<T> => {
+      try {
+        return await work(manager);
+      } catch (error) {
+        // TypeORM's rollback then fails on the ended connection, and ignores it: the work's error is what the caller sees.
+        if (manager.queryRunner) this.dropIfReadOnly(manager.queryRunner, error);
+        throw error;
+      }
+    };
+    return level ? this.dataSource.transaction(level, guarded) : this.dataSource.transaction(guarded);
+  }
+
+  /**
+   * A connection whose server refused a write as read-only is ended, never handed out again. After
+   * a failover a client may still hold sessions on the demoted primary (a DNS name moved, but the
+   * connections opened through it stay where they are); the pool would hand them out again and
+   * again, and every write on them would fail for as long as they live. A new connection follows
+   * the address to the new primary. Only connections QueueBox holds: never a caller's transaction.
+   */
+  private dropIfReadOnly(runner: QueryRunner, error: unknown): void {
+    if (this.dialect.classifyError(error) === 'read-only') this.dialect.discardConnection(runner);
   }
 
   /**

@@ -188,8 +188,9 @@ export interface DialectProfile<Name extends string = string> {
   execute(runner: QueryRunner, statement: SqlStatement): Promise<DriverRow[]>;
   /**
    * Ends a runner's connection at once, without a round trip, so that its pending statement fails
-   * and the pool drops it: what a statement past `statementTimeoutMs` does. Undefined: the driver
-   * bounds its requests itself (SQL Server's `requestTimeout`), and QueueBox sets no deadline.
+   * and the pool drops it: what a statement past `statementTimeoutMs` does, and a session whose
+   * server refused a write as read-only. Undefined: the driver bounds its requests itself (SQL
+   * Server's `requestTimeout`), and QueueBox sets no deadline.
    */
   discardConnection?(runner: QueryRunner): void;
   /** What a driver error means to the claim mechanism, or undefined. */

@@ -177,6 +177,10 @@ export class StatementCatalog implements SqlDialect {
     return this.profile.classifyError(error);
   }
 
+  discardConnection(runner: QueryRunner): void {
+    this.profile.discardConnection?.(runner);
+  }
+
   createWakeUpTransport(dataSource: DataSource, instanceId: string, listenUrl?: string): WakeUpTransport | undefined {
     return this.profile.wakeUp?.transport(dataSource, this.tables, instanceId, { statementTimeoutMs: this.statementTimeoutMs, discard: this.profile.discardConnection }, listenUrl);
   }

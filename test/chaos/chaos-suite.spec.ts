@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { pgbouncerInstalled } from '../../chaos/pgbouncer.js';
 
 const execute = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -39,10 +40,11 @@ const VIOLATIONS = ['lost', 'rolledBackDelivered', 'orderViolations', 'doubleEff
 const LIVENESS = ['crashes', 'stalledLoops', 'notListening'];
 
 /**
- * The chaos suite (contributing/chaos.md) on a private PostgreSQL cluster it starts and crashes
- * itself (QUEUEBOX_PG_URL's server when the PostgreSQL 15 programs are missing), in a schema of
- * its own: the short run must pass, and each negative control must make it fail on the counter
- * it breaks, all with the network cuts and crash-restarts on. Production is paced (30 s), the
+ * The chaos suite (contributing/chaos.md) on a private PostgreSQL HA pair it starts, crashes and
+ * fails over itself (QUEUEBOX_PG_URL's server when the PostgreSQL 15 programs are missing), in a
+ * schema of its own: the short run must pass, with failovers both ways, and each negative control
+ * must make it fail on the counter it breaks, with the network cuts and crash-restarts on (on
+ * one private cluster: a failover adds nothing to what they prove). Production is paced, the
  * drain and the liveness check wait on conditions with bounds of their own; the timeouts below
  * are a guard against a hang on a loaded 2-core machine, not a measure. It runs only with
  * QUEUEBOX_CHAOS=1 (CI sets it) and is reported skipped otherwise.
@@ -52,7 +54,7 @@ describe.skipIf(!process.env.QUEUEBOX_CHAOS)('the chaos suite', () => {
     await execute('npm', ['run', 'chaos:build'], { cwd: root });
   }, 180_000);
 
-  it('passes under SIGKILL, SIGSTOP past the lease, terminated connections, network cuts and crash-restarts', { timeout: 480_000 }, async () => {
+  it('passes under SIGKILL, SIGSTOP past the lease, terminated connections, network cuts, crash-restarts and failovers', { timeout: 600_000 }, async () => {
     const run = await chaos([]);
     expect(run.verdict, run.stderr).toBe('PASS');
     expect(run.code).toBe(0);
@@ -60,17 +62,30 @@ describe.skipIf(!process.env.QUEUEBOX_CHAOS)('the chaos suite', () => {
     for (const name of ['committed', 'fed', 'delivered', 'effects', 'kills', 'stops', 'terminations', 'cuts']) expect(run.counters[name], name).toBeGreaterThan(0);
     // The crash-restart needs the PostgreSQL programs (a private cluster); the verdict requires it then.
     expect(run.stderr.includes('crash-restarts on') ? run.counters.restarts : 1, 'restarts').toBeGreaterThan(0);
+    // Both forms of failover (the primary crashed; drained, then still reachable read-only), when the run has its HA pair.
+    expect(run.stderr.includes('failovers on') ? run.counters.failovers : 2, 'failovers').toBeGreaterThanOrEqual(2);
+  });
+
+  // Behind PgBouncer in transaction mode with QueueBox's defaults (it finds the pooler itself),
+  // LISTEN on the pooler's session-mode database; the failovers re-point PgBouncer.
+  it.skipIf(!pgbouncerInstalled())('passes through PgBouncer in transaction mode, with the same faults', { timeout: 600_000 }, async () => {
+    const run = await chaos(['--pooler', 'pgbouncer', '--messages', '1000', '--produce-seconds', '30']);
+    expect(run.verdict, run.stderr).toBe('PASS');
+    expect(run.code).toBe(0);
+    for (const name of [...VIOLATIONS, ...LIVENESS]) expect(run.counters[name], name).toBe(0);
+    for (const name of ['committed', 'fed', 'delivered', 'effects']) expect(run.counters[name], name).toBeGreaterThan(0);
+    expect(run.stderr).toContain('through PgBouncer (transaction mode)');
   });
 
   it('fails when a replica finishes its claims without the fence (negative control no-fence)', { timeout: 300_000 }, async () => {
-    const run = await chaos(['--control', 'no-fence', '--messages', '1000', '--produce-seconds', '8']);
+    const run = await chaos(['--control', 'no-fence', '--messages', '1000', '--produce-seconds', '8', '--no-failover']);
     expect(run.verdict).toBe('FAIL');
     expect(run.code).toBe(1);
     expect(run.counters.lateFencedWrites).toBeGreaterThan(0);
   });
 
   it('fails when a replica publishes without the order per key (negative control no-order)', { timeout: 300_000 }, async () => {
-    const run = await chaos(['--control', 'no-order', '--messages', '1000', '--produce-seconds', '8']);
+    const run = await chaos(['--control', 'no-order', '--messages', '1000', '--produce-seconds', '8', '--no-failover']);
     expect(run.verdict).toBe('FAIL');
     expect(run.code).toBe(1);
     expect(run.counters.orderViolations).toBeGreaterThan(0);

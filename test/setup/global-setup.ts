@@ -2,7 +2,7 @@ import type { TestProject } from 'vitest/node';
 import { MssqlTestDatabase } from '../fixtures/mssql-test-database.js';
 import type { TestDatabaseSelection } from '../fixtures/test-database.js';
 import { startTestPostgres, type TestPostgres } from './test-postgres.js';
-import { PgBouncer, pgbouncerInstalled } from '../fixtures/pgbouncer.js';
+import { pgBouncerInFront, pgbouncerInstalled, type PgBouncerInFront } from '../fixtures/pgbouncer.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -14,7 +14,7 @@ declare module 'vitest' {
 }
 
 let server: TestPostgres | undefined;
-let bouncer: PgBouncer | undefined;
+let pooler: PgBouncerInFront | undefined;
 
 /**
  * Selects the database of the project's run and provides it: SQL Server when
@@ -28,8 +28,8 @@ export async function setup(project: TestProject): Promise<void> {
   if (type !== 'postgres') throw new Error(`QUEUEBOX_TEST_DB must be postgres or mssql, not ${JSON.stringify(type)}`);
   server ??= await startTestPostgres();
   project.provide('pgUrl', server.url);
-  const pooler = (project.config.env?.QUEUEBOX_TEST_POOLER as string | undefined) ?? process.env.QUEUEBOX_TEST_POOLER;
-  if (pooler === 'pgbouncer') return setupPgBouncer(project, server.url);
+  const poolerKind = (project.config.env?.QUEUEBOX_TEST_POOLER as string | undefined) ?? process.env.QUEUEBOX_TEST_POOLER;
+  if (poolerKind === 'pgbouncer') return setupPgBouncer(project, server.url);
   // QUEUEBOX_PG_APP_URL: the test apps connect as a role with only the documented grants.
   project.provide('testDatabase', { type: 'postgres', url: server.url, appUrl: process.env.QUEUEBOX_PG_APP_URL || undefined });
 }
@@ -41,20 +41,13 @@ export async function setup(project: TestProject): Promise<void> {
  * is reported as skipped, with one loud line.
  */
 async function setupPgBouncer(project: TestProject, upstream: string): Promise<void> {
-  if (!pgbouncerInstalled) {
-    console.warn(`\n!!! ${project.name}: no PgBouncer binary (QUEUEBOX_PGBOUNCER_BIN, else /usr/sbin/pgbouncer) — every test of this project is SKIPPED.\n`);
+  if (!pgbouncerInstalled()) {
+    console.warn(`\n!!! ${project.name}: no PgBouncer binary (PGBOUNCER_BIN, else pgbouncer on the PATH or /usr/sbin/pgbouncer) — every test of this project is SKIPPED.\n`);
     project.provide('testDatabase', { type: 'postgres' });
     return;
   }
-  if (!bouncer) {
-    bouncer = new PgBouncer([
-      { name: 'pooled', upstream, poolMode: 'transaction' },
-      { name: 'session', upstream, poolMode: 'session' },
-    ]);
-    await bouncer.start();
-  }
-  const user = decodeURIComponent(new URL(upstream).username || 'postgres');
-  project.provide('testDatabase', { type: 'postgres', url: bouncer.url('pooled', user), listenUrl: bouncer.url('session', user) });
+  pooler ??= await pgBouncerInFront(upstream, 'transaction');
+  project.provide('testDatabase', { type: 'postgres', url: pooler.url, listenUrl: pooler.sessionUrl });
 }
 
 async function setupSqlServer(project: TestProject): Promise<void> {
@@ -78,8 +71,8 @@ async function setupSqlServer(project: TestProject): Promise<void> {
 }
 
 export async function teardown(): Promise<void> {
-  await bouncer?.stop();
-  bouncer = undefined;
+  await pooler?.bouncer.stop();
+  pooler = undefined;
   await server?.stop();
   server = undefined;
 }

@@ -21,7 +21,7 @@ const clean: CheckCounters = {
   stolenLeases: 0,
   auditedWrites: 30,
 };
-const faults: FaultCounters = { kills: 1, stops: 1, terminations: 1, terminatedBackends: 5, cuts: 1, restarts: 1, crashes: 0, stalledLoops: 0, notListening: 0 };
+const faults: FaultCounters = { kills: 1, stops: 1, terminations: 1, terminatedBackends: 5, cuts: 1, restarts: 1, failovers: 0, crashes: 0, stalledLoops: 0, notListening: 0 };
 
 describe('the chaos verdict', () => {
   it('passes a clean run with every kind of fault, on one line with every counter', () => {
@@ -30,8 +30,16 @@ describe('the chaos verdict', () => {
     expect(verdict.line).toBe(
       'chaos: PASS committed=10 rolledBack=2 fed=8 delivered=14 duplicates=1 intakeDuplicates=3 effects=4 lost=0 rolledBackDelivered=0 ' +
         'orderViolations=0 doubleEffects=0 doubleForwards=0 stuck=0 lateFencedWrites=0 landedAfterLease=2 stolenLeases=0 auditedWrites=30 ' +
-        'kills=1 stops=1 terminations=1 terminatedBackends=5 cuts=1 restarts=1 crashes=0 stalledLoops=0 notListening=0 seconds=42',
+        'kills=1 stops=1 terminations=1 terminatedBackends=5 cuts=1 restarts=1 failovers=0 crashes=0 stalledLoops=0 notListening=0 seconds=42',
     );
+  });
+
+  it('requires a failover on an HA pair, and puts the recovery after each failover on the line', () => {
+    const injected = ['kills', 'stops', 'terminations', 'cuts', 'restarts', 'failovers'] as const;
+    expect(verdictOf(clean, faults, 1, undefined, injected).reasons).toEqual(['no failovers']);
+    const verdict = verdictOf(clean, { ...faults, failovers: 2 }, 7, undefined, injected, { failoverRecoveryMs: '333,never' });
+    expect(verdict.pass).toBe(true);
+    expect(verdict.line.endsWith(' failovers=2 crashes=0 stalledLoops=0 notListening=0 seconds=7 failoverRecoveryMs=333,never')).toBe(true);
   });
 
   it.each(['lost', 'rolledBackDelivered', 'orderViolations', 'doubleEffects', 'doubleForwards', 'stuck', 'lateFencedWrites', 'stolenLeases'] as const)(
@@ -89,6 +97,22 @@ describe('the chaos command line', () => {
     expect(config.intakeShare).toBe(0.2);
     expect(() => readChaosConfig(['--rate', '10', '--produce-seconds', '5'])).toThrow('not both');
     expect(() => readChaosConfig(['--intake-percent', '100'])).toThrow('--intake-percent must be an integer from 1 to 99');
+  });
+
+  it('runs the failover fault in both profiles unless told not to, and PgBouncer on request', () => {
+    for (const profile of ['ci', 'long']) {
+      const config = readChaosConfig(['--profile', profile]);
+      expect(config).toMatchObject({ failover: true, pooler: undefined, address: 'vip' });
+      expect(readChaosConfig(['--profile', profile, '--no-failover']).failover).toBe(false);
+    }
+    // The whole run of the CI profile sees the four database faults while messages flow.
+    const ci = readChaosConfig(['--profile', 'ci']);
+    expect(ci.databaseFaultEveryMs * 4).toBeLessThanOrEqual(ci.produceSeconds * 1000);
+    expect(readChaosConfig(['--pooler', 'pgbouncer']).pooler).toBe('pgbouncer');
+    expect(readChaosConfig(['--address', 'dns']).address).toBe('dns');
+    expect(() => readChaosConfig(['--pooler', 'pgpool'])).toThrow('--pooler must be pgbouncer');
+    expect(() => readChaosConfig(['--pooler', 'pgbouncer', '--address', 'dns'])).toThrow('with --pooler, PgBouncer is the address');
+    expect(() => readChaosConfig(['--failover', '--no-failover'])).toThrow('not both');
   });
 
   it('refuses an unknown option or value', () => {

@@ -36,6 +36,9 @@ export const CANCEL_WAIT_MS = 2_000;
  * most `CANCEL_WAIT_MS`. node-postgres fails the pending query (the cancel's error, or
  * "Connection terminated unexpectedly"), which the deadline already answered. A runner that has
  * no connection yet is left alone.
+ *
+ * Also used, without a pending statement (nothing to cancel), for a session on a read-only server
+ * (statement-runner.ts): the connection is destroyed at once.
  */
 export function discardPostgresConnection(runner: QueryRunner, pending?: Promise<unknown>): void {
   const client = (runner as unknown as { databaseConnection?: SocketOwner }).databaseConnection;
@@ -46,7 +49,7 @@ export function discardPostgresConnection(runner: QueryRunner, pending?: Promise
   if (!runner.isReleased && poolRelease) {
     const held = new Promise<void>((resolve) => (freePoolPlace = resolve));
     internals.releaseCallback = (error) => void held.then(() => poolRelease(error));
-    void internals.releasePostgresConnection?.(new Error('discarded: no answer within statementTimeoutMs'))?.catch(() => undefined);
+    void internals.releasePostgresConnection?.(new Error('discarded by QueueBox'))?.catch(() => undefined);
   }
   void stopOnServer(client, pending).then(() => {
     client.connection?.stream?.destroy();

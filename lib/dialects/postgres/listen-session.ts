@@ -34,10 +34,17 @@ export async function openPooledSession(dataSource: DataSource, deadline: Statem
     query: (sql) => withinDeadline(runner, deadline.statementTimeoutMs, deadline.discard, () => runner.query(sql)),
     discard: () => deadline.discard?.(runner),
     close: async (healthy) => {
+      client.removeAllListeners('notification');
       // A broken connection was already released (as broken) by TypeORM's error handler.
       if (runner.isReleased) return;
-      if (healthy) await runner.query(notifySql.unlistenAll()).catch(() => undefined);
-      client.removeAllListeners('notification');
+      if (!healthy) {
+        // Never back to the pool: a LISTEN that failed on it (a terminated session, a demoted
+        // primary refusing LISTEN during recovery) would fail again for the next user.
+        deadline.discard?.(runner);
+        if (!runner.isReleased) await runner.release().catch(() => undefined);
+        return;
+      }
+      await runner.query(notifySql.unlistenAll()).catch(() => undefined);
       await runner.release().catch(() => undefined);
     },
   };

@@ -8,6 +8,8 @@ const KINDS: Readonly<Record<string, DatabaseErrorKind>> = {
   '55P03': 'lock-not-granted',
   // query_canceled: a statement_timeout
   '57014': 'timeout',
+  // read_only_sql_transaction: a hot standby, or a primary made read-only (after a failover)
+  '25006': 'read-only',
   // undefined_table
   '42P01': 'missing-table',
   // invalid_sql_statement_name, duplicate_prepared_statement: a named prepared statement that

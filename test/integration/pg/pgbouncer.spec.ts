@@ -12,7 +12,7 @@ import { StatementRunner } from '../../../lib/database/statement-runner.js';
 import { createTestSchema, testDatabase } from '../../fixtures/database.js';
 import type { PostgresTestDatabase } from '../../fixtures/postgres-test-database.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
-import { PgBouncer, pgbouncerInstalled } from '../../fixtures/pgbouncer.js';
+import { pgBouncerInFront, pgbouncerInstalled, type PgBouncerInFront } from '../../fixtures/pgbouncer.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
 import { RecordingPublisher } from '../../fixtures/recording-publisher.js';
 
@@ -23,35 +23,28 @@ import { RecordingPublisher } from '../../fixtures/recording-publisher.js';
  * (42P05), and the LISTEN connection failed its health check every 10 s, forever. QueueBox must
  * find out at start-up, run unnamed statements, listen on `notify.listenUrl` or poll, and say so.
  *
- * Skipped without a PgBouncer binary (QUEUEBOX_PGBOUNCER_BIN, else /usr/sbin/pgbouncer); CI
+ * Skipped without a PgBouncer binary (PGBOUNCER_BIN, else pgbouncer on the PATH); CI
  * installs Debian's package.
  */
-describe.skipIf(!pgbouncerInstalled)('behind PgBouncer in transaction mode', () => {
+describe.skipIf(!pgbouncerInstalled())('behind PgBouncer in transaction mode', () => {
   let schema: string;
-  let bouncer: PgBouncer;
-  let user: string;
+  let front: PgBouncerInFront;
   const apps: TestApp[] = [];
 
   beforeAll(async () => {
     schema = await createTestSchema();
-    const upstream = (testDatabase() as PostgresTestDatabase).url;
-    user = decodeURIComponent(new URL(upstream).username || 'postgres');
-    bouncer = new PgBouncer([
-      { name: 'pooled', upstream, poolMode: 'transaction' },
-      { name: 'session', upstream, poolMode: 'session' },
-    ]);
-    await bouncer.start();
+    front = await pgBouncerInFront((testDatabase() as PostgresTestDatabase).url);
   });
   afterEach(async () => {
     vi.restoreAllMocks();
     await Promise.all(apps.splice(0).map((app) => app.close()));
   });
   afterAll(async () => {
-    await bouncer?.stop();
+    await front?.bouncer.stop();
     await testDatabase().dropSchema(schema);
   });
 
-  const pooledUrl = (): string => bouncer.url('pooled', user);
+  const pooledUrl = (): string => front.url;
 
   /** An app whose DataSource connects through PgBouncer's transaction-mode database. */
   async function startPooledApp(options: Parameters<typeof startQueueBoxApp>[1], publisher?: RecordingPublisher): Promise<TestApp> {
@@ -84,7 +77,7 @@ describe.skipIf(!pgbouncerInstalled)('behind PgBouncer in transaction mode', () 
   it('wakes a replica across processes through notify.listenUrl (a session-mode URL), where a LISTEN on the pooled connections would hear nothing', async () => {
     const publisher = new RecordingPublisher();
     // The worker polls once a minute: only a wake-up delivers within the wait below.
-    await startPooledApp({ destinations: { sink }, outbox: { pollIntervalMs: 60_000 }, notify: { listenUrl: bouncer.url('session', user) } }, publisher);
+    await startPooledApp({ destinations: { sink }, outbox: { pollIntervalMs: 60_000 }, notify: { listenUrl: front.sessionUrl } }, publisher);
     const producer = await startPooledApp({ destinations: { sink }, workers: { enabled: false } }, new RecordingPublisher());
     const outbox = producer.app.get(OutboxService);
     // The first wake-up after start-up may find the worker's LISTEN not yet in place: send until one arrives.
@@ -115,7 +108,7 @@ describe.skipIf(!pgbouncerInstalled)('behind PgBouncer in transaction mode', () 
       expect(failed[0].reason).toContain('notify.listenUrl');
       expect(without.checks.find((check) => check.name === 'pooling')?.evidence).toContain('unnamed');
 
-      const withListenUrl = await runConformance({ dataSource, listenUrl: bouncer.url('session', user) });
+      const withListenUrl = await runConformance({ dataSource, listenUrl: front.sessionUrl });
       expect(withListenUrl.passed, formatConformanceReport(withListenUrl)).toBe(true);
     } finally {
       await dataSource.destroy();
@@ -125,13 +118,12 @@ describe.skipIf(!pgbouncerInstalled)('behind PgBouncer in transaction mode', () 
   it('tells a transaction pooler from a session one, whichever order the pooler hands out its server connections in', async () => {
     const deadline = { statementTimeoutMs: 10_000, discard: discardPostgresConnection };
     const upstream = (testDatabase() as PostgresTestDatabase).url;
-    const fifo = new PgBouncer([{ name: 'pooled', upstream, poolMode: 'transaction' }], { roundRobin: true });
-    await fifo.start();
+    const fifo = await pgBouncerInFront(upstream, 'transaction', { roundRobin: true });
     try {
       for (const [url, pooled] of [
         [pooledUrl(), true],
-        [fifo.url('pooled', user), true],
-        [bouncer.url('session', user), false],
+        [fifo.url, true],
+        [front.sessionUrl, false],
         [upstream, false],
       ] as const) {
         const dataSource = await new DataSource({ type: 'postgres', url, extra: { max: 4 } }).initialize();
@@ -147,7 +139,7 @@ describe.skipIf(!pgbouncerInstalled)('behind PgBouncer in transaction mode', () 
         }
       }
     } finally {
-      await fifo.stop();
+      await fifo.bouncer.stop();
     }
   });
 

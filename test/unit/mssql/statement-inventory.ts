@@ -41,6 +41,7 @@ export const methodsWithoutStatements = new Set([
   'probePooling',
   'stopPreparing',
   'unprepared',
+  'discardConnection',
   'createWakeUpTransport',
   'statement',
   'hot',
