@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DataSource } from 'typeorm';
-import { InvalidQueueBoxOptionsError, OutboxService } from '../../../lib/index.js';
+import { InvalidQueueBoxOptionsError, OutboxService, StatementTimeoutError } from '../../../lib/index.js';
 import { formatConformanceReport, runConformance } from '../../../lib/conformance/index.js';
 import { probePostgresPooling } from '../../../lib/dialects/postgres/session-pooling-probe.js';
 import { discardPostgresConnection } from '../../../lib/dialects/postgres/discard-connection.js';
@@ -90,6 +90,38 @@ describe.skipIf(!pgbouncerInstalled())('behind PgBouncer in transaction mode', (
       20_000,
       'a message delivered by the woken replica',
     );
+  });
+
+  it('cancels a statement past its deadline on the server through PgBouncer, which keeps running', async () => {
+    const app = await startQueueBoxApp(schema, { statementTimeoutMs: 1_000, workers: { enabled: false }, destinations: { sink } }, {
+      url: pooledUrl(),
+      applicationName: 'queuebox-pgbouncer-cancel',
+      providers: [{ provide: RecordingPublisher, useValue: new RecordingPublisher() }],
+    });
+    apps.push(app);
+    const direct = await new DataSource({ type: 'postgres', url: (testDatabase() as PostgresTestDatabase).url, extra: { max: 2 } }).initialize();
+    const locker = direct.createQueryRunner();
+    try {
+      await locker.startTransaction();
+      await locker.query(`LOCK TABLE ${testDatabase().table(schema, 'outbox')} IN ACCESS EXCLUSIVE MODE`);
+      const outbox = app.app.get(OutboxService);
+      await expect(outbox.enqueue({ destination: 'sink', payload: { cancelled: 'locked' } })).rejects.toBeInstanceOf(StatementTimeoutError);
+      // PgBouncer forwarded the cancel to the backend it had linked the client to: nothing waits on the lock.
+      await waitFor(
+        async () =>
+          Number(((await direct.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, ['queuebox-pgbouncer-cancel'])) as { n: number }[])[0].n) === 0,
+        20_000,
+        'the abandoned statement to end on the server',
+      );
+      await locker.commitTransaction();
+      await outbox.enqueue({ destination: 'sink', payload: { cancelled: 'after' } });
+      const stored = (await direct.query(`SELECT payload::jsonb->>'cancelled' AS n FROM ${testDatabase().table(schema, 'outbox')} WHERE payload::jsonb ? 'cancelled' ORDER BY id`)) as { n: string }[];
+      expect(stored.map((row) => row.n)).toEqual(['after']);
+    } finally {
+      if (locker.isTransactionActive) await locker.rollbackTransaction();
+      await locker.release();
+      await direct.destroy();
+    }
   });
 
   it('refuses to start with preparedStatements: true, naming the option', async () => {
