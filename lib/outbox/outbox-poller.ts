@@ -32,6 +32,8 @@ import { toOutboxMessage } from './outbox-message.mapper.js';
 export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly worker: ClaimWorker<ClaimedOutboxRow>;
   private readonly backlog: BacklogSampler;
+  /** The destinations this instance has: the only ones its claims take rows of. */
+  private readonly destinations: readonly string[];
   private unsubscribe?: () => void;
 
   constructor(
@@ -46,6 +48,7 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
     private readonly events: QueueBoxEvents,
   ) {
     const outbox = options.outbox;
+    this.destinations = publishers.names();
     this.worker = new ClaimWorker(
       {
         name: OutboxPoller.name,
@@ -116,7 +119,7 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
   }
 
   claim(request: ClaimRequest): Promise<ClaimResult<ClaimedOutboxRow>> {
-    return this.repository.claimOutbox(request, { lock: this.options.outbox.claimLock, asyncCommit: this.options.outbox.asyncMarks });
+    return this.repository.claimOutbox(this.destinations, request, { lock: this.options.outbox.claimLock, asyncCommit: this.options.outbox.asyncMarks });
   }
 
   identify(row: ClaimedOutboxRow): ReportedRow {

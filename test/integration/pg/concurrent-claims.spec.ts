@@ -28,7 +28,7 @@ describe('claims running at once take different unordered rows', () => {
 
   it('outbox: the second claim takes the next rows while the first holds the oldest', async () => {
     const ids = await insertRows(claimers.main, claimers.schema, Array.from({ length: 20 }, () => null));
-    const x = await claimAndHold(claimers.dialect.claimOutbox(new WalkCursor().request(10, 60_000), { lock: false }).claim);
+    const x = await claimAndHold(claimers.dialect.claimOutbox(['d'], new WalkCursor().request(10, 60_000), { lock: false }).claim);
     try {
       expect(sorted(x.ids)).toEqual(ids.slice(0, 10));
       const y = (await claimOutbox(claimers.repoY, 10, 60_000)).map((row) => String(row.id));
