@@ -18,6 +18,7 @@ import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interf
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import type { SqlDialect } from '../database/sql-dialect.interface.js';
 import { BacklogSampler } from '../metrics/backlog-sampler.js';
+import { UnknownStreams } from '../metrics/unknown-streams.js';
 import { duplicatePullWorker, pullWorkerNotHost, pullWorkerRequestScoped } from '../queuebox.messages.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { pullWorkerDecorator } from './pull-worker.decorator.js';
@@ -47,6 +48,7 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
     private readonly leaseAdvisor: LeaseAdvisor,
     private readonly events: QueueBoxEvents,
+    private readonly unknown: UnknownStreams,
   ) {
     this.backlog = new BacklogSampler(
       runner,
@@ -89,7 +91,7 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
           leaseAdvisor: this.leaseAdvisor,
           events: this.events,
           // The first runner samples the backlog of every pulled source (one query for all).
-          sampleBacklog: this.pollers.length === 0 ? { every: this.options.workers.metricsIntervalMs, sample: () => this.backlog.sample() } : undefined,
+          sampleBacklog: this.pollers.length === 0 ? { every: this.options.workers.metricsIntervalMs, sample: () => this.sampleBacklog() } : undefined,
         }),
       );
     }
@@ -108,5 +110,10 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
   async beforeApplicationShutdown(): Promise<void> {
     this.unsubscribe?.();
     await Promise.all(this.pollers.map((runner) => runner.stop()));
+  }
+
+  /** The backlog gauges of the pulled sources, and the rows of sources this instance does not take (one query). */
+  private async sampleBacklog(): Promise<void> {
+    this.unknown.sampled('inbox', await this.backlog.sample());
   }
 }
