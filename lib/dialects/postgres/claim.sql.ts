@@ -35,7 +35,9 @@ import { DB_NOW, qualified } from './postgres-names.js';
  * could shape the plan reaches it through `unplanned()`, and candidates are joined by
  * `id = ANY (ARRAY(…))`, so a plan for given values is the plan for any values. PostgreSQL then
  * keeps its generic plan after five executions of the prepared statement, instead of planning
- * every claim anew (about 1 ms: more than a small claim's execution).
+ * every claim anew (about 1 ms: more than a small claim's execution). The candidates are a UNION
+ * ALL: a row found by two parts is one id twice in the array, which `= ANY` reads once, and no
+ * hash table is built for them (sized by the planner's estimate, which per-stream scans raise).
  */
 
 const tableOf = (kind: ClaimComponent): QueueBoxTable => (kind === 'outbox' ? 'outbox' : 'inbox');
@@ -185,7 +187,7 @@ export function claimStatement(t: ResolvedTableNames, kind: ClaimComponent, retu
   const expired =
     kind === 'pull'
       ? `
-  UNION ${perStream(kind, (filter) => `SELECT x.id FROM ${table} AS x WHERE x.state = 'processing'${filter} AND x.lease_expires_at <= ${DB_NOW} LIMIT ${BATCH}`)}`
+  UNION ALL ${perStream(kind, (filter) => `SELECT x.id FROM ${table} AS x WHERE x.state = 'processing'${filter} AND x.lease_expires_at <= ${DB_NOW} LIMIT ${BATCH}`)}`
       : '';
   // The outbox's own claim may commit without waiting for its WAL flush, as its sent marks do: a
   // claim a crash undoes leaves its row pending, and a message published under it is published again.
@@ -201,9 +203,9 @@ candidates AS (
     SELECT x.id FROM ${table} AS x
     WHERE x.state = 'pending' AND x.ordering_key IS NOT NULL AND x.${stream} = walk.stream AND x.ordering_key = walk.ordering_key
     ORDER BY x.id LIMIT 1) AS h${walked.keys}
-  UNION (SELECT DISTINCT ON (w.${stream}, w.ordering_key) w.id FROM keyed_window AS w ORDER BY w.${stream}, w.ordering_key, w.id)
-  UNION ${unkeyed}
-  UNION ${retried}${expired}
+  UNION ALL (SELECT DISTINCT ON (w.${stream}, w.ordering_key) w.id FROM keyed_window AS w ORDER BY w.${stream}, w.ordering_key, w.id)
+  UNION ALL ${unkeyed}
+  UNION ALL ${retried}${expired}
 ),
 cand AS (
   SELECT o.id FROM ${table} AS o
