@@ -204,8 +204,10 @@ function otherCandidates(t: ResolvedTableNames, kind: ClaimComponent): string {
 SELECT r.id${windowed ? ', s.source' : ''} FROM ${streamsTable(kind)} AS s
 CROSS APPLY (SELECT TOP (${top}) x.id FROM ${table} AS x ${SKIP_HINTS}
              WHERE x.${stream} = s.${stream} AND ${where}${orderBy ? `\n             ORDER BY ${orderBy}` : ''}) AS r;`;
-  const unkeyed = perStream('@0', `x.state = 'pending' AND x.ordering_key IS NULL AND ${due}`, 'x.id');
-  const retried = perStream('@0', `x.state = 'pending' AND x.attempts > 0 AND ${due}`, 'x.next_attempt_at');
+  // Ordered by the stream first: only an index that leads with it yields that order without a sort,
+  // so no plan scans the clustered key and filters the other streams' rows out (claim.sql.ts of PostgreSQL).
+  const unkeyed = perStream('@0', `x.state = 'pending' AND x.ordering_key IS NULL AND ${due}`, `x.${stream}, x.id`);
+  const retried = perStream('@0', `x.state = 'pending' AND x.attempts > 0 AND ${due}`, `x.${stream}, x.next_attempt_at`);
   if (kind === 'outbox') {
     // The window: the oldest keyed rows of the whole table (@3 of them), of which those of other
     // destinations are dropped; they may fill it, never make it read more.
@@ -219,7 +221,7 @@ ${unkeyed}
 ${retried}`;
   }
   const expired = kind === 'pull' ? `\n${perStream('@0', `x.state = 'processing' AND x.lease_expires_at <= ${DB_NOW}`, '')}` : '';
-  return `${perStream('@3', `x.state = 'pending' AND x.ordering_key IS NOT NULL`, 'x.id', true)}
+  return `${perStream('@3', `x.state = 'pending' AND x.ordering_key IS NOT NULL`, 'x.source, x.id', true)}
 SELECT @window_rows = COALESCE(MAX(per_source.n), 0)
 FROM (SELECT COUNT(*) AS n FROM @candidates AS w WHERE w.window_source IS NOT NULL GROUP BY w.window_source) AS per_source;
 ${unkeyed}

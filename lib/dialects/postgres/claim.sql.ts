@@ -79,12 +79,48 @@ export const invertedColumn = (t: ResolvedTableNames, kind: ClaimComponent, m: s
 };
 
 /**
- * A scan run for each stream of $7 (`x.<stream> = s.<stream>`), on an index that leads with the
- * stream: its cost is its limit per stream, whatever the rows of other streams.
+ * A scan run for each stream of $7, on an index that leads with the stream: its cost is its limit
+ * per stream, whatever the rows of other streams. NOTE: the stream is matched as the range
+ * `x.<stream> >= s.<stream> AND x.<stream> <= s.<stream>` (equality: the collation is
+ * deterministic), and `select` orders by `leading` (the stream) first. With `=`, the planner reads
+ * the stream as a constant of the scan, drops it from the order, and may then judge a scan of the
+ * primary key in id order, filtering the other streams' rows out, cheaper than the stream's index:
+ * the generic plan did so with four destinations of similar size, and read every row before the
+ * stream's own (the whole table for a stream with none). Ordered by (stream, id) over a range,
+ * only the stream's index yields the order without sorting.
  */
-function perStream(kind: ClaimComponent, select: (filter: string) => string): string {
+function perStream(kind: ClaimComponent, select: (filter: string, leading: string) => string, streams = `unnest(${STREAMS}) AS s(${streamOf(kind)})`, limit = ''): string {
   const stream = streamOf(kind);
-  return `(SELECT s_rows.* FROM unnest(${STREAMS}) AS s(${stream}) CROSS JOIN LATERAL (${select(` AND x.${stream} = s.${stream}`)}) AS s_rows)`;
+  return `(SELECT s_rows.* FROM ${streams} CROSS JOIN LATERAL (${select(sameStream(stream), `x.${stream}, `)}) AS s_rows${limit})`;
+}
+
+/** Row `x` is of stream `s` (see {@link perStream}). */
+const sameStream = (stream: string): string => ` AND x.${stream} >= s.${stream} AND x.${stream} <= s.${stream}`;
+
+/**
+ * The unordered rows: the `$1` oldest due rows of each stream, locked as they are read (FOR UPDATE
+ * SKIP LOCKED), the streams taken in the order of their oldest such row, and `$1` rows in all. So
+ * a claim locks about a batch of rows however many streams it has (a batch per stream made a
+ * claim over four destinations lock and write twice the rows it claimed), and the oldest
+ * unordered row is always among them.
+ */
+function unkeyedRows(t: ResolvedTableNames, kind: ClaimComponent): string {
+  const table = qualified(t, tableOf(kind));
+  const stream = streamOf(kind);
+  const pendingDue = `x.state = 'pending' AND x.ordering_key IS NULL${sameStream(stream)} AND x.next_attempt_at <= ${DB_NOW}`;
+  const byOldest = `(SELECT s.${stream} FROM unnest(${STREAMS}) AS s(${stream})
+      ORDER BY (SELECT x.id FROM ${table} AS x WHERE ${pendingDue} ORDER BY x.${stream}, x.id LIMIT 1)) AS s`;
+  // Locked here, not only in `cand`: an unordered row needs no head-of-key check, and two claims
+  // running at once would otherwise both pick the same oldest rows, the second skip them all in
+  // `cand` and come back empty (claims then take turns instead of running side by side).
+  return perStream(
+    kind,
+    () => `SELECT u.id FROM (SELECT x.id FROM ${table} AS x
+    WHERE ${pendingDue} ORDER BY x.${stream}, x.id LIMIT ${BATCH}
+    FOR UPDATE OF x SKIP LOCKED) AS u`,
+    byOldest,
+    ` LIMIT ${BATCH}`,
+  );
 }
 
 /**
@@ -162,27 +198,19 @@ function claimable(t: ResolvedTableNames, kind: ClaimComponent): string {
 export function claimStatement(t: ResolvedTableNames, kind: ClaimComponent, returning: string): string {
   const table = qualified(t, tableOf(kind));
   const stream = streamOf(kind);
-  const windowScan = (filter: string): string => `SELECT x.id, x.${stream}, x.ordering_key FROM ${table} AS x
-    WHERE x.state = 'pending' AND x.ordering_key IS NOT NULL${filter} ORDER BY x.id LIMIT ${WINDOW_ROWS}`;
+  const windowScan = (filter = '', leading = ''): string => `SELECT x.id, x.${stream}, x.ordering_key FROM ${table} AS x
+    WHERE x.state = 'pending' AND x.ordering_key IS NOT NULL${filter} ORDER BY ${leading}x.id LIMIT ${WINDOW_ROWS}`;
   // The outbox's window is the oldest keyed rows of the whole table, as it always was (one range
   // of `keyed_pending_ix`, $4 rows), of which those of other destinations are dropped: rows of a
   // destination this replica does not have may fill it, never make it read more. The walk still
   // reaches every key of the replica's own destinations. The inbox's is per source.
   const keyedWindow =
-    kind === 'outbox' ? `(SELECT w.* FROM (${windowScan('')}) AS w WHERE w.destination = ANY(${STREAMS}))` : perStream(kind, windowScan);
-  // Locked here, not only in `cand`: an unordered row needs no head-of-key check, and two claims
-  // running at once would otherwise both pick the same oldest rows, the second skip them all in
-  // `cand` and come back empty (claims then take turns instead of running side by side).
-  const unkeyed = perStream(
-    kind,
-    (filter) => `SELECT u.id FROM (SELECT x.id FROM ${table} AS x
-    WHERE x.state = 'pending' AND x.ordering_key IS NULL${filter} AND x.next_attempt_at <= ${DB_NOW} ORDER BY x.id LIMIT ${BATCH}
-    FOR UPDATE OF x SKIP LOCKED) AS u`,
-  );
+    kind === 'outbox' ? `(SELECT w.* FROM (${windowScan()}) AS w WHERE w.destination = ANY(${STREAMS}))` : perStream(kind, windowScan);
+  const unkeyed = unkeyedRows(t, kind);
   const retried = perStream(
     kind,
-    (filter) => `SELECT x.id FROM ${table} AS x
-    WHERE x.state = 'pending' AND x.attempts > 0${filter} AND x.next_attempt_at <= ${DB_NOW} ORDER BY x.next_attempt_at LIMIT ${BATCH}`,
+    (filter, leading) => `SELECT x.id FROM ${table} AS x
+    WHERE x.state = 'pending' AND x.attempts > 0${filter} AND x.next_attempt_at <= ${DB_NOW} ORDER BY ${leading}x.next_attempt_at LIMIT ${BATCH}`,
   );
   const expired =
     kind === 'pull'

@@ -26,19 +26,19 @@ INSERT INTO @candidates (id, window_source)
 SELECT r.id, s.source FROM @sources AS s
 CROSS APPLY (SELECT TOP (@3) x.id FROM [messaging].[shop_inbox] AS x WITH (READPAST, READCOMMITTEDLOCK)
              WHERE x.source = s.source AND x.state = 'pending' AND x.ordering_key IS NOT NULL
-             ORDER BY x.id) AS r;
+             ORDER BY x.source, x.id) AS r;
 SELECT @window_rows = COALESCE(MAX(per_source.n), 0)
 FROM (SELECT COUNT(*) AS n FROM @candidates AS w WHERE w.window_source IS NOT NULL GROUP BY w.window_source) AS per_source;
 INSERT INTO @candidates (id)
 SELECT r.id FROM @sources AS s
 CROSS APPLY (SELECT TOP (@0) x.id FROM [messaging].[shop_inbox] AS x WITH (READPAST, READCOMMITTEDLOCK)
              WHERE x.source = s.source AND x.state = 'pending' AND x.ordering_key IS NULL AND x.next_attempt_at <= SYSUTCDATETIME()
-             ORDER BY x.id) AS r;
+             ORDER BY x.source, x.id) AS r;
 INSERT INTO @candidates (id)
 SELECT r.id FROM @sources AS s
 CROSS APPLY (SELECT TOP (@0) x.id FROM [messaging].[shop_inbox] AS x WITH (READPAST, READCOMMITTEDLOCK)
              WHERE x.source = s.source AND x.state = 'pending' AND x.attempts > 0 AND x.next_attempt_at <= SYSUTCDATETIME()
-             ORDER BY x.next_attempt_at) AS r;
+             ORDER BY x.source, x.next_attempt_at) AS r;
 INSERT INTO @candidates (id)
 SELECT r.id FROM @sources AS s
 CROSS APPLY (SELECT TOP (@0) x.id FROM [messaging].[shop_inbox] AS x WITH (READPAST, READCOMMITTEDLOCK)

@@ -41,12 +41,12 @@ INSERT INTO @candidates (id)
 SELECT r.id FROM @destinations AS s
 CROSS APPLY (SELECT TOP (@0) x.id FROM [queuebox_outbox_messages] AS x WITH (READPAST, READCOMMITTEDLOCK)
              WHERE x.destination = s.destination AND x.state = 'pending' AND x.ordering_key IS NULL AND x.next_attempt_at <= SYSUTCDATETIME()
-             ORDER BY x.id) AS r;
+             ORDER BY x.destination, x.id) AS r;
 INSERT INTO @candidates (id)
 SELECT r.id FROM @destinations AS s
 CROSS APPLY (SELECT TOP (@0) x.id FROM [queuebox_outbox_messages] AS x WITH (READPAST, READCOMMITTEDLOCK)
              WHERE x.destination = s.destination AND x.state = 'pending' AND x.attempts > 0 AND x.next_attempt_at <= SYSUTCDATETIME()
-             ORDER BY x.next_attempt_at) AS r;
+             ORDER BY x.destination, x.next_attempt_at) AS r;
 WITH cand AS (
   SELECT TOP (@0) o.id, o.message_id, o.destination, o.ordering_key, o.headers, o.payload, o.claim_token, o.attempts, o.state, o.claimed_at, o.lease_expires_at, o.last_error
   FROM [queuebox_outbox_messages] AS o WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK)
