@@ -10,7 +10,7 @@ import { DB_NOW, qualified } from './postgres-names.js';
  *   candidates = heads of up to $3 keys walked from a cursor     (walk: one index probe per key)
  *              ∪ the oldest row of each key among the $4 oldest keyed pending rows
  *                                                                 (window: heads near the front)
- *              ∪ the $1 oldest unordered pending rows of each stream, when due
+ *              ∪ the $1 oldest due unordered rows of each stream, $1 in all, oldest streams first
  *              ∪ the $1 retried or reclaimed rows of each stream first due
  *              ∪ (pull) the $1 rows of the source whose lease ended
  *
@@ -89,7 +89,11 @@ export const invertedColumn = (t: ResolvedTableNames, kind: ClaimComponent, m: s
  * stream's own (the whole table for a stream with none). Ordered by (stream, id) over a range,
  * only the stream's index yields the order without sorting.
  */
-function perStream(kind: ClaimComponent, select: (filter: string, leading: string) => string, streams = `unnest(${STREAMS}) AS s(${streamOf(kind)})`, limit = ''): string {
+function perStream(
+  kind: ClaimComponent,
+  select: (filter: string, leading: string) => string,
+  { streams = `unnest(${STREAMS}) AS s(${streamOf(kind)})`, limit = '' }: { streams?: string; limit?: string } = {},
+): string {
   const stream = streamOf(kind);
   return `(SELECT s_rows.* FROM ${streams} CROSS JOIN LATERAL (${select(sameStream(stream), `x.${stream}, `)}) AS s_rows${limit})`;
 }
@@ -107,19 +111,19 @@ const sameStream = (stream: string): string => ` AND x.${stream} >= s.${stream} 
 function unkeyedRows(t: ResolvedTableNames, kind: ClaimComponent): string {
   const table = qualified(t, tableOf(kind));
   const stream = streamOf(kind);
-  const pendingDue = `x.state = 'pending' AND x.ordering_key IS NULL${sameStream(stream)} AND x.next_attempt_at <= ${DB_NOW}`;
   const byOldest = `(SELECT s.${stream} FROM unnest(${STREAMS}) AS s(${stream})
-      ORDER BY (SELECT x.id FROM ${table} AS x WHERE ${pendingDue} ORDER BY x.${stream}, x.id LIMIT 1)) AS s`;
+      ORDER BY (SELECT x.id FROM ${table} AS x
+                WHERE x.state = 'pending' AND x.ordering_key IS NULL${sameStream(stream)} AND x.next_attempt_at <= ${DB_NOW}
+                ORDER BY x.${stream}, x.id LIMIT 1)) AS s`;
   // Locked here, not only in `cand`: an unordered row needs no head-of-key check, and two claims
   // running at once would otherwise both pick the same oldest rows, the second skip them all in
   // `cand` and come back empty (claims then take turns instead of running side by side).
   return perStream(
     kind,
-    () => `SELECT u.id FROM (SELECT x.id FROM ${table} AS x
-    WHERE ${pendingDue} ORDER BY x.${stream}, x.id LIMIT ${BATCH}
+    (filter, leading) => `SELECT u.id FROM (SELECT x.id FROM ${table} AS x
+    WHERE x.state = 'pending' AND x.ordering_key IS NULL${filter} AND x.next_attempt_at <= ${DB_NOW} ORDER BY ${leading}x.id LIMIT ${BATCH}
     FOR UPDATE OF x SKIP LOCKED) AS u`,
-    byOldest,
-    ` LIMIT ${BATCH}`,
+    { streams: byOldest, limit: ` LIMIT ${BATCH}` },
   );
 }
 
@@ -143,8 +147,8 @@ function sourceWalk(t: ResolvedTableNames): string {
 /**
  * The outbox's walk over (destination, key) pairs of the destinations of $7, from the cursor: each
  * step is the next key of the destination it is in (one probe of `key_pending_ix`), or, when that
- * destination has no further key, a hop to the next destination of $7 (no read: the array's next
- * name). `$3` keys at most; the hops are at most the destinations of $7. Keys of other destinations
+ * destination has no further key, a hop to the next destination of $7 in sort order (no read of
+ * the table). `$3` keys at most; the hops are at most the destinations of $7. Keys of other destinations
  * are never read: the walk never enters them. The cursor itself is the first row (step 0, not a
  * key); a cursor whose destination is not one of $7 (the start, '') hops at once.
  */
