@@ -178,7 +178,7 @@ export const destinationNotHere = (destination: string): string =>
 export const unknownStreamRows = (table: 'outbox' | 'inbox', stream: string, pending: number): string =>
   table === 'outbox'
     ? `${pending} pending outbox message(s) of destination "${stream}", which this instance does not have configured: its claims leave them to the instances that have it (a rolling deploy that adds the destination), and they wait if none has it (a destination removed: configure it again, or discard its rows). Counted by queuebox_outbox_unknown_destination_messages.`
-    : `${pending} pending inbox message(s) of source "${stream}", which this instance neither declares, routes nor pulls: its claims leave them to the instances that take them, and they wait if none does. Counted by queuebox_inbox_unknown_source_messages.`;
+    : `${pending} pending inbox message(s) of source "${stream}", which this instance neither declares, routes nor pulls: its claims leave them to the instances that take them, and they wait if none does (declare the source in inbox.sources where PullService takes it). Counted by queuebox_inbox_unknown_source_messages.`;
 
 export const unknownStreamsUnnamed = (table: 'outbox' | 'inbox', named: number): string =>
   `More ${table === 'outbox' ? 'destinations' : 'sources'} than the ${named} named above have pending ${table} messages that this instance does not take; they are counted by ${table === 'outbox' ? 'queuebox_outbox_unknown_destination_messages' : 'queuebox_inbox_unknown_source_messages'} and not named one by one.`;
