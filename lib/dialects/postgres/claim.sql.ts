@@ -147,10 +147,11 @@ function sourceWalk(t: ResolvedTableNames): string {
 /**
  * The outbox's walk over (destination, key) pairs of the destinations of $7, from the cursor: each
  * step is the next key of the destination it is in (one probe of `key_pending_ix`), or, when that
- * destination has no further key, a hop to the next destination of $7 in sort order (no read of
- * the table). `$3` keys at most; the hops are at most the destinations of $7. Keys of other destinations
- * are never read: the walk never enters them. The cursor itself is the first row (step 0, not a
- * key); a cursor whose destination is not one of $7 (the start, '') hops at once.
+ * destination has no further key, a hop to the destination that follows it in $7 (no read of the
+ * table, no sort: the array's next element). `$3` keys at most; the hops are at most the
+ * destinations of $7. Keys of other destinations are never read: the walk never enters them. The
+ * cursor itself is the first row (step 0, not a key); a cursor whose destination is not one of $7
+ * (the start, '') hops to the first.
  */
 function destinationWalk(t: ResolvedTableNames): string {
   const table = qualified(t, 'outbox');
@@ -164,8 +165,9 @@ function destinationWalk(t: ResolvedTableNames): string {
        AND walk.stream = ANY(${STREAMS})
      ORDER BY k.ordering_key LIMIT 1)
     UNION ALL
-    (SELECT d.destination, ''::text, false FROM unnest(${STREAMS}) AS d(destination)
-     WHERE d.destination > walk.stream ORDER BY d.destination LIMIT 1)
+    (SELECT d.destination, ''::text, false
+     FROM (SELECT (${STREAMS})[coalesce(array_position(${STREAMS}, walk.stream), 0) + 1] AS destination) AS d
+     WHERE d.destination IS NOT NULL)
     LIMIT 1) AS n
   WHERE walk.walked < ${WALK_KEYS}
 )`;
