@@ -111,10 +111,11 @@ const sameStream = (stream: string): string => ` AND x.${stream} >= s.${stream} 
 function unkeyedRows(t: ResolvedTableNames, kind: ClaimComponent): string {
   const table = qualified(t, tableOf(kind));
   const stream = streamOf(kind);
+  // One stream (most outboxes have one destination): nothing to order, no probe.
   const byOldest = `(SELECT s.${stream} FROM unnest(${STREAMS}) AS s(${stream})
-      ORDER BY (SELECT x.id FROM ${table} AS x
+      ORDER BY CASE WHEN cardinality(${STREAMS}) > 1 THEN (SELECT x.id FROM ${table} AS x
                 WHERE x.state = 'pending' AND x.ordering_key IS NULL${sameStream(stream)} AND x.next_attempt_at <= ${DB_NOW}
-                ORDER BY x.${stream}, x.id LIMIT 1)) AS s`;
+                ORDER BY x.${stream}, x.id LIMIT 1) END) AS s`;
   // Locked here, not only in `cand`: an unordered row needs no head-of-key check, and two claims
   // running at once would otherwise both pick the same oldest rows, the second skip them all in
   // `cand` and come back empty (claims then take turns instead of running side by side).
