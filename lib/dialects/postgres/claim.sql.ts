@@ -151,8 +151,10 @@ function sourceWalk(t: ResolvedTableNames): string {
  * destination has no further key, a hop to the destination that follows it in $7 (no read of the
  * table, no sort: the array's next element). `$3` keys at most; the hops are at most the
  * destinations of $7. Keys of other destinations are never read: the walk never enters them. The
- * cursor itself is the first row (step 0, not a key); a cursor whose destination is not one of $7
- * (the start, '') hops to the first.
+ * cursor itself is the first row (step 0, not a key): at the start ('', no destination) its probe
+ * finds nothing and the walk hops to the first destination of $7. (A cursor naming another
+ * destination, which no claim of this worker returns, would walk that destination's keys first:
+ * `cand` keeps only rows of $7.)
  */
 function destinationWalk(t: ResolvedTableNames): string {
   const table = qualified(t, 'outbox');
@@ -163,7 +165,6 @@ function destinationWalk(t: ResolvedTableNames): string {
   FROM walk CROSS JOIN LATERAL (
     (SELECT k.destination AS stream, k.ordering_key, true AS found FROM ${table} AS k
      WHERE k.state = 'pending' AND k.ordering_key IS NOT NULL AND k.destination = walk.stream AND k.ordering_key > walk.ordering_key
-       AND walk.stream = ANY(${STREAMS})
      ORDER BY k.ordering_key LIMIT 1)
     UNION ALL
     (SELECT d.destination, ''::text, false
