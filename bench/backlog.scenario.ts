@@ -126,7 +126,7 @@ interface StateFigures {
 /** The claim's figures on one table: QueueBox's claim (custom and generic plans) and, once, the raw head-of-key claim. */
 async function measureTable(ctx: BenchContext, schema: string, label: string, claims: number): Promise<StateFigures> {
   const dialect = new StatementCatalog(postgresDialect, resolveOptions({ schema }).tables);
-  const claim = dialect.claimOutbox(new WalkCursor().request(BATCH, RAW_LEASE_MS), { lock: false }).claim;
+  const claim = dialect.claimOutbox(['noop'], new WalkCursor().request(BATCH, RAW_LEASE_MS), { lock: false }).claim;
   const custom = summarize(await explainClaims(ctx.admin, claim.sql, claim.params, claims, false));
   let generic: StateFigures['generic'];
   try {

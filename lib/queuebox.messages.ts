@@ -178,7 +178,15 @@ export const maxAttemptsWithoutOutcome = (): string => 'maximum attempts reached
 export const shutdownReason = (): string => 'QueueBox shutdown';
 
 export const destinationNotHere = (destination: string): string =>
-  `destination "${destination}" is not configured on this instance`;
+  `destination "${destination}" is not configured on this instance; the message goes back to pending for an instance that has it`;
+
+export const unknownStreamRows = (table: 'outbox' | 'inbox', stream: string, pending: number): string =>
+  table === 'outbox'
+    ? `${pending} pending outbox message(s) of destination "${stream}", which this instance does not have configured: its claims leave them to the instances that have it (a rolling deploy that adds the destination), and they wait if none has it (a destination removed: configure it again, or discard its rows). Counted by queuebox_outbox_unknown_destination_messages.`
+    : `${pending} pending inbox message(s) of source "${stream}", which this instance neither declares, routes nor pulls: its claims leave them to the instances that take them, and they wait if none does (declare the source in inbox.sources where PullService takes it). Counted by queuebox_inbox_unknown_source_messages.`;
+
+export const unknownStreamsUnnamed = (table: 'outbox' | 'inbox', named: number): string =>
+  `More ${table === 'outbox' ? 'destinations' : 'sources'} than the ${named} named above have pending ${table} messages that this instance does not take; they are counted by ${table === 'outbox' ? 'queuebox_outbox_unknown_destination_messages' : 'queuebox_inbox_unknown_source_messages'} and not named one by one.`;
 
 export const transformNotRegistered = (path: string): string =>
   `QueueBox option "${path}" names a provider that is not registered; add it to the providers of a module.`;

@@ -15,9 +15,11 @@ import { SourceLabels } from './inbox/source-labels.js';
 import type { QueueBoxModuleOptions } from './interfaces/queuebox-options.interface.js';
 import { LeaseAdvisor } from './leases/lease-advisor.js';
 import { QueueBoxMetrics } from './metrics/queuebox-metrics.service.js';
+import { UnknownStreams } from './metrics/unknown-streams.js';
 import { queueBoxMetricProviders } from './metrics/queuebox.metrics.js';
 import { resolveOptions } from './options/resolve-options.js';
 import type { ResolvedQueueBoxOptions } from './options/resolved-options.interface.js';
+import { DestinationLabels } from './outbox/destination-labels.js';
 import { OutboxPoller } from './outbox/outbox-poller.js';
 import { OutboxService } from './outbox/outbox.service.js';
 import { PublisherRegistry } from './publishers/publisher-registry.js';
@@ -88,7 +90,9 @@ export function queueBoxProviders(dataSourceName: string | undefined): Provider[
     PublisherRegistry,
     OutboxService,
     OutboxPoller,
+    DestinationLabels,
     SourceLabels,
+    UnknownStreams,
     InboxService,
     InboxRelay,
     PullService,

@@ -174,7 +174,11 @@ export interface SqlDialect {
    * transaction's commit (only where the dialect's wake-up transport offers `withCommit`).
    */
   insertOutbox(rows: readonly OutboxInsertRow[], wakeUp?: CommitWakeUp): SqlStatement<InsertedOutboxRow[]>;
-  claimOutbox(request: ClaimRequest, options: ClaimOptions): ClaimPlan<ClaimedOutboxRow>;
+  /**
+   * The outbox claim over rows of `destinations` (the instance's configured ones): rows of any other
+   * destination are left pending, untouched, and cost the claim nothing.
+   */
+  claimOutbox(destinations: readonly string[], request: ClaimRequest, options: ClaimOptions): ClaimPlan<ClaimedOutboxRow>;
   outboxBacklog(): SqlStatement<BacklogRow[]>;
 
   /** Inserts unless (source, idempotency key) exists; resolves to the new id, or undefined for a duplicate. */

@@ -212,10 +212,10 @@ export class StatementCatalog implements SqlDialect {
     return { sql: texts.insertOutbox, params, decode: decodeInsertedOutbox };
   }
 
-  claimOutbox(request: ClaimRequest, options: ClaimOptions): ClaimPlan<ClaimedOutboxRow> {
-    const params = this.claimParams(request);
+  claimOutbox(destinations: readonly string[], request: ClaimRequest, options: ClaimOptions): ClaimPlan<ClaimedOutboxRow> {
+    const params = [...this.claimParams(request), this.encode.keys(destinations)];
     if (this.profile.asyncCommit) params.push(this.encode.flag(options.asyncCommit === true));
-    return this.plan({ kind: 'outbox' }, request, options.lock, params, [], decodeClaimedOutbox);
+    return this.plan({ kind: 'outbox' }, request, options.lock, params, [this.encode.keys(destinations)], decodeClaimedOutbox);
   }
 
   /** The relay's claim: always after its claim lock, on every database. */

@@ -21,6 +21,12 @@ export interface RowFailure {
   retryable: boolean;
   /** The destination asked for at least this delay (Retry-After). */
   retryAfterMs?: number;
+  /**
+   * Not the row's failure but this worker's: it cannot work on the row at all (a destination it
+   * does not have). The row goes back to pending after its back-off whatever its attempts, never
+   * dead, and the failure says nothing to the pace.
+   */
+  giveBack?: boolean;
 }
 
 /** What the work of one claimed row gets from its worker. */

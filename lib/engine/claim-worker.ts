@@ -496,18 +496,19 @@ export class ClaimWorker<Row extends ClaimedRow> {
   /**
    * The outcome path of a row whose work failed (its lease already released): retried after
    * backoff (at least `retryAfterMs`), or dead when it is not retryable or out of attempts; back to
-   * pending at once when shutdown stopped the work of a worker that releases rows on shutdown. The
-   * write is fenced; a lost claim is reported and nothing more is written.
+   * pending at once when shutdown stopped the work of a worker that releases rows on shutdown; never
+   * dead when the worker gives the row back (`giveBack`). The write is fenced; a lost claim is
+   * reported and nothing more is written.
    */
   private async fail(row: Row, lease: Lease, failure: RowFailure, seconds?: number): Promise<SpanOutcome> {
     const { maxAttempts, backoff } = this.settings;
     const releasing = this.settings.shutdown === 'release' && this.stopping && failure.retryable;
-    const dead = !releasing && (!failure.retryable || row.attempts >= maxAttempts);
+    const dead = !releasing && !failure.giveBack && (!failure.retryable || row.attempts >= maxAttempts);
     const error = errorText(failure.error);
     const delay = releasing ? 0 : Math.min(backoff.maxDelayMs, Math.max(backoffDelay(row.attempts, backoff), failure.retryAfterMs ?? 0));
     const claim = lease.claim;
-    // A row given back by shutdown says nothing about the destination.
-    if (!releasing) this.pace.record('failed', seconds === undefined ? undefined : seconds * 1000);
+    // A row given back by shutdown, or because this worker cannot work on it, says nothing about the destination.
+    if (!releasing && !failure.giveBack) this.pace.record('failed', seconds === undefined ? undefined : seconds * 1000);
     const written = dead ? await this.repository.deadLetter(claim, error) : await this.repository.retry(claim, delay, error);
     const identity = this.role.identify(row);
     if (written === 'lost') {

@@ -55,12 +55,13 @@ export class ClaimRepository {
   }
 
   /**
-   * Claims outbox rows (contributing/claim-sql.md, "The claim"): at most one per key and
-   * destination, the oldest unfinished of each. With `lock` (or always, where the dialect says
-   * so), the claim runs in a short transaction after the claim lock.
+   * Claims outbox rows of `destinations` (contributing/claim-sql.md, "The claim"): at most one
+   * per key and destination, the oldest unfinished of each; rows of other destinations stay
+   * pending, untouched. With `lock` (or always, where the dialect says so), the claim runs in a
+   * short transaction after the claim lock.
    */
-  claimOutbox(request: ClaimRequest, options: ClaimOptions): Promise<ClaimResult<ClaimedOutboxRow>> {
-    return this.claim(this.dialect.claimOutbox(request, options));
+  claimOutbox(destinations: readonly string[], request: ClaimRequest, options: ClaimOptions): Promise<ClaimResult<ClaimedOutboxRow>> {
+    return this.claim(this.dialect.claimOutbox(destinations, request, options));
   }
 
   /** The inbox relay's claim over the routed sources, always after the relay claim lock. */

@@ -11,6 +11,7 @@ import { QueueBoxEvents } from '../events/queuebox-events.service.js';
 import { LeaseAdvisor } from '../leases/lease-advisor.js';
 import type { InboxTransform } from '../interfaces/queuebox-options.interface.js';
 import { BacklogSampler } from '../metrics/backlog-sampler.js';
+import { UnknownStreams } from '../metrics/unknown-streams.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { insertOutboxRows } from '../outbox/insert-outbox-rows.js';
@@ -54,6 +55,7 @@ export class InboxRelay implements ClaimRole<ClaimedInboxRow>, OnModuleInit, OnA
     leaseAdvisor: LeaseAdvisor,
     private readonly events: QueueBoxEvents,
     private readonly schema: SchemaCheck,
+    private readonly unknown: UnknownStreams,
   ) {
     const relay = options.inbox.relay;
     this.sources = [...relay.routes.keys()];
@@ -135,8 +137,9 @@ export class InboxRelay implements ClaimRole<ClaimedInboxRow>, OnModuleInit, OnA
     if (count > 0) this.events.emit('rows.reclaimed', { table: 'inbox', count });
   }
 
-  sample(): Promise<void> {
-    return this.backlog.sample();
+  /** The backlog gauges of the routed sources, and the rows of sources this instance does not take (one query). */
+  async sample(): Promise<void> {
+    this.unknown.sampled('inbox', await this.backlog.sample());
   }
 
   claim(request: ClaimRequest): Promise<ClaimResult<ClaimedInboxRow>> {

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
+import { OTHER_LABEL } from '../metrics/other-label.js';
 import { QUEUEBOX_RESOLVED_OPTIONS } from '../queuebox.constants.js';
 
 /** Label value of every source QueueBox was not told about. */
-export const OTHER_SOURCE = '_other';
+export const OTHER_SOURCE = OTHER_LABEL;
 
 /**
  * Bounded `source` label values: sources declared in `inbox.sources`, routed by the relay, or

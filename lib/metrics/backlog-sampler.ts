@@ -4,7 +4,8 @@ import type { BacklogRow } from '../database/statement-results.js';
 
 /**
  * Samples a backlog statement into gauges. Only the configured label values are reported, so
- * the label set stays bounded; a value with nothing pending reads 0.
+ * the label set stays bounded; a value with nothing pending reads 0. Resolves to every row of the
+ * sample (the rows of other label values too: `UnknownStreams` counts them).
  */
 export class BacklogSampler {
   constructor(
@@ -14,12 +15,13 @@ export class BacklogSampler {
     private readonly record: (label: string, pending: number, oldestAgeSeconds: number) => void,
   ) {}
 
-  async sample(): Promise<void> {
+  async sample(): Promise<readonly BacklogRow[]> {
     const rows = await this.runner.run(this.statement());
     const byLabel = new Map(rows.map((row) => [row.label, row]));
     for (const label of this.labels()) {
       const row = byLabel.get(label);
       this.record(label, row?.pending ?? 0, row?.oldestAgeSeconds ?? 0);
     }
+    return rows;
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectMetric } from '@willsoto/nestjs-prometheus';
 import type { Counter, Gauge, Histogram } from 'prom-client';
-import type { ClaimComponent } from '../interfaces/claim.interface.js';
+import type { ClaimComponent, QueueBoxTable } from '../interfaces/claim.interface.js';
 import type { OutcomeMetrics } from './outcome-metrics.interface.js';
 import type { RowOutcome } from './outcome-metrics.interface.js';
 import { HealthSignals } from './health-signals.js';
@@ -17,11 +17,13 @@ import {
   OUTBOX_OLDEST_PENDING_AGE_SECONDS,
   OUTBOX_ORDER_INVERSIONS_TOTAL,
   OUTBOX_PUBLISH_DURATION_SECONDS,
+  OUTBOX_UNKNOWN_DESTINATION_MESSAGES,
   INBOX_BACKLOG_MESSAGES,
   INBOX_MESSAGES_RECEIVED_TOTAL,
   INBOX_MESSAGES_RELAYED_TOTAL,
   INBOX_OLDEST_PENDING_AGE_SECONDS,
   INBOX_RELAY_FAILURES_TOTAL,
+  INBOX_UNKNOWN_SOURCE_MESSAGES,
   PULL_HANDLER_DURATION_SECONDS,
   PULL_MESSAGES_HANDLED_TOTAL,
   PULL_ORDER_INVERSIONS_TOTAL,
@@ -59,6 +61,8 @@ export class QueueBoxMetrics implements OutcomeMetrics {
     @InjectMetric(LOOP_TICKS_TOTAL) private readonly loopTicks: Counter<'loop'>,
     @InjectMetric(LOOP_CONCURRENCY) private readonly loopConcurrency: Gauge<'component'>,
     @InjectMetric(LOOP_BATCH_SIZE) private readonly loopBatchSize: Gauge<'component'>,
+    @InjectMetric(OUTBOX_UNKNOWN_DESTINATION_MESSAGES) private readonly outboxUnknown: Gauge,
+    @InjectMetric(INBOX_UNKNOWN_SOURCE_MESSAGES) private readonly inboxUnknown: Gauge,
   ) {}
 
   /** The pace of the outbox poller or the inbox relay now: its concurrency and its claims' batch. */
@@ -148,6 +152,11 @@ export class QueueBoxMetrics implements OutcomeMetrics {
     this.outboxBacklog.set({ destination }, pending);
     this.outboxOldestAge.set({ destination }, oldestAgeSeconds);
     this.signals.sampledAge('outbox', destination, oldestAgeSeconds);
+  }
+
+  /** Pending rows of `table` whose destination or source this instance does not know (sampled). */
+  unknownStreamBacklog(table: QueueBoxTable, pending: number): void {
+    (table === 'outbox' ? this.outboxUnknown : this.inboxUnknown).set(pending);
   }
 
   loopError(loop: string): void {

@@ -19,6 +19,8 @@ export const OUTBOX_PUBLISH_DURATION_SECONDS = 'queuebox_outbox_publish_duration
 export const OUTBOX_BACKLOG_MESSAGES = 'queuebox_outbox_backlog_messages';
 /** Gauge `{destination}`: age of the oldest pending outbox message (sampled). @publicApi */
 export const OUTBOX_OLDEST_PENDING_AGE_SECONDS = 'queuebox_outbox_oldest_pending_age_seconds';
+/** Gauge: pending outbox messages of destinations this instance does not have configured, left to instances that do (sampled). @publicApi */
+export const OUTBOX_UNKNOWN_DESTINATION_MESSAGES = 'queuebox_outbox_unknown_destination_messages';
 /** Counter `{table, state}`: finished rows deleted by the retention sweeper. @publicApi */
 export const ROWS_PURGED_TOTAL = 'queuebox_rows_purged_total';
 /** Counter `{loop}`: ticks of a QueueBox loop that ran to their end; flat while the loop is stalled. @publicApi */
@@ -39,6 +41,8 @@ export const INBOX_RELAY_FAILURES_TOTAL = 'queuebox_inbox_relay_failures_total';
 export const INBOX_BACKLOG_MESSAGES = 'queuebox_inbox_backlog_messages';
 /** Gauge `{source}`: age of the oldest pending inbox message (sampled). @publicApi */
 export const INBOX_OLDEST_PENDING_AGE_SECONDS = 'queuebox_inbox_oldest_pending_age_seconds';
+/** Gauge: pending inbox messages of sources this instance neither declares, routes nor pulls, left to instances that do (sampled). @publicApi */
+export const INBOX_UNKNOWN_SOURCE_MESSAGES = 'queuebox_inbox_unknown_source_messages';
 /** Counter `{source, outcome}`: pulled messages (processed, retried, dead, lost). @publicApi */
 export const PULL_MESSAGES_HANDLED_TOTAL = 'queuebox_pull_messages_handled_total';
 /** Histogram `{source}`: duration of one pull worker handle() with its completion. @publicApi */
@@ -101,6 +105,10 @@ export const queueBoxMetricProviders = [
     help: 'Age of the oldest pending outbox message by destination, by the database clock (sampled).',
     labelNames: ['destination'],
   }),
+  makeGaugeProvider({
+    name: OUTBOX_UNKNOWN_DESTINATION_MESSAGES,
+    help: 'Pending outbox messages of destinations this instance does not have configured (a rolling deploy that adds one, or a destination removed): its claims leave them to instances that have them (sampled).',
+  }),
   makeCounterProvider({
     name: INBOX_MESSAGES_RECEIVED_TOTAL,
     help: 'Inbox receives by source and outcome (accepted, duplicate, rejected, failed: stored nothing because the database failed, the intake answered 500); undeclared sources count as _other.',
@@ -125,6 +133,10 @@ export const queueBoxMetricProviders = [
     name: INBOX_OLDEST_PENDING_AGE_SECONDS,
     help: 'Age of the oldest pending inbox message by source, by the database clock (sampled by the relay and pull workers).',
     labelNames: ['source'],
+  }),
+  makeGaugeProvider({
+    name: INBOX_UNKNOWN_SOURCE_MESSAGES,
+    help: 'Pending inbox messages of sources this instance neither declares (inbox.sources), routes nor pulls with a worker: its claims leave them to instances that take them (sampled by the relay and pull workers).',
   }),
   makeCounterProvider({
     name: PULL_MESSAGES_HANDLED_TOTAL,

@@ -9,6 +9,7 @@ import { QueueBoxEvents } from '../events/queuebox-events.service.js';
 import { LeaseAdvisor } from '../leases/lease-advisor.js';
 import { BacklogSampler } from '../metrics/backlog-sampler.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
+import { UnknownStreams } from '../metrics/unknown-streams.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { PublisherRegistry } from '../publishers/publisher-registry.js';
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
@@ -21,18 +22,26 @@ import { ClaimWorker, type ClaimWorkerStatus } from '../engine/claim-worker.js';
 import type { MessageSpan } from '../tracing/message-span.interface.js';
 import { messagingTracer } from '../tracing/messaging-tracer.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
+import { DestinationLabels } from './destination-labels.js';
 import { toOutboxMessage } from './outbox-message.mapper.js';
 
+/** A claimed row whose destination this instance does not have (a defence: its claims take only its own). */
+class DestinationNotHereError extends Error {}
+
 /**
- * Claims outbox rows in batches, publishes each to its destination with bounded concurrency,
- * and finishes it with a fenced write: `sent`, a retry with backoff, or `dead`. Renews each
- * claim every third of the lease while it publishes, reclaims expired claims at most once per
- * `claimTimeoutMs / 5`, and drains on shutdown (docs/concepts/claims-and-leases.md).
+ * Claims outbox rows of its configured destinations in batches (rows of any other destination are
+ * left pending for the instances that have it: docs/guides/production.md, "Rolling deploys"),
+ * publishes each to its destination with bounded concurrency, and finishes it with a fenced write:
+ * `sent`, a retry with backoff, or `dead`. Renews each claim every third of the lease while it
+ * publishes, reclaims expired claims at most once per `claimTimeoutMs / 5`, and drains on shutdown
+ * (docs/concepts/claims-and-leases.md).
  */
 @Injectable()
 export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly worker: ClaimWorker<ClaimedOutboxRow>;
   private readonly backlog: BacklogSampler;
+  /** The destinations this instance has: the only ones its claims take rows of. */
+  private readonly destinations: readonly string[];
   private unsubscribe?: () => void;
 
   constructor(
@@ -46,8 +55,11 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
     leaseAdvisor: LeaseAdvisor,
     private readonly events: QueueBoxEvents,
     private readonly schema: SchemaCheck,
+    private readonly labels: DestinationLabels,
+    private readonly unknown: UnknownStreams,
   ) {
     const outbox = options.outbox;
+    this.destinations = publishers.names();
     this.worker = new ClaimWorker(
       {
         name: OutboxPoller.name,
@@ -116,16 +128,18 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
     if (count > 0) this.events.emit('rows.reclaimed', { table: 'outbox', count });
   }
 
-  sample(): Promise<void> {
-    return this.backlog.sample();
+  /** The backlog gauges, and the rows of destinations this instance does not have (one query). */
+  async sample(): Promise<void> {
+    this.unknown.sampled('outbox', await this.backlog.sample());
   }
 
   claim(request: ClaimRequest): Promise<ClaimResult<ClaimedOutboxRow>> {
-    return this.repository.claimOutbox(request, { lock: this.options.outbox.claimLock, asyncCommit: this.options.outbox.asyncMarks });
+    return this.repository.claimOutbox(this.destinations, request, { lock: this.options.outbox.claimLock, asyncCommit: this.options.outbox.asyncMarks });
   }
 
   identify(row: ClaimedOutboxRow): ReportedRow {
-    return { id: row.id, stream: row.destination, fields: { messageId: row.messageId, rowId: row.id, destination: row.destination } };
+    // The stream labels metrics: bounded, as sources are (`_other` for a destination not configured here).
+    return { id: row.id, stream: this.labels.of(row.destination), fields: { messageId: row.messageId, rowId: row.id, destination: row.destination } };
   }
 
   openSpan(row: ClaimedOutboxRow): MessageSpan | undefined {
@@ -141,7 +155,7 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
   async work(row: ClaimedOutboxRow, job: RowJob): Promise<void> {
     const message = toOutboxMessage(row);
     const publisher = this.publishers.get(message.destination);
-    if (!publisher) throw new Error(destinationNotHere(message.destination));
+    if (!publisher) throw new DestinationNotHereError(destinationNotHere(message.destination));
     // The receiver continues the send span's context, not the stored creation context.
     const sent = job.span ? { ...message, headers: job.span.inject({ ...message.headers }) } : message;
     // The signal is made only when the publisher reads it.
@@ -155,6 +169,8 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
 
   failureOf(error: unknown): RowFailure {
     if (error instanceof PublishFailedError) return { error, retryable: error.retryable, retryAfterMs: error.retryAfterMs };
+    // Not the message's failure: it goes back to pending for an instance that has its destination, never dead.
+    if (error instanceof DestinationNotHereError) return { error, retryable: true, giveBack: true };
     return { error, retryable: true };
   }
 }

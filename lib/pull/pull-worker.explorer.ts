@@ -19,6 +19,7 @@ import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interf
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import type { SqlDialect } from '../database/sql-dialect.interface.js';
 import { BacklogSampler } from '../metrics/backlog-sampler.js';
+import { UnknownStreams } from '../metrics/unknown-streams.js';
 import { duplicatePullWorker, pullWorkerNotHost, pullWorkerRequestScoped } from '../queuebox.messages.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
 import { pullWorkerDecorator } from './pull-worker.decorator.js';
@@ -49,6 +50,7 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
     private readonly leaseAdvisor: LeaseAdvisor,
     private readonly events: QueueBoxEvents,
     private readonly schema: SchemaCheck,
+    private readonly unknown: UnknownStreams,
   ) {
     this.backlog = new BacklogSampler(
       runner,
@@ -91,7 +93,7 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
           leaseAdvisor: this.leaseAdvisor,
           events: this.events,
           // The first runner samples the backlog of every pulled source (one query for all).
-          sampleBacklog: this.pollers.length === 0 ? { every: this.options.workers.metricsIntervalMs, sample: () => this.backlog.sample() } : undefined,
+          sampleBacklog: this.pollers.length === 0 ? { every: this.options.workers.metricsIntervalMs, sample: () => this.sampleBacklog() } : undefined,
         }),
       );
     }
@@ -113,5 +115,10 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
   async beforeApplicationShutdown(): Promise<void> {
     this.unsubscribe?.();
     await Promise.all(this.pollers.map((runner) => runner.stop()));
+  }
+
+  /** The backlog gauges of the pulled sources, and the rows of sources this instance does not take (one query). */
+  private async sampleBacklog(): Promise<void> {
+    this.unknown.sampled('inbox', await this.backlog.sample());
   }
 }

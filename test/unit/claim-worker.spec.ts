@@ -6,7 +6,7 @@ import type { Claim } from '../../lib/interfaces/claim.interface.js';
 import type { ClaimResult } from '../../lib/database/statement-results.js';
 import type { ReportedRow } from '../../lib/engine/claim-outcomes.js';
 import type { ClaimPace, PaceOutcome } from '../../lib/engine/claim-pace.js';
-import type { ClaimedRow, ClaimRole, RowJob } from '../../lib/engine/claim-role.interface.js';
+import type { ClaimedRow, ClaimRole, RowFailure, RowJob } from '../../lib/engine/claim-role.interface.js';
 import { ClaimWorker, type ClaimWorkerSettings, type ClaimWorkerStatus } from '../../lib/engine/claim-worker.js';
 
 /** A worker over an in-memory queue: each row's work ends when the test says so. */
@@ -23,6 +23,10 @@ class TestWorker implements ClaimRole<ClaimedRow> {
   readonly completed: number[] = [];
   /** Rows whose finishing write finds the claim lost. */
   readonly losesAtFinish = new Set<number>();
+  /** Rows dead-lettered. */
+  readonly dead: number[] = [];
+  /** Rows whose work fails at once, and how the role reads the failure. */
+  readonly failing = new Map<number, RowFailure>();
   /** How rows ended, as the worker reported them: [id, outcome]. */
   readonly outcomes: [string, string][] = [];
   private readonly worker: ClaimWorker<ClaimedRow>;
@@ -36,7 +40,7 @@ class TestWorker implements ClaimRole<ClaimedRow> {
     private remaining: number,
   ) {
     const backoff = { initialDelayMs: 1_000, multiplier: 2, maxDelayMs: 60_000, jitter: 'none' } as const;
-    const { retried, completed, losesAtFinish, outcomes } = this;
+    const { retried, completed, losesAtFinish, outcomes, dead } = this;
     const repository = {
       renewMany: async () => [],
       completeMany: async (claims: Claim[]) => {
@@ -46,6 +50,10 @@ class TestWorker implements ClaimRole<ClaimedRow> {
       },
       retry: async (claim: { id: string }, delayMs: number) => {
         retried.push([Number(claim.id), delayMs]);
+        return 'ok';
+      },
+      deadLetter: async (claim: { id: string }) => {
+        dead.push(Number(claim.id));
         return 'ok';
       },
     } as unknown as ClaimRepository;
@@ -121,9 +129,15 @@ class TestWorker implements ClaimRole<ClaimedRow> {
   async work(row: ClaimedRow, job: RowJob): Promise<void> {
     const id = Number(row.id);
     this.started.push(id);
+    const failure = this.failing.get(id);
+    if (failure) throw failure.error;
     job.signal.addEventListener('abort', () => this.abandoned.push(id));
     await new Promise<void>((resolve) => this.finish.set(id, resolve));
     await job.finish();
+  }
+
+  failureOf(error: unknown): RowFailure {
+    return [...this.failing.values()].find((failure) => failure.error === error) ?? { error, retryable: true };
   }
 
   /** Rows committed to the queue since. */
@@ -431,6 +445,24 @@ describe('ClaimWorker', () => {
     ]);
     expect(worker.retried).toEqual([]);
     expect(worker.status.lostClaims).toEqual([{ id: '1', during: 'finish', at: expect.any(Date) }]);
+    await worker.stop();
+  });
+
+  it('a row the worker gives back (it cannot work on it) goes back to pending after its back-off, never dead, and says nothing to the pace', async () => {
+    const pace = new ManualPace(2, 2);
+    // One attempt allowed: a failed row is dead at its first failure, unless given back.
+    const worker = new TestWorker({ batchSize: 2, concurrency: 2, maxAttempts: 1, pace }, 2);
+    worker.failing.set(0, { error: new Error('publish failed'), retryable: true });
+    worker.failing.set(1, { error: new Error('destination "y" is not configured on this instance'), retryable: true, giveBack: true });
+    worker.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(worker.dead).toEqual([0]);
+    expect(worker.retried).toEqual([[1, 1_000]]);
+    expect(worker.outcomes.sort()).toEqual([
+      ['row 0', 'dead'],
+      ['row 1', 'retried'],
+    ]);
+    expect(pace.outcomes).toEqual(['failed']);
     await worker.stop();
   });
 

@@ -165,7 +165,7 @@ describe('queuebox CLI: commands, flags and exit codes', () => {
     const data = JSON.parse(run.stdout) as { dialect: string; tables: unknown; migrations: { name: string; version: number; statements: string[] }[] };
     expect(data.dialect).toBe('postgres');
     expect(data.tables).toEqual({ outbox: 'queuebox_outbox_messages', inbox: 'queuebox_inbox_messages' });
-    expect(data.migrations.map((migration) => migration.name)).toEqual(['QueueBoxOutbox1764460800000', 'QueueBoxInbox1764547200000', 'QueueBoxSchemaV21764979200000']);
+    expect(data.migrations.map((migration) => migration.name)).toEqual(['QueueBoxOutbox1764460800000', 'QueueBoxInbox1764547200000', 'QueueBoxSchemaV21764979200000', 'QueueBoxSchemaV31796515200000']);
     expect(data.migrations[0].statements[0]).toMatch(/^CREATE TABLE "queuebox_outbox_messages"/);
   });
 });

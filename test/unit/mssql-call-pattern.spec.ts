@@ -35,9 +35,9 @@ const MESSAGE_ID = '0193B2C4-0000-7000-8000-00000000000A';
 
 /** Each statement the dialect produces, by its text: the fake answers by name. */
 const statementNames = new Map<string, string>([
-  [dialect.claimOutbox(request, { lock: false }).lock!.acquire.sql, 'lock'],
-  [dialect.claimOutbox(request, { lock: false }).claim.sql, 'claimOutbox'],
-  [dialect.claimOutbox({ ...request, afterIdle: true }, { lock: false }).probe!.sql, 'probeOutbox'],
+  [dialect.claimOutbox(['sink'], request, { lock: false }).lock!.acquire.sql, 'lock'],
+  [dialect.claimOutbox(['sink'], request, { lock: false }).claim.sql, 'claimOutbox'],
+  [dialect.claimOutbox(['sink'], { ...request, afterIdle: true }, { lock: false }).probe!.sql, 'probeOutbox'],
   [dialect.claimInbox(['s'], request).claim.sql, 'claimInbox'],
   [dialect.claimPull('s', request, { lock: false }).claim.sql, 'claimPull'],
   [dialect.completeMany('outbox', [], 1).sql, 'completeOutbox'],
@@ -100,7 +100,7 @@ describe('SQL Server call pattern (fake mssql driver)', () => {
   it('claims in one READ COMMITTED transaction on one connection: the lock in its own request, then the claim, then commit', async () => {
     responses.lock = () => ({ recordset: [{ granted: 0 }] });
     responses.claimOutbox = () => ({ recordset: claimRows([outboxRow('41')]) });
-    const { rows } = await repository.claimOutbox(request, { lock: false });
+    const { rows } = await repository.claimOutbox(['sink'], request, { lock: false });
     const [transaction] = fake.transactions();
     expect(transaction).toMatchObject({ isolation: 'READ_COMMITTED', explicitIsolation: true, end: 'committed' });
     expect(transaction.queries.map(nameOf)).toEqual(['lock', 'claimOutbox']);
@@ -114,7 +114,10 @@ describe('SQL Server call pattern (fake mssql driver)', () => {
       { type: 'int' },
       { type: 'nvarchar', length: 200 },
       { type: 'nvarchar', length: 200 },
+      { type: 'nvarchar', length: 65_535 },
     ]);
+    // The destinations go as a JSON array (@6): the claim takes rows of these only.
+    expect(transaction.queries[1].inputs.at(-1)).toEqual({ name: '6', type: { type: 'nvarchar', length: 65_535 }, value: '["sink"]' });
     // Decoded: ids as strings, GUIDs lower-case whatever the driver's case, headers parsed.
     expect(rows).toEqual([
       {
@@ -148,7 +151,7 @@ describe('SQL Server call pattern (fake mssql driver)', () => {
     ['a deadlock victim (-3)', -3],
   ])('rolls back and claims nothing when the lock was not granted: %s', async (_, code) => {
     responses.lock = () => ({ recordset: [{ granted: code }] });
-    const result = await repository.claimOutbox(request, { lock: true });
+    const result = await repository.claimOutbox(['sink'], request, { lock: true });
     expect(result).toMatchObject({ rows: [], skipped: 'contended' });
     const [transaction] = fake.transactions();
     expect(transaction.queries.map(nameOf)).toEqual(['lock']);
@@ -158,7 +161,7 @@ describe('SQL Server call pattern (fake mssql driver)', () => {
   it('a claim chosen as deadlock victim (1205, its transaction aborted by the server) claims nothing; the failed rollback is swallowed', async () => {
     responses.lock = () => ({ recordset: [{ granted: 0 }] });
     responses.claimOutbox = () => ({ error: { number: 1205, message: 'Transaction was deadlocked' }, abortsTransaction: true });
-    expect(await repository.claimOutbox(request, { lock: true })).toMatchObject({ rows: [], skipped: 'contended' });
+    expect(await repository.claimOutbox(['sink'], request, { lock: true })).toMatchObject({ rows: [], skipped: 'contended' });
     const [transaction] = fake.transactions();
     expect(transaction.end).toBe('aborted');
     expect(fake.borrowedConnections()).toEqual([]);
@@ -167,14 +170,14 @@ describe('SQL Server call pattern (fake mssql driver)', () => {
   it('a claim the driver timed out rolls back and fails the tick (the poll loop backs off)', async () => {
     responses.lock = () => ({ recordset: [{ granted: 0 }] });
     responses.claimOutbox = () => ({ error: { code: 'ETIMEOUT' } });
-    await expect(repository.claimOutbox(request, { lock: true })).rejects.toMatchObject({ code: 'ETIMEOUT' });
+    await expect(repository.claimOutbox(['sink'], request, { lock: true })).rejects.toMatchObject({ code: 'ETIMEOUT' });
     expect(fake.transactions()[0].end).toBe('rolled-back');
-    expect(dialect.classifyError(await repository.claimOutbox(request, { lock: true }).catch((error: unknown) => error))).toBe('timeout');
+    expect(dialect.classifyError(await repository.claimOutbox(['sink'], request, { lock: true }).catch((error: unknown) => error))).toBe('timeout');
   });
 
   it('after an idle claim, probes first without a transaction, and takes no lock when nothing is due', async () => {
     responses.probeOutbox = () => ({ recordset: [] });
-    const result = await repository.claimOutbox({ ...request, afterIdle: true }, { lock: true });
+    const result = await repository.claimOutbox(['sink'], { ...request, afterIdle: true }, { lock: true });
     expect(result).toMatchObject({ rows: [], skipped: 'nothing-due' });
     expect(fake.transactions()).toEqual([]);
     expect(fake.queries().map((query) => [nameOf(query), query.inTransaction])).toEqual([['probeOutbox', false]]);
@@ -182,7 +185,7 @@ describe('SQL Server call pattern (fake mssql driver)', () => {
     responses.probeOutbox = () => ({ recordset: [{ due: true }] });
     responses.lock = () => ({ recordset: [{ granted: 0 }] });
     responses.claimOutbox = () => ({ recordset: claimRows([]) });
-    await repository.claimOutbox({ ...request, afterIdle: true }, { lock: true });
+    await repository.claimOutbox(['sink'], { ...request, afterIdle: true }, { lock: true });
     expect(fake.transactions()[0].queries.map(nameOf)).toEqual(['lock', 'claimOutbox']);
   });
 

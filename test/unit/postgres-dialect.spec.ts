@@ -14,7 +14,7 @@ const dialect = new StatementCatalog(postgresDialect, tables);
 const row = { id: '7', token: 'a6f1e2b0-0000-4000-8000-000000000000' };
 const request = new WalkCursor().request(10, 1_000);
 const claims = {
-  outbox: dialect.claimOutbox(request, { lock: false }),
+  outbox: dialect.claimOutbox(['billing', 'sink'], request, { lock: false }),
   relay: dialect.claimInbox(['s'], request),
   pull: dialect.claimPull('s', request, { lock: false }),
 };
@@ -87,7 +87,7 @@ describe('PostgreSQL dialect', () => {
 
   it('takes the claim lock in its own statements, before the claim, where asked for (always for the relay)', () => {
     const lockOf = (plan: ClaimPlan<unknown>) => plan.lock!;
-    const outboxLock = lockOf(dialect.claimOutbox(request, { lock: true }));
+    const outboxLock = lockOf(dialect.claimOutbox(['billing', 'sink'], request, { lock: true }));
     expect([...outboxLock.setup, outboxLock.acquire].map((statement) => statement.sql)).toEqual([
       "SET LOCAL lock_timeout = '10s'",
       "SELECT true AS granted FROM pg_advisory_xact_lock(hashtext('queuebox'), hashtext($1)) AS l",
@@ -95,7 +95,7 @@ describe('PostgreSQL dialect', () => {
     expect(outboxLock.acquire.decode([{ granted: true }])).toBe(true);
     // Keyed on the schema-qualified table: instances on other schemas never wait for each other.
     expect(outboxLock.acquire.params).toEqual(['queuebox_outbox_claim_app.my_outbox']);
-    expect(lockOf(new StatementCatalog(postgresDialect, resolveOptions({}).tables).claimOutbox(request, { lock: true })).acquire.params).toEqual(['queuebox_outbox_claim_queuebox_outbox_messages']);
+    expect(lockOf(new StatementCatalog(postgresDialect, resolveOptions({}).tables).claimOutbox(['billing', 'sink'], request, { lock: true })).acquire.params).toEqual(['queuebox_outbox_claim_queuebox_outbox_messages']);
     expect(lockOf(claims.relay).acquire.params).toEqual(['queuebox_inbox_claim_app.my_inbox']);
     expect(lockOf(dialect.claimPull('payments', request, { lock: true })).acquire.params).toEqual(['queuebox_pull_app.my_inbox:payments']);
     // Without the option, outbox and pull claims run alone, in autocommit.

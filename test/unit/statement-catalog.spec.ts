@@ -35,14 +35,14 @@ const tagging = Object.fromEntries(
 describe('statement catalog', () => {
   it('takes the claim lock where the profile takes it always, else where asked (the relay always)', () => {
     const onRequest = new StatementCatalog(postgresDialect, tables);
-    expect([onRequest.claimOutbox(request, { lock: false }).lock, onRequest.claimPull('s', request, { lock: false }).lock]).toEqual([undefined, undefined]);
-    expect(onRequest.claimOutbox(request, { lock: true }).lock?.acquire.params).toEqual(['queuebox_outbox_claim_app.queuebox_outbox_messages']);
+    expect([onRequest.claimOutbox(['billing', 'sink'], request, { lock: false }).lock, onRequest.claimPull('s', request, { lock: false }).lock]).toEqual([undefined, undefined]);
+    expect(onRequest.claimOutbox(['billing', 'sink'], request, { lock: true }).lock?.acquire.params).toEqual(['queuebox_outbox_claim_app.queuebox_outbox_messages']);
     expect(onRequest.claimPull('s', request, { lock: true }).lock?.acquire.params).toEqual(['queuebox_pull_app.queuebox_inbox_messages:s']);
     expect(onRequest.claimInbox(['s'], request).lock?.acquire.params).toEqual(['queuebox_inbox_claim_app.queuebox_inbox_messages']);
     expect(onRequest.claimLockAlways).toBe(false);
 
     const always = new StatementCatalog(variant({ claimLock: { ...postgresDialect.claimLock, taken: 'always' } }), tables);
-    expect(always.claimOutbox(request, { lock: false }).lock?.acquire.params).toEqual(['queuebox_outbox_claim_app.queuebox_outbox_messages']);
+    expect(always.claimOutbox(['billing', 'sink'], request, { lock: false }).lock?.acquire.params).toEqual(['queuebox_outbox_claim_app.queuebox_outbox_messages']);
     expect(always.claimPull('s', request, { lock: false }).lock?.acquire.params).toEqual(['queuebox_pull_app.queuebox_inbox_messages:s']);
     expect(always.claimLockAlways).toBe(true);
   });
@@ -56,12 +56,12 @@ describe('statement catalog', () => {
   });
 
   it('probes after an idle poll only where the profile has an idle probe, with the claimer’s sources', () => {
-    expect(new StatementCatalog(postgresDialect, tables).claimOutbox(idle, { lock: false }).probe).toBeUndefined();
+    expect(new StatementCatalog(postgresDialect, tables).claimOutbox(['billing', 'sink'], idle, { lock: false }).probe).toBeUndefined();
     const probing = new StatementCatalog(variant({ idleProbe: { dueProbe: (t, kind) => `probe ${kind} of ${t.outbox}` } }), tables);
-    expect(probing.claimOutbox(request, { lock: false }).probe).toBeUndefined();
-    const probes = [probing.claimOutbox(idle, { lock: false }).probe!, probing.claimInbox(['a', 'b'], idle).probe!, probing.claimPull('a', idle, { lock: false }).probe!];
+    expect(probing.claimOutbox(['billing', 'sink'], request, { lock: false }).probe).toBeUndefined();
+    const probes = [probing.claimOutbox(['billing', 'sink'], idle, { lock: false }).probe!, probing.claimInbox(['a', 'b'], idle).probe!, probing.claimPull('a', idle, { lock: false }).probe!];
     expect(probes.map((probe) => [probe.sql, probe.params])).toEqual([
-      ['probe outbox of queuebox_outbox_messages', []],
+      ['probe outbox of queuebox_outbox_messages', [['billing', 'sink']]],
       ['probe inbox of queuebox_outbox_messages', [['a', 'b']]],
       ['probe pull of queuebox_outbox_messages', ['a']],
     ]);
@@ -70,7 +70,7 @@ describe('statement catalog', () => {
 
   it('names the hot statements only where the profile prepares and the option leaves it on', () => {
     const hot = (catalog: StatementCatalog) => [
-      catalog.claimOutbox(request, { lock: false }).claim.name,
+      catalog.claimOutbox(['billing', 'sink'], request, { lock: false }).claim.name,
       catalog.completeMany('outbox', [row], 1).name,
       catalog.renewMany('inbox', [row], 1).name,
     ];

@@ -45,7 +45,7 @@ async function runClaimers(context: ConformanceContext, destination: string, key
     const results = await settleAll(
       cursors.map(async (cursor) => {
         const request = cursor.request(BATCH, LEASE_MS);
-        const result = await context.repository.claimOutbox(request, { lock: false });
+        const result = await context.repository.claimOutbox([destination], request, { lock: false });
         cursor.advance(request, result.progress);
         return result.rows;
       }),

@@ -5,9 +5,11 @@ import { expectThat } from '../conformance-failure.js';
 
 const DELAY_MS = 1_000;
 
-/** The rows of `destination` one outbox claim takes, completed at once (the check leaves nothing in flight). */
+const DESTINATION = 'conformance-clock';
+
+/** The rows of the check's destination one outbox claim takes, completed at once (the check leaves nothing in flight). */
 async function claimAndFinish(context: ConformanceContext, leaseMs: number): Promise<string[]> {
-  const { rows } = await context.repository.claimOutbox(new WalkCursor().request(10, leaseMs), { lock: false });
+  const { rows } = await context.repository.claimOutbox([DESTINATION], new WalkCursor().request(10, leaseMs), { lock: false });
   await context.repository.completeMany(rows.map((row) => ({ component: 'outbox' as const, id: row.id, token: row.token, leaseMs })));
   return rows.map((row) => row.id);
 }
@@ -24,7 +26,7 @@ export const databaseClockCheck: ConformanceCheckDefinition = {
     const before = Date.now();
     const start = await context.databaseNow();
     const skewMs = Math.round((before + Date.now()) / 2 - start.getTime());
-    const [id] = await context.insertOutbox([{ destination: 'conformance-clock', key: null, delayMs: DELAY_MS }]);
+    const [id] = await context.insertOutbox([{ destination: DESTINATION, key: null, delayMs: DELAY_MS }]);
     const inserted = await context.databaseNow();
     const early = await claimAndFinish(context, 60_000);
     const earlyAt = await context.databaseNow();

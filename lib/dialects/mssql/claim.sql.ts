@@ -1,6 +1,6 @@
 import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import type { ClaimComponent, QueueBoxTable } from '../../database/sql-dialect.interface.js';
-import { DB_NOW, KEY_TYPE, READ_COMMITTED, SKIP_HINTS, UPDATE_HINTS, doneState, guidOut, jsonKeys, qualified, timeOut } from './mssql-names.js';
+import { DB_NOW, KEY_COLLATION, KEY_TYPE, READ_COMMITTED, SKIP_HINTS, UPDATE_HINTS, doneState, guidOut, jsonKeys, qualified, timeOut } from './mssql-names.js';
 
 /*
  * The claim on SQL Server, for the outbox, the relay and pull workers: the PostgreSQL dialect's
@@ -9,15 +9,20 @@ import { DB_NOW, KEY_TYPE, READ_COMMITTED, SKIP_HINTS, UPDATE_HINTS, doneState, 
  *
  *   @candidates = heads of up to @2 keys walked from a cursor    (a WHILE loop, one seek per key)
  *               ∪ the @3 oldest keyed pending rows                (the window; per source for the inbox)
- *               ∪ the @0 oldest unordered pending rows, when due
- *               ∪ the @0 retried or reclaimed rows first due
+ *               ∪ the @0 oldest unordered pending rows of each stream, when due
+ *               ∪ the @0 retried or reclaimed rows of each stream first due
  *               ∪ (pull) the @0 rows of the source whose lease ended
  *
  * then the candidates that are the head of their key, read under update locks, skipping rows that
  * others hold, and marked processing by ONE UPDATE. Parameters, the same for every claim:
  *
  *   @0 batch  @1 lease ms  @2 keys to walk  @3 window rows  @4 cursor stream  @5 cursor key
- *   @6 (inbox) JSON array of the sources: the relay's routes, or the pull worker's one source
+ *   @6 JSON array of the streams the claimer works on: the outbox's configured destinations, the
+ *      relay's routes, or the pull worker's one source
+ *
+ * Rows of other streams are never claimed, and never read beyond the window's @3 rows: during a
+ * rolling deploy a replica leaves the rows of a destination it does not have to the replicas that
+ * do (contributing/claim-sql.md, "Only the claimer's streams").
  *
  * It runs in the claim transaction (READ COMMITTED), after the claim lock's own request
  * (claim-lock.sql.ts): claims of a table (of a pull source) are serialized, so the candidate
@@ -30,6 +35,9 @@ import { DB_NOW, KEY_TYPE, READ_COMMITTED, SKIP_HINTS, UPDATE_HINTS, doneState, 
 
 export const tableOf = (kind: ClaimComponent): QueueBoxTable => (kind === 'outbox' ? 'outbox' : 'inbox');
 export const streamOf = (kind: ClaimComponent): 'destination' | 'source' => (kind === 'outbox' ? 'destination' : 'source');
+
+/** The table variable of the claimer's streams (`@6`): the outbox's destinations, or the inbox's sources. */
+const streamsTable = (kind: ClaimComponent): string => (kind === 'outbox' ? '@destinations' : '@sources');
 
 /** What the outbox claim and its hand-off return of each claimed row (then `inverted`). */
 export const OUTBOX_CLAIM_COLUMNS = ['id', 'message_id', 'destination', 'ordering_key', 'headers', 'payload', 'claim_token', 'attempts'] as const;
@@ -139,34 +147,46 @@ function invertedColumn(t: ResolvedTableNames, kind: ClaimComponent, c: string):
 
 /**
  * The walk: from the cursor, the head of each next key, `@2` keys at most, one seek of
- * `key_pending_ix` per step whatever the depth of each key. T-SQL has no row-value comparison and
- * its recursive CTEs allow no TOP, so the outbox's `(destination, key) > (@d, @k)` is two seeks:
- * the next key of the same destination, else the first key of the next destination (one OR would
- * scan the whole destination before the cursor). The inbox walks within source `@4`. A row held
+ * `key_pending_ix` per step whatever the depth of each key. The inbox walks within source `@4`.
+ * The outbox walks (destination, key) pairs of the destinations of `@6`: the next key of the
+ * destination it is in, else a hop to the next destination of `@destinations` (no read of the
+ * table; at most one per destination), so that it never enters a destination it does not have.
+ * T-SQL has no row-value comparison and its recursive CTEs allow no TOP, hence the loop. A row held
  * by another transaction is skipped: the walk may then return a younger row of a key, which the
  * claim's anti-join (A) turns down, or miss a key for this round.
  */
 function walk(t: ResolvedTableNames, kind: ClaimComponent): string {
   const table = qualified(t, tableOf(kind));
   const stream = streamOf(kind);
-  const next = (where: string, orderBy: string): string => `SELECT TOP (1) @next_stream = k.${stream}, @next_key = k.ordering_key, @next_id = k.id
+  const next = `SELECT TOP (1) @next_stream = k.${stream}, @next_key = k.ordering_key, @next_id = k.id
   FROM ${table} AS k ${SKIP_HINTS}
-  WHERE k.state = 'pending' AND k.ordering_key IS NOT NULL AND ${where}
-  ORDER BY ${orderBy};`;
-  const steps =
+  WHERE k.state = 'pending' AND k.ordering_key IS NOT NULL AND k.${stream} = @walk_stream AND k.ordering_key > @walk_key
+  ORDER BY k.ordering_key, k.id;`;
+  // No further key in this stream: the walk ends, or the outbox's hops to its next destination.
+  const noNext =
     kind === 'outbox'
-      ? `  ${next('k.destination = @walk_stream AND k.ordering_key > @walk_key', 'k.ordering_key, k.id')}
-  IF @next_id IS NULL
-    ${next('k.destination > @walk_stream', 'k.destination, k.ordering_key, k.id').replace(/\n/g, '\n  ')}`
-      : `  ${next('k.source = @walk_stream AND k.ordering_key > @walk_key', 'k.ordering_key, k.id')}`;
+      ? `IF @next_id IS NULL
+  BEGIN
+    SET @next_stream = NULL;
+    SELECT TOP (1) @next_stream = d.destination FROM @destinations AS d WHERE d.destination > @walk_stream ORDER BY d.destination;
+    IF @next_stream IS NULL BREAK;
+    SET @walk_stream = @next_stream;
+    SET @walk_key = N'';
+    CONTINUE;
+  END;`
+      : 'IF @next_id IS NULL BREAK;';
+  // The outbox's cursor may name no destination of @destinations (the start, ''): then it hops at once.
+  const probe = kind === 'outbox' ? `IF EXISTS (SELECT 1 FROM @destinations AS d WHERE d.destination = @walk_stream)\n    ${next.replace(/\n/g, '\n  ')}` : next;
   return `WHILE @walked < @2
 BEGIN
   SET @next_id = NULL;
-${steps}
-  IF @next_id IS NULL BREAK;
+  ${probe}
+  ${noNext}
   SET @walked = @walked + 1;
   SET @walk_stream = @next_stream;
   SET @walk_key = @next_key;
+  SET @last_stream = @next_stream;
+  SET @last_key = @next_key;
   INSERT INTO @candidates (id) VALUES (@next_id);
 END;`;
 }
@@ -178,32 +198,34 @@ END;`;
  */
 function otherCandidates(t: ResolvedTableNames, kind: ClaimComponent): string {
   const table = qualified(t, tableOf(kind));
+  const stream = streamOf(kind);
   const due = `x.next_attempt_at <= ${DB_NOW}`;
-  if (kind === 'outbox') {
-    return `INSERT INTO @candidates (id)
-SELECT TOP (@3) x.id FROM ${table} AS x ${SKIP_HINTS}
-WHERE x.state = 'pending' AND x.ordering_key IS NOT NULL
-ORDER BY x.id;
-SET @window_rows = @@ROWCOUNT;
-INSERT INTO @candidates (id)
-SELECT TOP (@0) x.id FROM ${table} AS x ${SKIP_HINTS}
-WHERE x.state = 'pending' AND x.ordering_key IS NULL AND ${due}
-ORDER BY x.id;
-INSERT INTO @candidates (id)
-SELECT TOP (@0) x.id FROM ${table} AS x ${SKIP_HINTS}
-WHERE x.state = 'pending' AND x.attempts > 0 AND ${due}
-ORDER BY x.next_attempt_at;`;
-  }
-  const perSource = (top: string, where: string, orderBy: string, windowed = false): string => `INSERT INTO @candidates (id${windowed ? ', window_source' : ''})
-SELECT r.id${windowed ? ', s.source' : ''} FROM @sources AS s
+  const perStream = (top: string, where: string, orderBy: string, windowed = false): string => `INSERT INTO @candidates (id${windowed ? ', window_source' : ''})
+SELECT r.id${windowed ? ', s.source' : ''} FROM ${streamsTable(kind)} AS s
 CROSS APPLY (SELECT TOP (${top}) x.id FROM ${table} AS x ${SKIP_HINTS}
-             WHERE x.source = s.source AND ${where}${orderBy ? `\n             ORDER BY ${orderBy}` : ''}) AS r;`;
-  const expired = kind === 'pull' ? `\n${perSource('@0', `x.state = 'processing' AND x.lease_expires_at <= ${DB_NOW}`, '')}` : '';
-  return `${perSource('@3', `x.state = 'pending' AND x.ordering_key IS NOT NULL`, 'x.id', true)}
+             WHERE x.${stream} = s.${stream} AND ${where}${orderBy ? `\n             ORDER BY ${orderBy}` : ''}) AS r;`;
+  // Ordered by the stream first: only an index that leads with it yields that order without a sort,
+  // so no plan scans the clustered key and filters the other streams' rows out (claim.sql.ts of PostgreSQL).
+  const unkeyed = perStream('@0', `x.state = 'pending' AND x.ordering_key IS NULL AND ${due}`, `x.${stream}, x.id`);
+  const retried = perStream('@0', `x.state = 'pending' AND x.attempts > 0 AND ${due}`, `x.${stream}, x.next_attempt_at`);
+  if (kind === 'outbox') {
+    // The window: the oldest keyed rows of the whole table (@3 of them), of which those of other
+    // destinations are dropped; they may fill it, never make it read more.
+    return `INSERT INTO @candidates (id)
+SELECT w.id FROM (SELECT TOP (@3) x.id, x.destination FROM ${table} AS x ${SKIP_HINTS}
+                  WHERE x.state = 'pending' AND x.ordering_key IS NOT NULL
+                  ORDER BY x.id) AS w
+WHERE w.destination IN (SELECT d.destination FROM @destinations AS d);
+SET @window_rows = @@ROWCOUNT;
+${unkeyed}
+${retried}`;
+  }
+  const expired = kind === 'pull' ? `\n${perStream('@0', `x.state = 'processing' AND x.lease_expires_at <= ${DB_NOW}`, '')}` : '';
+  return `${perStream('@3', `x.state = 'pending' AND x.ordering_key IS NOT NULL`, 'x.source, x.id', true)}
 SELECT @window_rows = COALESCE(MAX(per_source.n), 0)
 FROM (SELECT COUNT(*) AS n FROM @candidates AS w WHERE w.window_source IS NOT NULL GROUP BY w.window_source) AS per_source;
-${perSource('@0', `x.state = 'pending' AND x.ordering_key IS NULL AND ${due}`, 'x.id')}
-${perSource('@0', `x.state = 'pending' AND x.attempts > 0 AND ${due}`, 'x.next_attempt_at')}${expired}`;
+${unkeyed}
+${retried}${expired}`;
 }
 
 /**
@@ -214,7 +236,7 @@ ${perSource('@0', `x.state = 'pending' AND x.attempts > 0 AND ${due}`, 'x.next_a
  */
 function claimable(t: ResolvedTableNames, kind: ClaimComponent): string {
   const table = qualified(t, tableOf(kind));
-  const source = kind === 'outbox' ? '' : ' AND o.source IN (SELECT s.source FROM @sources AS s)';
+  const source = ` AND o.${streamOf(kind)} IN (SELECT s.${streamOf(kind)} FROM ${streamsTable(kind)} AS s)`;
   if (kind !== 'pull') {
     return `o.state = 'pending' AND o.next_attempt_at <= ${DB_NOW}${source}
     AND (o.ordering_key IS NULL OR (${olderPending(t, kind, 'o')}
@@ -238,19 +260,17 @@ function claimable(t: ResolvedTableNames, kind: ClaimComponent): string {
  */
 export function claimStatement(t: ResolvedTableNames, kind: ClaimComponent): string {
   const table = qualified(t, tableOf(kind));
-  const sources =
-    kind === 'outbox'
-      ? ''
-      : `
-DECLARE @sources TABLE (source ${KEY_TYPE} NOT NULL PRIMARY KEY);
-INSERT INTO @sources (source) ${jsonKeys('@6', { distinct: true })};`;
+  const stream = streamOf(kind);
+  const streams = `
+DECLARE ${streamsTable(kind)} TABLE (${stream} ${KEY_TYPE} NOT NULL PRIMARY KEY);
+INSERT INTO ${streamsTable(kind)} (${stream}) ${jsonKeys('@6', { distinct: true })};`;
   return /* sql */ `SET NOCOUNT ON;
 SET XACT_ABORT ON;
 ${READ_COMMITTED}
 DECLARE @candidates TABLE (id bigint NOT NULL, window_source ${KEY_TYPE} NULL);
 ${claimedTable('@claimed', kind)}
 DECLARE @walk_stream nvarchar(200) = @4, @walk_key nvarchar(200) = @5, @walked int = 0, @window_rows int = 0;
-DECLARE @next_stream nvarchar(200), @next_key nvarchar(200), @next_id bigint;${sources}
+DECLARE @next_stream nvarchar(200), @next_key nvarchar(200), @next_id bigint, @last_stream nvarchar(200), @last_key nvarchar(200);${streams}
 ${walk(t, kind)}
 ${otherCandidates(t, kind)}
 WITH cand AS (
@@ -267,8 +287,8 @@ SELECT p.window_rows, p.cursor_stream, p.cursor_key, p.walked,
        ${claimedOut(kind, 'c')},
        ${invertedColumn(t, kind, 'c')}
 FROM (SELECT @window_rows AS window_rows,
-             CASE WHEN @walked > 0 THEN @walk_stream END AS cursor_stream,
-             CASE WHEN @walked > 0 THEN @walk_key END AS cursor_key,
+             @last_stream AS cursor_stream,
+             @last_key AS cursor_key,
              @walked AS walked) AS p
 LEFT JOIN @claimed AS c ON 1 = 1
 ORDER BY c.id;`;
@@ -277,15 +297,21 @@ ORDER BY c.id;`;
 /**
  * A cheap "anything due?" read before a claim that follows an idle poll: no transaction, no claim
  * lock, no waiting (rows held by others are skipped), one filtered index range per part, so an idle
- * poll costs a seek. Outbox: no parameters; relay: @0 JSON array of the sources; pull: @0 the
- * source (its expired leases count: the pull claim takes them). Output: zero rows, or one row
- * `due` (bit).
+ * poll costs a seek. Outbox: @0 JSON array of the destinations; relay: @0 JSON array of the
+ * sources; pull: @0 the source (its expired leases count: the pull claim takes them). Rows of other
+ * streams do not count: a replica never claims them. Output: zero rows, or one row `due` (bit).
  */
 export function dueProbe(t: ResolvedTableNames, kind: ClaimComponent): string {
   const table = qualified(t, tableOf(kind));
-  const source =
-    kind === 'outbox' ? '' : kind === 'inbox' ? ` AND x.source IN (${jsonKeys('@0')})` : ' AND x.source = @0';
-  const part = (where: string): string => `EXISTS (SELECT 1 FROM ${table} AS x ${SKIP_HINTS}
+  const source = kind === 'pull' ? ' AND x.source = @0' : ' AND x.source IN (' + jsonKeys('@0') + ')';
+  // The outbox's: a seek per destination of @0 (APPLY with TOP), so that its cost never depends on
+  // the rows of other destinations, whichever index the optimizer would pick for an IN.
+  const part = (where: string): string =>
+    kind === 'outbox'
+      ? `EXISTS (SELECT 1 FROM OPENJSON(@0) AS j
+              CROSS APPLY (SELECT TOP (1) x.id FROM ${table} AS x ${SKIP_HINTS}
+                           WHERE x.destination = CAST(j.value AS nvarchar(200)) COLLATE ${KEY_COLLATION} AND ${where}) AS r)`
+      : `EXISTS (SELECT 1 FROM ${table} AS x ${SKIP_HINTS}
               WHERE ${where}${source})`;
   const due = `x.next_attempt_at <= ${DB_NOW}`;
   const parts = [

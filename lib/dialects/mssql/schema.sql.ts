@@ -67,8 +67,34 @@ const V2_INDEXES: Record<QueueBoxTable, readonly (readonly [string, string])[]> 
   ],
 };
 
-const createIndexes = (t: ResolvedTableNames, table: QueueBoxTable): string[] =>
-  V2_INDEXES[table].map(([suffix, definition]) => /* sql */ `CREATE INDEX ${quote(`${t[table]}_${suffix}`)} ON ${qualified(t, table)} ${definition}`);
+const createIndexes = (t: ResolvedTableNames, table: QueueBoxTable, indexes: readonly (readonly [string, string])[] = V2_INDEXES[table]): string[] =>
+  indexes.map(([suffix, definition]) => /* sql */ `CREATE INDEX ${quote(`${t[table]}_${suffix}`)} ON ${qualified(t, table)} ${definition}`);
+
+const dropIndexes = (t: ResolvedTableNames, table: QueueBoxTable, indexes: readonly (readonly [string, string])[]): string[] =>
+  indexes.map(([suffix]) => /* sql */ `DROP INDEX ${quote(`${t[table]}_${suffix}`)} ON ${qualified(t, table)}`);
+
+/**
+ * The outbox indexes of schema version 3 (the PostgreSQL dialect's `V3_INDEXES`): the unordered
+ * and the retried rows lead with `destination`, as the inbox's lead with `source`, and the window's
+ * index carries the destination, so that a claim reads per destination it has and never looks a
+ * row of another destination up (contributing/claim-sql.md, "Only the claimer's streams").
+ */
+const V3_INDEXES = {
+  before: V2_INDEXES.outbox.filter(([suffix]) => ['keyed_pending_ix', 'unkeyed_pending_ix', 'retried_ix'].includes(suffix)),
+  after: [
+    // Claim, window: the oldest keyed pending rows, and their destination; the due probe.
+    ['keyed_pending_ix', `(id) INCLUDE (state, next_attempt_at, destination) WHERE state = 'pending' AND ordering_key IS NOT NULL`],
+    // Claim: the oldest unordered pending rows of each destination that are due; the due probe.
+    ['unkeyed_pending_ix', `(destination, id) INCLUDE (state, ordering_key, next_attempt_at) WHERE state = 'pending' AND ordering_key IS NULL`],
+    // Claim: the retried and reclaimed rows of each destination once due.
+    ['retried_ix', `(destination, next_attempt_at) INCLUDE (state, attempts) WHERE state = 'pending' AND attempts > 0`],
+  ],
+} as const;
+
+/** Schema version 3: the outbox claim reads per destination (V3_INDEXES). */
+export const upgradeToV3 = (t: ResolvedTableNames): string[] => [...dropIndexes(t, 'outbox', V3_INDEXES.before), ...createIndexes(t, 'outbox', V3_INDEXES.after)];
+
+export const downgradeFromV3 = (t: ResolvedTableNames): string[] => [...dropIndexes(t, 'outbox', V3_INDEXES.after), ...createIndexes(t, 'outbox', V3_INDEXES.before)];
 
 /**
  * Creates the schema when QueueBox's tables live in one of their own. `CREATE SCHEMA` must be

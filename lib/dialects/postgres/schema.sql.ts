@@ -187,12 +187,46 @@ export const downgradeFromV2 = (t: ResolvedTableNames): string[] => [
 ];
 
 /**
- * QueueBox's schema on PostgreSQL, version by version: the outbox table, the inbox table, and
- * version 2 (the claim engine's indexes, one key column name). Shipped steps never change.
+ * The outbox indexes that schema version 3 gives a leading `destination`, as the inbox's lead with
+ * `source`: a claim reads the unordered and the retried rows of each destination it has, so that
+ * the rows of a destination it does not have (a rolling deploy that adds one, a destination
+ * removed) cost it nothing (contributing/claim-sql.md, "Only the claimer's streams").
+ */
+const V3_INDEXES = {
+  before: [
+    ['unkeyed_pending_ix', `(id) WHERE state = 'pending' AND ordering_key IS NULL`],
+    ['retried_ix', `(next_attempt_at) WHERE state = 'pending' AND attempts > 0`],
+  ],
+  after: [
+    // Claim: the oldest unordered pending rows of each destination, however deep the keyed backlog ahead of them.
+    ['unkeyed_pending_ix', `(destination, id) WHERE state = 'pending' AND ordering_key IS NULL`],
+    // Claim: the retried and reclaimed rows of each destination once due, wherever they are in the queue.
+    ['retried_ix', `(destination, next_attempt_at) WHERE state = 'pending' AND attempts > 0`],
+  ],
+} as const;
+
+/** Schema version 3: the outbox claim reads per destination (V3_INDEXES). */
+export const upgradeToV3 = (t: ResolvedTableNames): string[] => [
+  ...dropIndexes(t, 'outbox', V3_INDEXES.before),
+  ...createIndexes(t, 'outbox', V3_INDEXES.after),
+];
+
+export const downgradeFromV3 = (t: ResolvedTableNames): string[] => [
+  ...dropIndexes(t, 'outbox', V3_INDEXES.after),
+  ...createIndexes(t, 'outbox', V3_INDEXES.before),
+];
+
+/**
+ * QueueBox's schema on PostgreSQL, version by version: the outbox table, the inbox table,
+ * version 2 (the claim engine's indexes, one key column name) and version 3 (the outbox's
+ * per-destination indexes). Shipped steps never change.
  */
 export const postgresSchemaSteps = (t: ResolvedTableNames): SchemaStep[] => [
   { name: 'Outbox', version: 1764460800000, up: [...createSchema(t), ...createOutboxTable(t)], down: dropOutboxTable(t), columns: { outbox: OUTBOX_COLUMNS } },
   // The inbox's key column is created as aggregate_key: it is version 2's.
   { name: 'Inbox', version: 1764547200000, up: createInboxTable(t), down: dropInboxTable(t), columns: { inbox: INBOX_COLUMNS.filter((column) => column !== 'ordering_key') } },
   { name: 'SchemaV2', version: 1764979200000, up: upgradeToV2(t), down: downgradeFromV2(t), columns: { inbox: ['ordering_key'] } },
+  // The outbox's indexes only (the claim's reads per destination): named with the table when it is
+  // missing; no column for the start-up check to look for once it is there.
+  { name: 'SchemaV3', version: 1796515200000, up: upgradeToV3(t), down: downgradeFromV3(t), columns: { outbox: [] } },
 ];

@@ -66,7 +66,7 @@ describeWithDatabase('SQL Server claim locks: producers of one key committing ou
 
   const claimPlan = (claimer: Claimer) =>
     claimer === 'outbox'
-      ? dialect.claimOutbox(new WalkCursor().request(10, 60_000), { lock: true })
+      ? dialect.claimOutbox(['d'], new WalkCursor().request(10, 60_000), { lock: true })
       : claimer === 'inbox'
         ? dialect.claimInbox(['s'], new WalkCursor(['s']).request(10, 60_000))
         : dialect.claimPull('s', new WalkCursor(['s']).request(10, 60_000), { lock: true });
@@ -74,7 +74,7 @@ describeWithDatabase('SQL Server claim locks: producers of one key committing ou
   /** Y's claim, as a fresh worker makes it; its `skipped` says whether it gave up on the lock. */
   const claimY = (claimer: Claimer): Promise<ClaimResult<{ id: string }>> =>
     claimer === 'outbox'
-      ? repoY.claimOutbox(new WalkCursor().request(10, 60_000), { lock: true })
+      ? repoY.claimOutbox(['d'], new WalkCursor().request(10, 60_000), { lock: true })
       : claimer === 'inbox'
         ? repoY.claimInbox(['s'], new WalkCursor(['s']).request(10, 60_000))
         : repoY.claimPull('s', new WalkCursor(['s']).request(10, 60_000), { lock: true });

@@ -77,7 +77,7 @@ describeWithDatabase('SQL Server: every statement returns the decoded shapes', (
     expect(inserted.map((row) => row.messageId).sort()).toEqual([...messageIds].sort());
     for (const row of inserted) expect(row.id).toMatch(ID);
 
-    const { rows, progress } = await repository.claimOutbox(new WalkCursor().request(10, 60_000), { lock: true });
+    const { rows, progress } = await repository.claimOutbox(['d'], new WalkCursor().request(10, 60_000), { lock: true });
     expect(typeof progress.windowRows).toBe('number');
     expect(typeof progress.walked).toBe('number');
     expect(rows).toHaveLength(2);
@@ -91,7 +91,7 @@ describeWithDatabase('SQL Server: every statement returns the decoded shapes', (
 
   it('fenced writes: ok with the claim, lost (an empty OUTPUT, not an error) with a stale token', async () => {
     await insertRows(db, schema, ['k', 'k', null]);
-    const rows = await repository.claimOutbox(new WalkCursor().request(10, 60_000), { lock: true }).then((result) => result.rows);
+    const rows = await repository.claimOutbox(['d'], new WalkCursor().request(10, 60_000), { lock: true }).then((result) => result.rows);
     const [head, unordered] = [rows.find((row) => row.key === 'k')!, rows.find((row) => row.key === null)!];
     const claim = claimOf('outbox', head);
 
@@ -155,7 +155,7 @@ describeWithDatabase('SQL Server: every statement returns the decoded shapes', (
 
   it('backlog gauges, dead letters, replay, reclaim and retention return their typed rows', async () => {
     const [deadId, expiringId] = await insertRows(db, schema, [null, null]);
-    const rows = (await repository.claimOutbox(new WalkCursor().request(10, 200), { lock: true })).rows;
+    const rows = (await repository.claimOutbox(['d'], new WalkCursor().request(10, 200), { lock: true })).rows;
     expect(await repository.deadLetter(claimOf('outbox', rows.find((row) => row.id === deadId)!), 'poison')).toBe('ok');
 
     const [dead] = await runner.run(dialect.listDeadOutbox(firstPage(10)));

@@ -37,7 +37,7 @@ describeWithDatabase('SQL Server: a request timeout inside the claim transaction
     pinned = await openDataSource(schema, 1, { requestTimeoutMs: REQUEST_TIMEOUT_MS });
     observer = await openDataSource(schema, 2);
     dialect = repositoryFor(pinned, schema).dialect;
-    plan = dialect.claimOutbox(new WalkCursor().request(10, 60_000), { lock: true });
+    plan = dialect.claimOutbox(['d'], new WalkCursor().request(10, 60_000), { lock: true });
   });
   afterAll(async () => {
     await pinned?.destroy();

@@ -68,7 +68,7 @@ describe('outbox: asynchronous sent marks', () => {
     const { dialect } = repositoryFor(db, schema);
     const claimSettingAfter = async (asyncCommit: boolean): Promise<{ setting: string; claimed: number }> => {
       await insertRows(db, schema, [null, null]);
-      const { claim } = dialect.claimOutbox(new WalkCursor().request(2, 60_000), { lock: false, asyncCommit });
+      const { claim } = dialect.claimOutbox(['d'], new WalkCursor().request(2, 60_000), { lock: false, asyncCommit });
       const { result: rows, setting } = await inTransaction((queryRunner) => queryRunner.query(claim.sql, [...claim.params]) as Promise<{ id: string | null }[]>);
       return { setting, claimed: rows.filter((row) => row.id !== null).length };
     };

@@ -28,53 +28,86 @@ describe('bounded claims: cost', () => {
     await db?.destroy();
   });
 
+  /** Buffers of one claim of destination `d` (50 rows), as the claim runs: the generic plan of its prepared statement (see below). */
+  const buffersOfClaim = async () => {
+    const statement = dialect.claimOutbox(['d'], new WalkCursor().request(50, 60_000), { lock: false }).claim;
+    // EXPLAIN ANALYZE runs the claim: in a transaction of its own, rolled back.
+    const runner = db.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      await runner.query(`PREPARE claim_cost (integer, integer, integer, integer, text, text, text[], boolean) AS ${statement.sql}`);
+      await runner.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
+      // EXECUTE takes no bound parameters: its values go as literals (integers, flags, escaped texts and arrays of them).
+      const literal = (value: unknown): string =>
+        typeof value === 'number' || typeof value === 'boolean' ? String(value) : Array.isArray(value) ? `ARRAY[${value.map(literal).join(', ')}]::text[]` : escapeLiteral(String(value));
+      const [{ 'QUERY PLAN': plan }] = await runner.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE claim_cost (${statement.params.map(literal).join(', ')})`);
+      const top = (plan as { Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } }[])[0].Plan;
+      return top['Shared Hit Blocks'] + top['Shared Read Blocks'];
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.query('DEALLOCATE claim_cost');
+      await runner.release();
+    }
+  };
+
+  /**
+   * Buffers count heap visits, and an index-only scan visits the heap for every page not yet
+   * all-visible: VACUUM until every page is (another session's open snapshot can hold that back
+   * for a moment on a shared server), so that two sizes are measured alike.
+   */
+  const settle = async () => {
+    await db.query(`ANALYZE ${outbox()}`);
+    await waitFor(
+      async () => {
+        await db.query(`VACUUM ${outbox()}`);
+        const [{ visible }] = await db.query(`SELECT relallvisible >= relpages AS visible FROM pg_class WHERE oid = $1::regclass`, [outbox()]);
+        return visible === true;
+      },
+      45_000,
+      'every page of the outbox to be all-visible',
+    );
+  };
+
+  /** The claim after `seed(small)` and after `seed(large)` reads the same buffers (within half again). */
+  const expectSameBuffers = async (seed: (rows: number) => Promise<void>, small: number, large: number) => {
+    await seed(small);
+    const shallow = await buffersOfClaim();
+    await seed(large);
+    expect(await buffersOfClaim()).toBeLessThanOrEqual(1.5 * shallow);
+  };
+
   it('costs the same buffers on a deep blocked backlog as on a shallow one', async () => {
-    // The plan the claim runs with: the generic plan of its prepared statement (see below).
-    const buffersOfClaim = async () => {
-      const statement = dialect.claimOutbox(new WalkCursor().request(50, 60_000), { lock: false }).claim;
-      // EXPLAIN ANALYZE runs the claim: in a transaction of its own, rolled back.
-      const runner = db.createQueryRunner();
-      await runner.startTransaction();
-      try {
-        await runner.query(`PREPARE claim_cost (integer, integer, integer, integer, text, text) AS ${statement.sql}`);
-        await runner.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
-        // EXECUTE takes no bound parameters: its values go as literals (integers and escaped texts).
-        const values = statement.params.map((value) => (typeof value === 'number' ? String(value) : escapeLiteral(String(value))));
-        const [{ 'QUERY PLAN': plan }] = await runner.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE claim_cost (${values.join(', ')})`);
-        const top = (plan as { Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } }[])[0].Plan;
-        return top['Shared Hit Blocks'] + top['Shared Read Blocks'];
-      } finally {
-        await runner.rollbackTransaction();
-        await runner.query('DEALLOCATE claim_cost');
-        await runner.release();
-      }
-    };
     // Five keys whose heads are in flight: every pending row is blocked.
     const blockedBacklog = async (perKey: number) => {
       await testDatabase().truncate(db, schema, ['outbox']);
       for (let k = 0; k < 5; k++) await testDatabase().seedOutbox(db, schema, { key: `k${k}`, count: perKey });
       await claimOutbox(repository, 10, 60_000);
-      await db.query(`ANALYZE ${outbox()}`);
-      // Buffers count heap visits, and an index-only scan visits the heap for every page not yet
-      // all-visible: VACUUM until every page is (another session's open snapshot can hold that
-      // back for a moment on a shared server), so that both sizes are measured alike.
-      await waitFor(
-        async () => {
-          await db.query(`VACUUM ${outbox()}`);
-          const [{ visible }] = await db.query(`SELECT relallvisible >= relpages AS visible FROM pg_class WHERE oid = $1::regclass`, [outbox()]);
-          return visible === true;
-        },
-        45_000,
-        'every page of the outbox to be all-visible',
-      );
+      await settle();
     };
-    await blockedBacklog(400);
-    const shallow = await buffersOfClaim();
-    await blockedBacklog(4_000);
-    const deep = await buffersOfClaim();
     // Ten times the backlog, the same bounded work (the old claim read every blocked row: some
     // twenty thousand index entries here).
-    expect(deep).toBeLessThanOrEqual(1.5 * shallow);
+    await expectSameBuffers(blockedBacklog, 400, 4_000);
+  });
+
+  it('costs the same buffers however many rows of destinations it does not have wait ahead of its own', async () => {
+    // Rows of 200 destinations the claimer does not have (a rolling deploy, destinations removed),
+    // all ahead of its own in the queue: keyed, unordered, and a third of them retried and due.
+    const strandedAhead = async (rows: number) => {
+      await testDatabase().truncate(db, schema, ['outbox']);
+      await db.query(
+        `INSERT INTO ${outbox()} (message_id, destination, ordering_key, payload, attempts)
+         SELECT gen_random_uuid(), 'gone-' || (g % 200), CASE WHEN g % 2 = 0 THEN NULL ELSE 'k' || (g % 50) END, '1', CASE WHEN g % 3 = 0 THEN 1 ELSE 0 END
+         FROM generate_series(1, $1::integer) AS g`,
+        [rows],
+      );
+      for (let k = 0; k < 5; k++) await testDatabase().seedOutbox(db, schema, { key: `k${k}`, count: 20 });
+      await testDatabase().seedOutbox(db, schema, { key: null, count: 20 });
+      await settle();
+    };
+    // Forty times the rows it leaves, the same bounded work (a claim that filtered them out of
+    // table-wide scans would read every one of them: its unordered and retried candidates, and
+    // its walk over every key of every destination).
+    await expectSameBuffers(strandedAhead, 500, 20_000);
   });
 
   it('plans each claim statement once per connection: after five executions, PostgreSQL runs the generic plan', async () => {
@@ -84,9 +117,9 @@ describe('bounded claims: cost', () => {
     const cursor = new WalkCursor();
     // Every claim of a busy worker differs in its values: batch, cursor, window.
     const claims = [
-      dialect.claimOutbox(cursor.request(1, 60_000), { lock: false }).claim,
-      dialect.claimOutbox(cursor.request(7, 60_000), { lock: false }).claim,
-      dialect.claimOutbox({ ...cursor.request(3, 60_000), cursor: { stream: 'd', key: 'k' } }, { lock: false }).claim,
+      dialect.claimOutbox(['d'], cursor.request(1, 60_000), { lock: false }).claim,
+      dialect.claimOutbox(['d'], cursor.request(7, 60_000), { lock: false }).claim,
+      dialect.claimOutbox(['d'], { ...cursor.request(3, 60_000), cursor: { stream: 'd', key: 'k' } }, { lock: false }).claim,
       dialect.claimPull('s', cursor.request(2, 60_000), { lock: false }).claim,
       dialect.claimInbox(['s', 't'], { ...cursor.request(4, 60_000), cursor: { stream: 's', key: '' } }).claim,
     ];

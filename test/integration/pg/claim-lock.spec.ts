@@ -37,7 +37,7 @@ describe('claim locks: producers of one key committing out of id order', () => {
   /** The dialect's plan of a claim with its lock: the lock's statements, then the claim. */
   const claimPlan = (claimer: Claimer) =>
     claimer === 'outbox'
-      ? claimers.dialect.claimOutbox(new WalkCursor().request(10, 60_000), { lock: true })
+      ? claimers.dialect.claimOutbox(['d'], new WalkCursor().request(10, 60_000), { lock: true })
       : claimer === 'inbox'
         ? claimers.dialect.claimInbox(['s'], new WalkCursor(['s']).request(10, 60_000))
         : claimers.dialect.claimPull('s', new WalkCursor(['s']).request(10, 60_000), { lock: true });

@@ -56,9 +56,9 @@ describe('a pooled session on a read-only server (a demoted primary a stale addr
     const { repository } = repositoryFor(readOnly, schema);
     const request = new WalkCursor().request(10, 30_000);
     const before = await backend();
-    await expect(repository.claimOutbox(request, { lock })).rejects.toMatchObject({ code: '25006' });
+    await expect(repository.claimOutbox(['d'], request, { lock })).rejects.toMatchObject({ code: '25006' });
     await addressMoves();
-    const { rows } = await repository.claimOutbox(request, { lock });
+    const { rows } = await repository.claimOutbox(['d'], request, { lock });
     expect(rows.map((row) => row.id)).toContain(id);
     expect(await backend()).not.toBe(before);
   });

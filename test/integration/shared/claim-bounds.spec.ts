@@ -4,8 +4,8 @@ import type { ClaimRepository } from '../../../lib/engine/claim.repository.js';
 import { WalkCursor } from '../../../lib/engine/walk-cursor.js';
 import { describeWithDatabase, createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';
 import { untilLeaseEnded } from '../../fixtures/db-clock.js';
-import { outboxRows } from '../../fixtures/inbox-rows.js';
-import { claimOutbox, claimPull, insertRows, repositoryFor } from '../../fixtures/outbox-rows.js';
+import { inboxRows, outboxRows } from '../../fixtures/inbox-rows.js';
+import { claimInbox, claimOutbox, claimPull, insertInboxRow, insertRows, repositoryFor } from '../../fixtures/outbox-rows.js';
 
 /**
  * The bounded claim (contributing/claim-sql.md, "The claim"): every key gets its turn, however
@@ -52,7 +52,7 @@ describeWithDatabase('bounded claims', () => {
     let claims = 0;
     while (served.size < 101 && claims < 30) {
       const request = cursor.request(8, 60_000);
-      const { rows, progress } = await repository.claimOutbox(request, { lock: false });
+      const { rows, progress } = await repository.claimOutbox(['d'], request, { lock: false });
       cursor.advance(request, progress);
       for (const row of rows) served.add(row.key!);
       claims += 1;
@@ -60,6 +60,42 @@ describeWithDatabase('bounded claims', () => {
     // 101 keys, at most 16 walked per claim (and the window): every key within a few rounds.
     expect(served.size).toBe(101);
     expect(claims).toBeLessThanOrEqual(Math.ceil(101 / 8) + 2);
+  });
+
+  it('claims rows of the claimer’s own streams only; the rows of others, ahead of them, stay pending and untouched', async () => {
+    // Destinations the claimer does not have, before, between and after its own (`d`, `e`) in the
+    // walk's order; ahead of its rows in the queue: more keys than a walk takes and a window holds,
+    // unordered rows, and a retried row that is due.
+    for (let k = 0; k < 40; k++) await testDatabase().seedOutbox(db, schema, { key: `k${String(k).padStart(2, '0')}`, count: 1, destination: 'a-gone' });
+    for (const destination of ['m-gone', 'z-gone']) {
+      await testDatabase().seedOutbox(db, schema, { key: 'k', count: 2, destination });
+      await testDatabase().seedOutbox(db, schema, { key: null, count: 2, destination });
+    }
+    const [head] = await claimOutbox(repository, 1, 60_000, false, ['m-gone']);
+    expect(await repository.retry({ component: 'outbox', id: head.id, token: head.token, leaseMs: 60_000 }, 0, 'failed')).toBe('ok');
+    await seed('k', 2);
+    await seed('j', 1);
+    await seed(null, 1);
+    await testDatabase().seedOutbox(db, schema, { key: 'k', count: 1, destination: 'e' });
+    const others = async () => (await outboxRows(db, schema)).filter((row) => row.destination.endsWith('-gone'));
+    const before = await others();
+    // A small batch: a walk of 16 keys, a window of 32 rows, both fewer than the rows ahead.
+    const rows = await claimOutbox(repository, 4, 60_000, false, ['d', 'e']);
+    expect(rows.map((row) => `${row.destination}/${row.key}`).sort()).toEqual(['d/j', 'd/k', 'd/null', 'e/k']);
+    expect(await others()).toEqual(before);
+
+    // The relay's claim takes its routed sources' rows only; a pull claim its source's.
+    await testDatabase().seedInbox(db, schema, { source: 'other', key: 'k', count: 2 });
+    await insertInboxRow(db, schema, { source: 'other', idempotencyKey: 'u' });
+    await testDatabase().seedInbox(db, schema, { source: 'routed', key: 'k', count: 1 });
+    await testDatabase().seedInbox(db, schema, { source: 'pulled', key: 'k', count: 1 });
+    const relayed = await claimInbox(repository, ['routed'], 10, 60_000);
+    const pulled = await claimPull(repository, 'pulled', 10, 60_000);
+    expect([...relayed, ...pulled].map((row) => row.source)).toEqual(['routed', 'pulled']);
+    const inbox = await inboxRows(db, schema);
+    expect(inbox.filter((row) => row.source === 'other').map(({ state, attempts, claim_token }) => ({ state, attempts, claim_token }))).toEqual(
+      Array.from({ length: 3 }, () => ({ state: 'pending', attempts: 0, claim_token: null })),
+    );
   });
 
   it('pull claims serve a key behind a deep one, one row per key, oldest first', async () => {

@@ -82,7 +82,7 @@ export function mssqlStatementInventory(configuration: TableConfiguration): Map<
     ['startup-probe', { method: 'startupProbe', statement: dialect.startupProbe()! }],
     ['insert-outbox-one', { method: 'insertOutbox', statement: dialect.insertOutbox([outboxRow(0)]) }],
     ['insert-outbox-many', { method: 'insertOutbox', statement: dialect.insertOutbox([outboxRow(0), outboxRow(5_000)]) }],
-    ...planStatements('claimOutbox', 'claim-outbox', dialect.claimOutbox({ ...request, afterIdle: true }, { lock: false })),
+    ...planStatements('claimOutbox', 'claim-outbox', dialect.claimOutbox(['billing', 'sink'], { ...request, afterIdle: true }, { lock: false })),
     ...planStatements('claimInbox', 'claim-inbox', dialect.claimInbox(['orders', 'payments'], { ...request, afterIdle: true })),
     ...planStatements('claimPull', 'claim-pull', dialect.claimPull('orders', { ...request, afterIdle: true }, { lock: false })),
     ['outbox-backlog', { method: 'outboxBacklog', statement: dialect.outboxBacklog() }],

@@ -4,7 +4,7 @@ SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
 DECLARE @candidates TABLE (id bigint NOT NULL, window_source nvarchar(200) COLLATE Latin1_General_100_BIN2 NULL);
 DECLARE @claimed TABLE (id bigint NOT NULL PRIMARY KEY, source nvarchar(200) COLLATE Latin1_General_100_BIN2 NOT NULL, idempotency_key nvarchar(200) COLLATE Latin1_General_100_BIN2 NOT NULL, ordering_key nvarchar(200) COLLATE Latin1_General_100_BIN2 NULL, headers nvarchar(max) NOT NULL, payload nvarchar(max) NOT NULL, claim_token uniqueidentifier NOT NULL, attempts int NOT NULL, received_at datetime2(3) NOT NULL, first_try bit NOT NULL);
 DECLARE @walk_stream nvarchar(200) = @4, @walk_key nvarchar(200) = @5, @walked int = 0, @window_rows int = 0;
-DECLARE @next_stream nvarchar(200), @next_key nvarchar(200), @next_id bigint;
+DECLARE @next_stream nvarchar(200), @next_key nvarchar(200), @next_id bigint, @last_stream nvarchar(200), @last_key nvarchar(200);
 DECLARE @sources TABLE (source nvarchar(200) COLLATE Latin1_General_100_BIN2 NOT NULL PRIMARY KEY);
 INSERT INTO @sources (source) SELECT DISTINCT CAST(j.value AS nvarchar(200)) COLLATE Latin1_General_100_BIN2 FROM OPENJSON(@6) AS j;
 WHILE @walked < @2
@@ -18,25 +18,27 @@ BEGIN
   SET @walked = @walked + 1;
   SET @walk_stream = @next_stream;
   SET @walk_key = @next_key;
+  SET @last_stream = @next_stream;
+  SET @last_key = @next_key;
   INSERT INTO @candidates (id) VALUES (@next_id);
 END;
 INSERT INTO @candidates (id, window_source)
 SELECT r.id, s.source FROM @sources AS s
 CROSS APPLY (SELECT TOP (@3) x.id FROM [queuebox_inbox_messages] AS x WITH (READPAST, READCOMMITTEDLOCK)
              WHERE x.source = s.source AND x.state = 'pending' AND x.ordering_key IS NOT NULL
-             ORDER BY x.id) AS r;
+             ORDER BY x.source, x.id) AS r;
 SELECT @window_rows = COALESCE(MAX(per_source.n), 0)
 FROM (SELECT COUNT(*) AS n FROM @candidates AS w WHERE w.window_source IS NOT NULL GROUP BY w.window_source) AS per_source;
 INSERT INTO @candidates (id)
 SELECT r.id FROM @sources AS s
 CROSS APPLY (SELECT TOP (@0) x.id FROM [queuebox_inbox_messages] AS x WITH (READPAST, READCOMMITTEDLOCK)
              WHERE x.source = s.source AND x.state = 'pending' AND x.ordering_key IS NULL AND x.next_attempt_at <= SYSUTCDATETIME()
-             ORDER BY x.id) AS r;
+             ORDER BY x.source, x.id) AS r;
 INSERT INTO @candidates (id)
 SELECT r.id FROM @sources AS s
 CROSS APPLY (SELECT TOP (@0) x.id FROM [queuebox_inbox_messages] AS x WITH (READPAST, READCOMMITTEDLOCK)
              WHERE x.source = s.source AND x.state = 'pending' AND x.attempts > 0 AND x.next_attempt_at <= SYSUTCDATETIME()
-             ORDER BY x.next_attempt_at) AS r;
+             ORDER BY x.source, x.next_attempt_at) AS r;
 INSERT INTO @candidates (id)
 SELECT r.id FROM @sources AS s
 CROSS APPLY (SELECT TOP (@0) x.id FROM [queuebox_inbox_messages] AS x WITH (READPAST, READCOMMITTEDLOCK)
@@ -72,8 +74,8 @@ SELECT p.window_rows, p.cursor_stream, p.cursor_key, p.walked,
                                     AND y.source = c.source AND y.ordering_key = c.ordering_key AND y.id > c.id)
                  THEN 1 ELSE 0 END AS bit) AS inverted
 FROM (SELECT @window_rows AS window_rows,
-             CASE WHEN @walked > 0 THEN @walk_stream END AS cursor_stream,
-             CASE WHEN @walked > 0 THEN @walk_key END AS cursor_key,
+             @last_stream AS cursor_stream,
+             @last_key AS cursor_key,
              @walked AS walked) AS p
 LEFT JOIN @claimed AS c ON 1 = 1
 ORDER BY c.id;

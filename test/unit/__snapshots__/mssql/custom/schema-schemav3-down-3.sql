@@ -1,0 +1,1 @@
+DROP INDEX [shop_outbox_retried_ix] ON [messaging].[shop_outbox]

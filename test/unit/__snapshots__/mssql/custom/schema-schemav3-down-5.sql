@@ -1,0 +1,1 @@
+CREATE INDEX [shop_outbox_unkeyed_pending_ix] ON [messaging].[shop_outbox] (id) INCLUDE (state, ordering_key, next_attempt_at) WHERE state = 'pending' AND ordering_key IS NULL
