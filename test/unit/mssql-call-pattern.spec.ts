@@ -374,7 +374,7 @@ describe('QueueBoxModule on a SQL Server DataSource (fake mssql driver)', () => 
     expect(missing.error).toBeInstanceOf(MissingMigrationsError);
     expect((missing.error as Error).message).toContain('SQL Server database (looked up without a schema, as the "schema" option is not set): table queuebox_outbox_messages does not exist; table queuebox_inbox_messages does not exist');
     expect((missing.error as Error).message).toContain('QueueBoxSqlServerMigrations from "queuebox/migrations"');
-    expect(missing.error).toMatchObject({ migrations: ['QueueBoxOutbox1764460800000', 'QueueBoxInbox1764547200000'] });
+    expect(missing.error).toMatchObject({ migrations: ['QueueBoxOutbox1764460800000', 'QueueBoxInbox1764547200000', 'QueueBoxSchemaV31796515200000'] });
     expect(missing.check?.inputs).toEqual([
       { name: '0', type: { type: 'nvarchar', length: 128 }, value: 'queuebox_outbox_messages' },
       { name: '1', type: { type: 'nvarchar', length: 128 }, value: 'queuebox_inbox_messages' },
