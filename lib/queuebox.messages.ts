@@ -5,7 +5,7 @@
 import type { LeaseAdvice } from './interfaces/lease-advice.interface.js';
 import type { ResolvedTableNames } from './interfaces/table-names.interface.js';
 import { DEFAULT_INBOX_TABLE, DEFAULT_OUTBOX_TABLE } from './queuebox.constants.js';
-import { nearestName } from './validation/nearest-name.js';
+import { nearestName } from './nearest-name.js';
 
 /** Short, log-safe description of an option value. */
 export function describeValue(value: unknown): string {

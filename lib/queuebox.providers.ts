@@ -11,7 +11,7 @@ import { InvalidQueueBoxOptionsError } from './errors/invalid-queuebox-options.e
 import { QueueBoxEvents } from './events/queuebox-events.service.js';
 import { InboxRelay } from './inbox/inbox-relay.js';
 import { InboxService } from './inbox/inbox.service.js';
-import { SourceLabels } from './inbox/source-labels.js';
+import { SourceLabels } from './metrics/source-labels.js';
 import type { QueueBoxModuleOptions } from './interfaces/queuebox-options.interface.js';
 import { LeaseAdvisor } from './leases/lease-advisor.js';
 import { QueueBoxMetrics } from './metrics/queuebox-metrics.service.js';
@@ -19,7 +19,7 @@ import { UnknownStreams } from './metrics/unknown-streams.js';
 import { queueBoxMetricProviders } from './metrics/queuebox.metrics.js';
 import { resolveOptions } from './options/resolve-options.js';
 import type { ResolvedQueueBoxOptions } from './options/resolved-options.interface.js';
-import { DestinationLabels } from './outbox/destination-labels.js';
+import { DestinationLabels } from './metrics/destination-labels.js';
 import { OutboxPoller } from './outbox/outbox-poller.js';
 import { OutboxService } from './outbox/outbox.service.js';
 import { PublisherRegistry } from './publishers/publisher-registry.js';
@@ -35,7 +35,7 @@ import {
 import { dataSourceMissing } from './queuebox.messages.js';
 import { RetentionSweeper } from './retention/retention-sweeper.js';
 import { DatabaseCheck } from './database/database-check.js';
-import { SchemaCheck } from './database/schema-check.js';
+import { SchemaCheck } from './startup/schema-check.js';
 import { TracingProbe } from './tracing/tracing-probe.js';
 import { WakeUpHub } from './wakeup/wake-up.hub.js';
 
@@ -75,7 +75,8 @@ export function queueBoxProviders(dataSourceName: string | undefined): Provider[
       // mode keeps no prepared statement or LISTEN past a transaction (adapt-to-pooling.ts).
       useFactory: async (dataSource: DataSource, options: ResolvedQueueBoxOptions) => {
         const dialect = resolveDialect(dataSource, options.tables, options.preparedStatements, options.statementTimeoutMs);
-        await adaptToPooling(dialect, dataSource, options);
+        const { workers, notify, preparedStatements } = options;
+        await adaptToPooling(dialect, dataSource, { preparedStatements, listensOnPool: workers.enabled && notify.enabled && notify.listenUrl === undefined });
         return dialect;
       },
       inject: [QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS],

@@ -3,7 +3,7 @@
  * connection URL (it may hold a password).
  */
 import { type MigrationsExport, migrationsToAdd } from '../queuebox.messages.js';
-import { nearestName } from '../validation/nearest-name.js';
+import { nearestName } from '../nearest-name.js';
 
 /** ` (did you mean …?)` when a known name is close to the one given (the options validator's rule). */
 const didYouMean = (given: string, known: readonly string[], show: (name: string) => string): string => {

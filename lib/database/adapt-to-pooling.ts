@@ -1,9 +1,14 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
-import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { pooledPerTransaction, preparedStatementsNotKept } from '../queuebox.messages.js';
 import type { SqlDialect } from './sql-dialect.interface.js';
+
+/** What the options ask of the connections: the `preparedStatements` option, and whether LISTEN would run on the pool's. */
+export interface PoolingConcerns {
+  preparedStatements?: boolean;
+  listensOnPool: boolean;
+}
 
 /**
  * At start-up, before any statement of QueueBox's runs: finds out whether the DataSource's
@@ -18,16 +23,15 @@ import type { SqlDialect } from './sql-dialect.interface.js';
  * The probe is skipped where neither question matters: statements unnamed by choice, and no
  * LISTEN on the pool's connections.
  */
-export async function adaptToPooling(dialect: SqlDialect, dataSource: DataSource, options: ResolvedQueueBoxOptions): Promise<void> {
-  const listensOnPool = options.workers.enabled && options.notify.enabled && options.notify.listenUrl === undefined;
-  if (options.preparedStatements === false && !listensOnPool) return;
+export async function adaptToPooling(dialect: SqlDialect, dataSource: DataSource, { preparedStatements, listensOnPool }: PoolingConcerns): Promise<void> {
+  if (preparedStatements === false && !listensOnPool) return;
   // Not connected yet: the start-up check of the tables refuses it, or waits for it
   // (`startup.waitForMigrations`); a pooler found later is adapted to at its first missing statement.
   if (!dataSource.isInitialized) return;
   const pooling = await dialect.probePooling(dataSource);
   if (!pooling.sessionPerTransaction) return;
   const unnamed = !pooling.preparedStatementsKept;
-  if (unnamed && options.preparedStatements === true) throw new InvalidQueueBoxOptionsError('preparedStatements', preparedStatementsNotKept());
+  if (unnamed && preparedStatements === true) throw new InvalidQueueBoxOptionsError('preparedStatements', preparedStatementsNotKept());
   if (unnamed) dialect.stopPreparing();
-  new Logger('QueueBox').log(pooledPerTransaction(unnamed && options.preparedStatements !== false));
+  new Logger('QueueBox').log(pooledPerTransaction(unnamed && preparedStatements !== false));
 }

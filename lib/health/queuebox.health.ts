@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
 import { QueueBoxAdmin } from '../admin/queuebox-admin.service.js';
-import { SchemaCheck } from '../database/schema-check.js';
+import { SchemaCheck } from '../startup/schema-check.js';
 import type { LoopSnapshot } from '../interfaces/admin.interface.js';
 import { LeaseAdvisor } from '../leases/lease-advisor.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';

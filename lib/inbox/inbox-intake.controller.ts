@@ -11,7 +11,7 @@ import { InboxService } from './inbox.service.js';
 import { INTAKE_BODY, type IntakeBodyCarrier } from './intake-body.js';
 import { readIntakeRequest } from './intake-request.js';
 import { intakeSourcesLine } from './intake-sources-line.js';
-import { SourceLabels } from './source-labels.js';
+import { SourceLabels } from '../metrics/source-labels.js';
 
 /** The parts of an HTTP request the intake reads. */
 interface IntakeHttpRequest extends IntakeBodyCarrier {

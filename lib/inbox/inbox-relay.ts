@@ -1,7 +1,7 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { ClaimRepository } from '../engine/claim.repository.js';
-import { SchemaCheck } from '../database/schema-check.js';
+import { SchemaCheck } from '../startup/schema-check.js';
 import { StatementRunner } from '../database/statement-runner.js';
 import type { ClaimRequest, SqlDialect } from '../database/sql-dialect.interface.js';
 import type { ClaimedInboxRow, ClaimResult } from '../database/statement-results.js';

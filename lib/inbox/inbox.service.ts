@@ -11,7 +11,7 @@ import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interf
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { receiveRaced } from '../queuebox.messages.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
-import { SourceLabels } from './source-labels.js';
+import { SourceLabels } from '../metrics/source-labels.js';
 import { toInboxRow } from './validate-inbox-message.js';
 
 /** Inserts tried when a duplicate's row keeps vanishing between the insert and the read (a retention sweep each time). */

@@ -7,7 +7,7 @@ import { QUEUEBOX_INTAKE_PATH, QUEUEBOX_RESOLVED_OPTIONS } from '../queuebox.con
 import { intakeBodyTimedOut, intakeBodyTooLarge, intakeRouteNotFound, intakeUnknownSource, intakeUnsupportedPlatform } from '../queuebox.messages.js';
 import { INTAKE_BODY, type IntakeBodyCarrier, readIntakeBody } from './intake-body.js';
 import { checkIntakeHead } from './intake-request.js';
-import { SourceLabels } from './source-labels.js';
+import { SourceLabels } from '../metrics/source-labels.js';
 
 /** Names of the body parsers of Express (and so of Nest's defaults and `app.useBodyParser`). */
 const BODY_PARSERS = new Set(['jsonParser', 'urlencodedParser', 'rawParser', 'textParser']);

@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { BacklogRow } from '../database/statement-results.js';
 import type { QueueBoxTable } from '../interfaces/claim.interface.js';
-import { SourceLabels } from '../inbox/source-labels.js';
-import { DestinationLabels } from '../outbox/destination-labels.js';
+import { SourceLabels } from './source-labels.js';
+import { DestinationLabels } from './destination-labels.js';
 import { unknownStreamRows, unknownStreamsUnnamed } from '../queuebox.messages.js';
 import { OTHER_LABEL } from './other-label.js';
 import { QueueBoxMetrics } from './queuebox-metrics.service.js';

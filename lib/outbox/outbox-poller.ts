@@ -1,6 +1,6 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { ClaimRepository } from '../engine/claim.repository.js';
-import { SchemaCheck } from '../database/schema-check.js';
+import { SchemaCheck } from '../startup/schema-check.js';
 import { StatementRunner } from '../database/statement-runner.js';
 import type { ClaimRequest, SqlDialect } from '../database/sql-dialect.interface.js';
 import type { ClaimedOutboxRow, ClaimResult } from '../database/statement-results.js';
@@ -22,7 +22,7 @@ import { ClaimWorker, type ClaimWorkerStatus } from '../engine/claim-worker.js';
 import type { MessageSpan } from '../tracing/message-span.interface.js';
 import { messagingTracer } from '../tracing/messaging-tracer.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
-import { DestinationLabels } from './destination-labels.js';
+import { DestinationLabels } from '../metrics/destination-labels.js';
 import { toOutboxMessage } from './outbox-message.mapper.js';
 
 /** A claimed row whose destination this instance does not have (a defence: its claims take only its own). */

@@ -7,13 +7,13 @@ import {
 } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { ClaimRepository } from '../engine/claim.repository.js';
-import { SchemaCheck } from '../database/schema-check.js';
+import { SchemaCheck } from '../startup/schema-check.js';
 import { StatementRunner } from '../database/statement-runner.js';
 import { DuplicatePullWorkerError } from '../errors/duplicate-pull-worker.error.js';
 import { InvalidPullWorkerError } from '../errors/invalid-pull-worker.error.js';
 import { QueueBoxEvents } from '../events/queuebox-events.service.js';
 import { LeaseAdvisor } from '../leases/lease-advisor.js';
-import { SourceLabels } from '../inbox/source-labels.js';
+import { SourceLabels } from '../metrics/source-labels.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';

@@ -9,7 +9,7 @@ import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
 import { UnknownSourceError } from '../errors/unknown-source.error.js';
 import { QueueBoxEvents } from '../events/queuebox-events.service.js';
 import { toInboxMessage } from '../inbox/inbox-message.mapper.js';
-import { SourceLabels } from '../inbox/source-labels.js';
+import { SourceLabels } from '../metrics/source-labels.js';
 import type { PullClaimOptions, PulledMessage } from '../interfaces/pull.interface.js';
 import { LeaseAdvisor } from '../leases/lease-advisor.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';

@@ -1,6 +1,6 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { SchemaCheck } from '../database/schema-check.js';
+import { SchemaCheck } from '../startup/schema-check.js';
 import { StatementRunner } from '../database/statement-runner.js';
 import type { QueueBoxTable, SqlDialect } from '../database/sql-dialect.interface.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { schemaGaps } from '../../lib/database/schema-gaps.js';
+import { schemaGaps } from '../../lib/startup/schema-gaps.js';
 import { dialectProfiles } from '../../lib/dialects/dialect-registry.js';
 import { createInboxTable, createOutboxTable } from '../../lib/dialects/mssql/schema.sql.js';
 import { mssqlSchemaSteps } from '../../lib/dialects/mssql/mssql-schema-steps.js';

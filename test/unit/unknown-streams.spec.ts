@@ -2,11 +2,11 @@ import { Logger } from '@nestjs/common';
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 import type { ClaimedOutboxRow } from '../../lib/database/statement-results.js';
 import type { RowJob } from '../../lib/engine/claim-role.interface.js';
-import { SourceLabels } from '../../lib/inbox/source-labels.js';
+import { SourceLabels } from '../../lib/metrics/source-labels.js';
 import type { QueueBoxMetrics } from '../../lib/metrics/queuebox-metrics.service.js';
 import { UnknownStreams } from '../../lib/metrics/unknown-streams.js';
 import { resolveOptions } from '../../lib/options/resolve-options.js';
-import { DestinationLabels } from '../../lib/outbox/destination-labels.js';
+import { DestinationLabels } from '../../lib/metrics/destination-labels.js';
 import { OutboxPoller } from '../../lib/outbox/outbox-poller.js';
 
 const options = resolveOptions({

@@ -8,7 +8,7 @@ import { DeadLetters } from '../../../lib/dead-letters/dead-letters.service.js';
 import { StatementRunner } from '../../../lib/database/statement-runner.js';
 import type { SqlDialect, SqlStatement } from '../../../lib/database/sql-dialect.interface.js';
 import type { EntityManager } from 'typeorm';
-import { SourceLabels } from '../../../lib/inbox/source-labels.js';
+import { SourceLabels } from '../../../lib/metrics/source-labels.js';
 import { QueueBoxMetrics } from '../../../lib/metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../../../lib/options/resolved-options.interface.js';
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../../../lib/queuebox.constants.js';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
-import { OTHER_LABEL } from '../metrics/other-label.js';
+import { OTHER_LABEL } from './other-label.js';
 import { QUEUEBOX_RESOLVED_OPTIONS } from '../queuebox.constants.js';
 
 /** Label value of every source QueueBox was not told about. */

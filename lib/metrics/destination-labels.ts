@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { OTHER_LABEL } from '../metrics/other-label.js';
+import { OTHER_LABEL } from './other-label.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_RESOLVED_OPTIONS } from '../queuebox.constants.js';
 

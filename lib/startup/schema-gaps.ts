@@ -2,7 +2,7 @@ import type { SchemaStep } from '../dialects/schema-step.interface.js';
 import type { QueueBoxTable } from '../interfaces/claim.interface.js';
 import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import { columnsMissing, tableMissing } from '../queuebox.messages.js';
-import type { TableColumns } from './statement-results.js';
+import type { TableColumns } from '../database/statement-results.js';
 
 /** What QueueBox's tables lack of its schema version: each problem in words, and the steps (migrations) whose work is missing. */
 export interface SchemaGaps {

@@ -10,10 +10,10 @@ import { migrationName } from '../migrations/create-queuebox-migrations.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { dataSourceNotInitialized, loopStartFailed, missingMigrations, tablesCheckFailed, tablesReady, waitingForMigrations } from '../queuebox.messages.js';
-import { DatabaseCheck } from './database-check.js';
+import { DatabaseCheck } from '../database/database-check.js';
 import { schemaGaps } from './schema-gaps.js';
-import type { SqlDialect } from './sql-dialect.interface.js';
-import { StatementRunner } from './statement-runner.js';
+import type { SqlDialect } from '../database/sql-dialect.interface.js';
+import { StatementRunner } from '../database/statement-runner.js';
 
 /** Why the tables are not ready: in words (health, the warning), and what start-up throws when it does not wait. */
 interface NotReady {
