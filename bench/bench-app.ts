@@ -40,6 +40,8 @@ export interface RepositoryTimers {
    * breakdown): `claim` by an outbox claim, `hand-off` by a completion that claimed its key's next row.
    */
   onClaimed?: (rows: readonly ClaimedOutboxRow[], startedAt: number, returnedAt: number, via: 'claim' | 'hand-off') => void;
+  /** An outbox claim statement failed (a statement timeout, a lost connection), with when it started and failed (epoch ms). */
+  onClaimFailed?: (startedAt: number, failedAt: number, error: unknown) => void;
 }
 
 const epochNow = (): number => performance.timeOrigin + performance.now();
@@ -71,13 +73,16 @@ class RepositoryInstrumentation implements OnModuleInit {
         timers.onFirstClaim?.();
       }
       const startedAt = epochNow();
-      return timers.claim.time(
+      const claimed = timers.claim.time(
         () => claimOutbox(...args),
         (result) => {
           timers.onClaimed?.(result.rows, startedAt, epochNow(), 'claim');
           return result.rows.length;
         },
       );
+      // A branch of its own: the caller still gets the rejection.
+      claimed.catch((error: unknown) => timers.onClaimFailed?.(startedAt, epochNow(), error));
+      return claimed;
     };
     repo.completeMany = async <Row = ClaimedOutboxRow | ClaimedInboxRow>(claims: readonly Claim[], handOffLeaseMs?: number, options?: FencedWriteOptions) => {
       const startedAt = epochNow();

@@ -8,6 +8,11 @@ export function benchPayload(seq: number): { seq: number; pad: string } {
   return { seq, pad: 'x'.repeat(180) };
 }
 
+/** The soak's payload: the same size, with the time its producer's transaction began (epoch ms; 0 for seeded rows). */
+export function soakPayload(seq: number, at: number): { seq: number; at: number; pad: string } {
+  return { seq, at, pad: 'x'.repeat(160) };
+}
+
 /** Creates a fresh schema with QueueBox's tables (its own migrations); returns the schema name. */
 export async function createBenchSchema(url: string, label: string): Promise<string> {
   const schema = `qbb_${label}_${randomBytes(4).toString('hex')}`;
