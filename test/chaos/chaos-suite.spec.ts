@@ -8,9 +8,10 @@ const execute = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The counters of a verdict line (`chaos: PASS|FAIL [control=…] name=value …`). */
-function parseVerdict(stdout: string): { verdict: string; counters: Record<string, number> } {
+function parseVerdict(stdout: string, stderr: string): { verdict: string; counters: Record<string, number> } {
   const line = stdout.split('\n').find((text) => text.startsWith('chaos: '));
-  if (!line) throw new Error(`no verdict line in:\n${stdout}`);
+  // No verdict: the harness itself failed; its progress and error are on stderr.
+  if (!line) throw new Error(`no verdict line; the coordinator's stderr ends:\n${stderr.split('\n').slice(-60).join('\n')}`);
   const [, verdict] = line.split(' ');
   const counters = Object.fromEntries(
     [...line.matchAll(/(\w+)=(\d+)/g)].map(([, name, value]) => [name, Number(value)]),
@@ -33,7 +34,7 @@ async function chaos(args: string[]): Promise<{ code: number; verdict: string; c
   }
   // The verdict line in the test log, next to the test's name.
   console.log(stdout.trim());
-  return { code, stderr, ...parseVerdict(stdout) };
+  return { code, stderr, ...parseVerdict(stdout, stderr) };
 }
 
 const VIOLATIONS = ['lost', 'rolledBackDelivered', 'orderViolations', 'doubleEffects', 'doubleForwards', 'stuck', 'lateFencedWrites', 'stolenLeases'];
