@@ -107,7 +107,7 @@ async function main(): Promise<number> {
       pooler: config.pooler,
       listenUrl,
     }));
-    fleet = new ReplicaFleet(replicaConfigs, logDir);
+    fleet = new ReplicaFleet(replicaConfigs, logDir, progress);
     await fleet.start();
     const started = performance.now();
     const elapsed = (): number => Math.round((performance.now() - started) / 1000);

@@ -30,6 +30,8 @@ export class ReplicaFleet {
   constructor(
     configs: readonly ReplicaConfig[],
     private readonly logDir: string,
+    /** Told of each crash: which replica, how it ended (exit code or signal). */
+    private readonly onCrash: (line: string) => void = () => undefined,
   ) {
     this.slots = configs.map((config) => ({ config, state: 'down', killed: false }));
   }
@@ -127,11 +129,16 @@ export class ReplicaFleet {
       });
       child.once('exit', () => resolve());
     });
-    child.once('exit', () => {
+    child.once('exit', (code, signal) => {
       if (s.child !== child) return;
+      const was = s.state;
       s.state = 'down';
       if (this.shuttingDown) return;
-      if (!s.killed) this.crashes += 1;
+      if (!s.killed) {
+        this.crashes += 1;
+        // Its log may say nothing (a signal from outside): how it ended is the first clue.
+        this.onCrash(`replica ${slot} ended on its own while ${was} (exit code ${code ?? '-'}, signal ${signal ?? '-'}; pid ${child.pid}); restarting it`);
+      }
       void this.spawn(slot);
     });
     return s.ready;
