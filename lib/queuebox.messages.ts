@@ -422,6 +422,9 @@ export const tablesReady = (waitedMs: number): string => `QueueBox's tables are 
 
 export const tablesCheckFailed = (error: string): string => `the check of QueueBox's tables failed: ${error}`;
 
+export const startUpConnectionLost = (check: string, error: string, withinMs: number): string =>
+  `the database connection was lost during ${check} (${error}); trying again for up to ${withinMs / 1000} s before start-up fails`;
+
 export const dataSourceNotInitialized = (): string =>
   'QueueBox option "dataSource" names a DataSource that is not initialized when QueueBox starts (TypeOrmModule\'s "manualInitialization", or a dataSourceFactory that returns it uninitialized): QueueBox checks its tables at start-up; let @nestjs/typeorm initialize the DataSource, or initialize it in the dataSourceFactory.';
 

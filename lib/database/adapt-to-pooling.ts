@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
 import { pooledPerTransaction, preparedStatementsNotKept } from '../queuebox.messages.js';
+import { retryConnectionLost } from './retry-connection-lost.js';
 import type { SqlDialect } from './sql-dialect.interface.js';
 
 /** What the options ask of the connections: the `preparedStatements` option, and whether LISTEN would run on the pool's. */
@@ -28,10 +29,11 @@ export async function adaptToPooling(dialect: SqlDialect, dataSource: DataSource
   // Not connected yet: the start-up check of the tables refuses it, or waits for it
   // (`startup.waitForMigrations`); a pooler found later is adapted to at its first missing statement.
   if (!dataSource.isInitialized) return;
-  const pooling = await dialect.probePooling(dataSource);
+  const logger = new Logger('QueueBox');
+  const pooling = await retryConnectionLost('the connection pooling probe', () => dialect.probePooling(dataSource), (error) => dialect.classifyError(error), logger);
   if (!pooling.sessionPerTransaction) return;
   const unnamed = !pooling.preparedStatementsKept;
   if (unnamed && preparedStatements === true) throw new InvalidQueueBoxOptionsError('preparedStatements', preparedStatementsNotKept());
   if (unnamed) dialect.stopPreparing();
-  new Logger('QueueBox').log(pooledPerTransaction(unnamed && preparedStatements !== false));
+  logger.log(pooledPerTransaction(unnamed && preparedStatements !== false));
 }

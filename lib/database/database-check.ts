@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { retryConnectionLost } from './retry-connection-lost.js';
 import { StatementRunner } from './statement-runner.js';
 import type { SqlDialect } from './sql-dialect.interface.js';
 import { UnsupportedDatabaseError } from '../errors/unsupported-database.error.js';
@@ -23,7 +24,7 @@ export class DatabaseCheck implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     const probe = this.dialect.startupProbe();
     if (!probe) return;
-    const facts = await this.runner.run(probe);
+    const facts = await retryConnectionLost('the database check', () => this.runner.run(probe), (error) => this.dialect.classifyError(error), this.logger);
     if (facts.problems.length > 0) throw new UnsupportedDatabaseError(this.dialect.type, databaseProblems(this.dialect.type, facts.problems));
     for (const note of facts.notes) this.logger.log(note);
   }

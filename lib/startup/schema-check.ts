@@ -14,6 +14,7 @@ import { DatabaseCheck } from '../database/database-check.js';
 import { schemaGaps } from './schema-gaps.js';
 import type { SqlDialect } from '../database/sql-dialect.interface.js';
 import { StatementRunner } from '../database/statement-runner.js';
+import { retryConnectionLost } from '../database/retry-connection-lost.js';
 
 /** Why the tables are not ready: in words (health, the warning), and what start-up throws when it does not wait. */
 interface NotReady {
@@ -118,7 +119,7 @@ export class SchemaCheck implements OnModuleInit, BeforeApplicationShutdown {
     const { tables } = this.dialect;
     let found;
     try {
-      found = await this.runner.run(this.dialect.tableColumns());
+      found = await retryConnectionLost('the check of the tables', () => this.runner.run(this.dialect.tableColumns()), (error) => this.dialect.classifyError(error), this.logger);
     } catch (error) {
       return { problems: [tablesCheckFailed(errorText(error))], error };
     }

@@ -10,6 +10,9 @@ const BY_NUMBER: Readonly<Record<number, DatabaseErrorKind>> = {
   208: 'missing-table',
 };
 
+/** Driver codes of a connection that closed, was reset or could not be made. */
+const CONNECTION_CODES = new Set(['ESOCKET', 'ECONNCLOSED', 'ECONNRESET', 'ECONNREFUSED']);
+
 /**
  * What a SQL Server error means to the claim mechanism. A claim lock not granted is not an error
  * here (the lock statement returns `sp_getapplock`'s code and the claim is skipped); a request
@@ -20,5 +23,7 @@ export function classifyMssqlError(error: unknown): DatabaseErrorKind | undefine
   const number = fields?.number ?? fields?.driverError?.number;
   if (typeof number === 'number' && BY_NUMBER[number]) return BY_NUMBER[number];
   const code = fields?.code ?? fields?.driverError?.code;
-  return code === 'ETIMEOUT' ? 'timeout' : undefined;
+  if (code === 'ETIMEOUT') return 'timeout';
+  // The socket closed or was refused (tedious's ESOCKET, ECONNCLOSED; mssql's pool ECONNRESET).
+  return typeof code === 'string' && CONNECTION_CODES.has(code) ? 'connection-lost' : undefined;
 }

@@ -17,10 +17,27 @@ const KINDS: Readonly<Record<string, DatabaseErrorKind>> = {
   // same name is there: a pooler runs transactions on other backends (PgBouncer in transaction mode)
   '26000': 'prepared-statement-lost',
   '42P05': 'prepared-statement-lost',
+  // admin_shutdown (a terminated backend, a fast shutdown), crash_shutdown, cannot_connect_now
+  // (starting up, shutting down), and the connection_exception class
+  '57P01': 'connection-lost',
+  '57P02': 'connection-lost',
+  '57P03': 'connection-lost',
+  '08000': 'connection-lost',
+  '08001': 'connection-lost',
+  '08003': 'connection-lost',
+  '08004': 'connection-lost',
+  '08006': 'connection-lost',
 };
+
+/** Socket errors of Node's (on `code`) that mean the server went away or was not there. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
 
 /** What a PostgreSQL error means to the claim mechanism (TypeORM's QueryFailedError copies `code`). */
 export function classifyPostgresError(error: unknown): DatabaseErrorKind | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? KINDS[code] : undefined;
+  const fields = error as { code?: unknown; message?: unknown; driverError?: { code?: unknown; message?: unknown } } | null;
+  const code = fields?.code ?? fields?.driverError?.code;
+  if (typeof code === 'string') return KINDS[code] ?? (SOCKET_CODES.has(code) ? 'connection-lost' : undefined);
+  // node-postgres ends a query whose connection closed under it with this message and no code.
+  const message = fields?.driverError?.message ?? fields?.message;
+  return typeof message === 'string' && message.startsWith('Connection terminated') ? 'connection-lost' : undefined;
 }
