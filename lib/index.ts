@@ -7,6 +7,7 @@ export type { QueueBoxModuleExtras } from './queuebox.module-definition.js';
 export { OutboxService, type EnqueueOptions } from './outbox/outbox.service.js';
 export { InboxService, type ReceiveOptions } from './inbox/inbox.service.js';
 export { PullService } from './pull/pull.service.js';
+export { DeadLetterService } from './dead-letters/dead-letter.service.js';
 export { QueueBoxAdmin } from './admin/queuebox-admin.service.js';
 export { QueueBoxAdminModule } from './admin/http/queuebox-admin.module.js';
 export type { AdminRequest, QueueBoxAdminModuleExtras, QueueBoxAdminModuleOptions } from './admin/http/admin-http-options.interface.js';

@@ -101,6 +101,9 @@ export const deprecatedOption = (path: string, replacement: string): string =>
 export const deprecatedShutdownFallback = (): string =>
   `QueueBox option "outbox.shutdownTimeoutMs" also sets the inbox relay's and pull workers' shutdown wait while "workers.shutdownTimeoutMs" is not given; that fallback is deprecated: set "workers.shutdownTimeoutMs" for every loop, "outbox.shutdownTimeoutMs" for the outbox alone.`;
 
+export const deprecatedMethod = (method: string, replacement: string): string =>
+  `${method}() is deprecated and will be removed in the next major version: use ${replacement} instead. (Logged once per process.)`;
+
 export const bothOptionNames = (path: string, replacement: string): string =>
   `QueueBox options "${path}" and "${replacement}" are both given; "${path}" is the deprecated name of "${replacement}": keep only "${replacement}".`;
 
@@ -374,7 +377,7 @@ export const oldestPendingTooOld = (subject: string, ageMs: number, limitMs: num
   `${subject}: the oldest pending message is ${Math.round(ageMs / 1000)} s old (threshold ${Math.round(limitMs / 1000)} s); its destination or handler is failing or too slow`;
 
 export const deadLettersInWindow = (count: number, limit: number, windowMs: number): string =>
-  `${count} messages dead-lettered in the last ${Math.round(windowMs / 1000)} s (threshold ${limit}); list them with listDead(), fix the cause, then replayDead()`;
+  `${count} messages dead-lettered in the last ${Math.round(windowMs / 1000)} s (threshold ${limit}); list them with DeadLetterService.list(), fix the cause, then DeadLetterService.replay()`;
 
 export const loopStalled = (loop: string, ageMs: number, intervals: number): string =>
   `loop ${loop} has not ticked for ${Math.round(ageMs / 1000)} s (${intervals} poll intervals) with nothing in flight`;

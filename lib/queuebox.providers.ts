@@ -1,6 +1,6 @@
 import { Logger, type Provider } from '@nestjs/common';
 import { QueueBoxAdmin } from './admin/queuebox-admin.service.js';
-import { DeadLetters } from './dead-letters/dead-letters.service.js';
+import { DeadLetterService } from './dead-letters/dead-letter.service.js';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ClaimRepository } from './engine/claim.repository.js';
@@ -99,7 +99,7 @@ export function queueBoxProviders(dataSourceName: string | undefined): Provider[
     PullService,
     PullWorkerExplorer,
     RetentionSweeper,
-    DeadLetters,
+    DeadLetterService,
     QueueBoxAdmin,
     TracingProbe,
     QueueBoxEvents,
@@ -109,6 +109,7 @@ export function queueBoxProviders(dataSourceName: string | undefined): Provider[
 
 /**
  * What the module exports: the public services and the resolved options. The loops themselves
- * (poller, relay, pull workers) stay internal: `QueueBoxAdmin` shows what operators need of them.
+ * (poller, relay, pull workers) stay internal: `QueueBoxAdmin` shows what operators need of them,
+ * and `DeadLetterService` acts on what they dead-lettered.
  */
-export const QUEUEBOX_EXPORTS = [OutboxService, InboxService, PullService, QueueBoxAdmin, QueueBoxEvents, LeaseAdvisor, QUEUEBOX_RESOLVED_OPTIONS];
+export const QUEUEBOX_EXPORTS = [OutboxService, InboxService, PullService, DeadLetterService, QueueBoxAdmin, QueueBoxEvents, LeaseAdvisor, QUEUEBOX_RESOLVED_OPTIONS];

@@ -23,7 +23,8 @@ import { PullWorkerExplorer } from '../pull/pull-worker.explorer.js';
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { RetentionSweeper } from '../retention/retention-sweeper.js';
 import { DEFAULT_PAGE, MAX_PAGE, checkInteger } from '../dead-letters/operator-input.js';
-import { DeadLetters } from '../dead-letters/dead-letters.service.js';
+import { DeadLetterService } from '../dead-letters/dead-letter.service.js';
+import { warnDeprecatedOnce } from '../dead-letters/warn-deprecated-once.js';
 import { loopSnapshot } from './loop-snapshot.js';
 import { settleAll } from '../engine/settle-all.js';
 
@@ -32,12 +33,10 @@ const DEFAULT_AT_RISK_MS = 30_000;
 const MAX_AT_RISK_MS = 86_400_000;
 
 /**
- * What an operator needs to see and do, without SQL: the loops of this replica, the backlog,
- * the keys that stall, the claims at risk, and the dead letters of both tables (list, inspect,
- * replay, discard). Every read of rows goes through the dialect, on both databases. Inject it
- * anywhere in the application; `QueueBoxAdminModule` serves it over HTTP.
- *
- * Mutations are logged (what, how many, who: `actor`), never with payloads.
+ * What an operator needs to see without SQL: the loops of this replica, the backlog, the keys
+ * that stall and the claims at risk. Every read of rows goes through the dialect, on both
+ * databases. Inject it anywhere in the application; `QueueBoxAdminModule` serves it over HTTP.
+ * Dead letters are `DeadLetterService`'s: the dead-letter methods here are deprecated.
  * @publicApi
  */
 @Injectable()
@@ -46,7 +45,7 @@ export class QueueBoxAdmin {
     private readonly runner: StatementRunner,
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
-    private readonly deadLetters: DeadLetters,
+    private readonly deadLetters: DeadLetterService,
     private readonly poller: OutboxPoller,
     private readonly relay: InboxRelay,
     private readonly pullWorkers: PullWorkerExplorer,
@@ -100,35 +99,54 @@ export class QueueBoxAdmin {
     return { expiring: [...outbox, ...inbox].sort((a, b) => a.expiresInMs - b.expiresInMs), lost };
   }
 
-  /** A page of dead letters of `table` matching the query's filter, oldest first; `next` pages on. */
+  /**
+   * A page of dead letters of `table` matching the query's filter, oldest first; `next` pages on.
+   * @deprecated Use `DeadLetterService.list(table, query)` (the same arguments and result). Logs a
+   * warning the first time it is called in a process.
+   */
   listDead<T extends QueueBoxTable>(table: T, query: DeadLetterListQuery = {}): Promise<DeadLetterPage<DeadLetterOf<T>>> {
+    warnDeprecatedOnce('QueueBoxAdmin.listDead', 'DeadLetterService.list(table, query)');
     return this.deadLetters.list(table, query);
   }
 
-  /** One dead letter in full; its payload only with `payload: true`. Throws `DeadLetterNotFoundError` when it is not dead. */
+  /**
+   * One dead letter in full; its payload only with `payload: true`. Throws `DeadLetterNotFoundError` when it is not dead.
+   * @deprecated Use `DeadLetterService.inspect(table, id, options)` (the same arguments and
+   * result). Logs a warning the first time it is called in a process.
+   */
   inspectDead(table: QueueBoxTable, id: string, options: { payload?: boolean } = {}): Promise<DeadLetterDetail> {
+    warnDeprecatedOnce('QueueBoxAdmin.inspectDead', 'DeadLetterService.inspect(table, id, options)');
     return this.deadLetters.inspect(table, id, options);
   }
 
   /**
    * Where rows are now, by id (up to 1000): to follow replayed rows until they are sent or
    * processed. Rows that no longer exist are not listed.
+   * @deprecated Use `DeadLetterService.rowStates(table, ids)` (the same arguments and result).
+   * Logs a warning the first time it is called in a process.
    */
   rowStates(table: QueueBoxTable, ids: readonly string[]): Promise<RowStateRow[]> {
+    warnDeprecatedOnce('QueueBoxAdmin.rowStates', 'DeadLetterService.rowStates(table, ids)');
     return this.deadLetters.rowStates(table, ids);
   }
 
   /**
-   * Sends dead letters again: listed ids, or every dead row of a filter, in chunks (each its own
-   * short transaction, in id order, so per-key order holds). They become pending now with a fresh
-   * attempt count, keeping their message id; rows that are not dead are left alone.
+   * Sends dead letters again: listed ids, or every dead row of a filter, in chunks.
+   * @deprecated Use `DeadLetterService.replay(table, selection, options)` (the same arguments and
+   * result). Logs a warning the first time it is called in a process.
    */
   replayDead(table: QueueBoxTable, selection: DeadLetterSelection, options: DeadLetterBatchOptions = {}): Promise<DeadLetterBatchResult> {
+    warnDeprecatedOnce('QueueBoxAdmin.replayDead', 'DeadLetterService.replay(table, selection, options)');
     return this.deadLetters.replay(table, selection, options);
   }
 
-  /** Deletes dead letters: listed ids, or every dead row of a filter, in chunks. Rows that are not dead are left alone. */
+  /**
+   * Deletes dead letters: listed ids, or every dead row of a filter, in chunks.
+   * @deprecated Use `DeadLetterService.discard(table, selection, options)` (the same arguments and
+   * result). Logs a warning the first time it is called in a process.
+   */
   discardDead(table: QueueBoxTable, selection: DeadLetterSelection, options: DeadLetterBatchOptions = {}): Promise<DeadLetterBatchResult> {
+    warnDeprecatedOnce('QueueBoxAdmin.discardDead', 'DeadLetterService.discard(table, selection, options)');
     return this.deadLetters.discard(table, selection, options);
   }
 }

@@ -1,7 +1,7 @@
 import { CliUsageError } from '../errors/cli-usage.error.js';
 import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
 
-/** `QueueBoxAdmin`'s argument names, as the CLI's flags. */
+/** The argument names of `QueueBoxAdmin` and `DeadLetterService`, as the CLI's flags. */
 const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
   destination: '--destination',
   source: '--source',
@@ -16,7 +16,7 @@ const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
 };
 
 /**
- * Runs an admin call; an `InvalidArgumentError` it throws is a usage error of the flag that gave
+ * Runs an admin or dead-letter call; an `InvalidArgumentError` it throws is a usage error of the flag that gave
  * the argument (exit code 2), anything else stays an operational failure.
  */
 export async function asFlagErrors<T>(work: () => Promise<T>): Promise<T> {

@@ -14,8 +14,8 @@ import {
 import { parseIsoInstant } from '../validation/iso-instant.js';
 
 /*
- * Validation of what an operator passes to the admin service (or its HTTP API, which passes it
- * on): every bad value is an InvalidArgumentError naming its field, before any statement runs.
+ * Validation of what an operator passes to DeadLetterService or QueueBoxAdmin (or to the HTTP API
+ * and the CLI, which pass it on): every bad value is an InvalidArgumentError naming its field, before any statement runs.
  */
 
 const DIGITS = /^[0-9]{1,19}$/;

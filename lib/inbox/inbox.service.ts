@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DeadLetters } from '../dead-letters/dead-letters.service.js';
 import type { EntityManager } from 'typeorm';
 import { StatementRunner } from '../database/statement-runner.js';
+import { DeadLetterService } from '../dead-letters/dead-letter.service.js';
+import { warnDeprecatedOnce } from '../dead-letters/warn-deprecated-once.js';
 import { ReceiveRacedError } from '../errors/receive-raced.error.js';
 import type { SqlDialect } from '../database/sql-dialect.interface.js';
 import type { DeadInboxMessage, DeadLetterQuery } from '../interfaces/dead-letter.interface.js';
@@ -41,7 +42,7 @@ export class InboxService {
     private readonly wakeUps: WakeUpHub,
     private readonly metrics: QueueBoxMetrics,
     private readonly labels: SourceLabels,
-    private readonly deadLetters: DeadLetters,
+    private readonly deadLetters: DeadLetterService,
   ) {}
 
   /**
@@ -79,13 +80,23 @@ export class InboxService {
     }
   }
 
-  /** Dead-lettered inbox messages, oldest first, a page at a time (`after` = last id of the previous page). */
+  /**
+   * Dead-lettered inbox messages, oldest first, a page at a time (`after` = last id of the previous page).
+   * @deprecated Use `DeadLetterService.list('inbox', query)`: the same rows as `{ items, next? }`,
+   * with filters. Logs a warning the first time it is called in a process.
+   */
   async listDead(query: DeadLetterQuery = {}): Promise<DeadInboxMessage[]> {
+    warnDeprecatedOnce('InboxService.listDead', "DeadLetterService.list('inbox', query)");
     return (await this.deadLetters.list('inbox', { after: query.after, limit: query.limit })).items;
   }
 
-  /** Hands dead inbox messages to the relay or pull workers again; returns the ids that were dead. */
+  /**
+   * Hands dead inbox messages to the relay or pull workers again; returns the ids that were dead.
+   * @deprecated Use `DeadLetterService.replay('inbox', { ids })`: the ids are its result's `ids`.
+   * Logs a warning the first time it is called in a process.
+   */
   async replayDead(ids: readonly string[]): Promise<string[]> {
+    warnDeprecatedOnce('InboxService.replayDead', "DeadLetterService.replay('inbox', { ids })");
     const { ids: replayed = [] } = await this.deadLetters.replay('inbox', { ids });
     return replayed;
   }

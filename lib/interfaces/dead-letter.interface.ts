@@ -1,5 +1,8 @@
 /**
- * A page request for dead-lettered rows.
+ * A page request for dead-lettered rows, of the deprecated `OutboxService.listDead` and
+ * `InboxService.listDead`.
+ * @deprecated Use `DeadLetterListQuery` with `DeadLetterService.list(table, query)`: the same
+ * fields, and filters.
  * @publicApi
  */
 export interface DeadLetterQuery {
@@ -10,7 +13,8 @@ export interface DeadLetterQuery {
 }
 
 /**
- * A dead-lettered outbox message: what failed and why. The payload is not included.
+ * A dead-lettered outbox message, as `DeadLetterService.list('outbox')` pages them: what failed
+ * and why. The payload is not included (`DeadLetterService.inspect` gives it).
  * @publicApi
  */
 export interface DeadOutboxMessage {
@@ -24,7 +28,8 @@ export interface DeadOutboxMessage {
 }
 
 /**
- * A dead-lettered inbox message. The payload is not included.
+ * A dead-lettered inbox message, as `DeadLetterService.list('inbox')` pages them. The payload is
+ * not included (`DeadLetterService.inspect` gives it).
  * @publicApi
  */
 export interface DeadInboxMessage {

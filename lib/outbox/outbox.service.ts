@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DeadLetters } from '../dead-letters/dead-letters.service.js';
 import type { EntityManager } from 'typeorm';
 import { StatementRunner } from '../database/statement-runner.js';
+import { DeadLetterService } from '../dead-letters/dead-letter.service.js';
+import { warnDeprecatedOnce } from '../dead-letters/warn-deprecated-once.js';
 import type { SqlDialect } from '../database/sql-dialect.interface.js';
 import type { DeadLetterQuery, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type { EnqueuedMessage, OutboxMessageInput } from '../interfaces/outbox-message.interface.js';
@@ -37,7 +38,7 @@ export class OutboxService {
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
     @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
     private readonly wakeUps: WakeUpHub,
-    private readonly deadLetters: DeadLetters,
+    private readonly deadLetters: DeadLetterService,
   ) {}
 
   /**
@@ -69,16 +70,24 @@ export class OutboxService {
     return single ? result[0] : result;
   }
 
-  /** Dead-lettered messages, oldest first, a page at a time (`after` = last id of the previous page). */
+  /**
+   * Dead-lettered messages, oldest first, a page at a time (`after` = last id of the previous page).
+   * @deprecated Use `DeadLetterService.list('outbox', query)`: the same rows as `{ items, next? }`,
+   * with filters. Logs a warning the first time it is called in a process.
+   */
   async listDead(query: DeadLetterQuery = {}): Promise<DeadOutboxMessage[]> {
+    warnDeprecatedOnce('OutboxService.listDead', "DeadLetterService.list('outbox', query)");
     return (await this.deadLetters.list('outbox', { after: query.after, limit: query.limit })).items;
   }
 
   /**
    * Sends dead messages again: they become pending now with a fresh attempt count, keeping their
    * `X-Message-Id`. Returns the ids that were dead (others are left alone).
+   * @deprecated Use `DeadLetterService.replay('outbox', { ids })`: the ids are its result's `ids`.
+   * Logs a warning the first time it is called in a process.
    */
   async replayDead(ids: readonly string[]): Promise<string[]> {
+    warnDeprecatedOnce('OutboxService.replayDead', "DeadLetterService.replay('outbox', { ids })");
     const { ids: replayed = [] } = await this.deadLetters.replay('outbox', { ids });
     return replayed;
   }

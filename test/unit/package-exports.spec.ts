@@ -57,12 +57,13 @@ describe.skipIf(!built)('built package', { timeout: 60_000 }, () => {
 
 describe('public surface', () => {
   /** The claim loops: operators see them through QueueBoxAdmin, never by injecting them. */
-  const loopInternals = ['OutboxPoller', 'InboxRelay', 'PullWorkerExplorer', 'PullWorkerPoller', 'RetentionSweeper', 'DeadLetters', 'ClaimRepository'];
+  const loopInternals = ['OutboxPoller', 'InboxRelay', 'PullWorkerExplorer', 'PullWorkerPoller', 'RetentionSweeper', 'ClaimRepository'];
   /** Parts an application never uses: the intake controller (mounted by the `intake` extra), the CLI's error, the event-emitter bridge. */
   const machinery = ['InboxIntakeController', 'CliUsageError', 'QueueBoxEventEmitterBridge'];
 
-  it('exports the admin service and no loop internals from the entry point', () => {
+  it('exports the admin and dead-letter services and no loop internals from the entry point', () => {
     expect(typeof publicApi.QueueBoxAdmin).toBe('function');
+    expect(typeof publicApi.DeadLetterService).toBe('function');
     for (const name of loopInternals) expect(Object.keys(publicApi), name).not.toContain(name);
   });
 
@@ -71,9 +72,9 @@ describe('public surface', () => {
     expect(Object.keys(publicApi.PullWorker)).toEqual([]);
   });
 
-  it('exports the public services, the admin among them, and no loop internals from the module', () => {
+  it('exports the public services, the admin and the dead letters among them, and no loop internals from the module', () => {
     const names = QUEUEBOX_EXPORTS.map((token) => (typeof token === 'function' ? token.name : String(token)));
-    expect(names).toEqual(expect.arrayContaining(['OutboxService', 'InboxService', 'PullService', 'QueueBoxAdmin']));
+    expect(names).toEqual(expect.arrayContaining(['OutboxService', 'InboxService', 'PullService', 'DeadLetterService', 'QueueBoxAdmin']));
     for (const name of loopInternals) expect(names, name).not.toContain(name);
   });
 });

@@ -10,6 +10,7 @@ import type {
   RowStateRow,
 } from '../../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../../interfaces/dead-letter.interface.js';
+import { DeadLetterService } from '../../dead-letters/dead-letter.service.js';
 import { checkTable } from '../../dead-letters/operator-input.js';
 import { QueueBoxAdmin } from '../queuebox-admin.service.js';
 import { actorOf } from './admin-actor.js';
@@ -22,10 +23,10 @@ import { batchBody, flag, idList, listQuery, onlyKnown, type QueryStrings, repor
 import type { AdminSettings } from './admin-settings.js';
 
 /**
- * The admin JSON API, under the module's path: reports of this replica and the database, and the
- * dead letters of both tables. Every route needs the bearer token or the application's guard;
- * replays and discards also need a JSON body and `X-QueueBox-Admin: 1` (`AdminMutationGuard`).
- * Answers are never cached.
+ * The admin JSON API, under the module's path: reports of this replica and the database
+ * (`QueueBoxAdmin`), and the dead letters of both tables (`DeadLetterService`). Every route needs
+ * the bearer token or the application's guard; replays and discards also need a JSON body and
+ * `X-QueueBox-Admin: 1` (`AdminMutationGuard`). Answers are never cached.
  */
 @Controller()
 @UseGuards(AdminAuthGuard)
@@ -33,6 +34,7 @@ import type { AdminSettings } from './admin-settings.js';
 export class AdminApiController {
   constructor(
     private readonly admin: QueueBoxAdmin,
+    private readonly deadLetters: DeadLetterService,
     @Inject(QUEUEBOX_ADMIN_SETTINGS) private readonly settings: AdminSettings,
   ) {}
 
@@ -65,7 +67,7 @@ export class AdminApiController {
   @Get('api/dead/:table')
   @Header('Cache-Control', 'no-store')
   listDead(@Param('table') table: string, @Query() query: QueryStrings): Promise<DeadLetterPage<DeadOutboxMessage | DeadInboxMessage>> {
-    return this.admin.listDead(checkTable(table), listQuery(query));
+    return this.deadLetters.list(checkTable(table), listQuery(query));
   }
 
   @Get('api/dead/:table/:id')
@@ -73,14 +75,14 @@ export class AdminApiController {
   inspectDead(@Param('table') table: string, @Param('id') id: string, @Query() query: QueryStrings): Promise<DeadLetterDetail> {
     onlyKnown(query, ['payload']);
     const payload = flag(query, 'payload');
-    return this.admin.inspectDead(checkTable(table), id, { payload });
+    return this.deadLetters.inspect(checkTable(table), id, { payload });
   }
 
   @Get('api/rows/:table')
   @Header('Cache-Control', 'no-store')
   async rowStates(@Param('table') table: string, @Query() query: QueryStrings): Promise<{ items: RowStateRow[] }> {
     onlyKnown(query, ['ids']);
-    return { items: await this.admin.rowStates(checkTable(table), idList(query, 'ids')) };
+    return { items: await this.deadLetters.rowStates(checkTable(table), idList(query, 'ids')) };
   }
 
   @Post('api/dead/:table/replay')
@@ -89,7 +91,7 @@ export class AdminApiController {
   @Header('Cache-Control', 'no-store')
   replayDead(@Param('table') table: string, @Body() body: unknown, @Req() request: AdminRequest): Promise<DeadLetterBatchResult> {
     const { selection, chunkSize } = batchBody(body);
-    return this.admin.replayDead(checkTable(table), selection, { chunkSize, actor: actorOf(request, this.settings) });
+    return this.deadLetters.replay(checkTable(table), selection, { chunkSize, actor: actorOf(request, this.settings) });
   }
 
   @Post('api/dead/:table/discard')
@@ -98,6 +100,6 @@ export class AdminApiController {
   @Header('Cache-Control', 'no-store')
   discardDead(@Param('table') table: string, @Body() body: unknown, @Req() request: AdminRequest): Promise<DeadLetterBatchResult> {
     const { selection, chunkSize } = batchBody(body);
-    return this.admin.discardDead(checkTable(table), selection, { chunkSize, actor: actorOf(request, this.settings) });
+    return this.deadLetters.discard(checkTable(table), selection, { chunkSize, actor: actorOf(request, this.settings) });
   }
 }

@@ -3,9 +3,9 @@ import type { DeadLetterFilter, DeadLetterListQuery, DeadLetterSelection } from 
 import { invalidAdminBody, notABoolean, notAnInteger, unknownAdminField } from '../../queuebox.messages.js';
 
 /*
- * Reads the query strings and JSON bodies of admin requests into the admin service's inputs. Only
- * the shape is checked here (known fields, integers, booleans); values are validated by
- * QueueBoxAdmin, which names the field of any bad one. Unknown fields are refused: a misspelled
+ * Reads the query strings and JSON bodies of admin requests into the inputs of QueueBoxAdmin and
+ * DeadLetterService. Only the shape is checked here (known fields, integers, booleans); values are
+ * validated by those services, which name the field of any bad one. Unknown fields are refused: a misspelled
  * filter must not widen a replay to every dead row.
  */
 

@@ -31,12 +31,12 @@ type Action = (typeof ACTIONS)[number];
 
 /** Most ids one invocation takes; more go by filter. */
 const MAX_IDS = 10_000;
-/** Who the admin service's log line names for the CLI's mutations. */
+/** Who the dead-letter service's log line names for the CLI's mutations. */
 const ACTOR = 'queuebox-cli';
 
 /**
  * `queuebox dead list|replay|discard`: the dead letters of the outbox or the inbox, through
- * `QueueBoxAdmin`. Replay and discard change rows, so they need `--yes`, and a selection:
+ * `DeadLetterService`. Replay and discard change rows, so they need `--yes`, and a selection:
  * `--ids`, a filter, or `--all`.
  */
 export const deadCommand: CliCommand = {
@@ -80,7 +80,7 @@ Selection and paging:
       const limit = readIntFlag(values.limit, '--limit', 100, 1, 1_000);
       const after = readIdsFlag(values.after, '--after', 1)?.[0];
       const { withQueueBox } = await import('../queuebox-context.js');
-      const page = await withQueueBox(connection, tables, ({ admin }) => asFlagErrors(() => admin.listDead(table, { ...filter, after, limit })));
+      const page = await withQueueBox(connection, tables, ({ deadLetters }) => asFlagErrors(() => deadLetters.list(table, { ...filter, after, limit })));
       const data = { table, items: page.items, ...(page.next === undefined ? {} : { next: page.next }) };
       return { data, text: listText(table, page.items as (DeadOutboxMessage | DeadInboxMessage)[], page.next) };
     }
@@ -93,8 +93,8 @@ Selection and paging:
     const chunkSize = readIntFlag(values['chunk-size'], '--chunk-size', 500, 1, 1_000);
     const selection: DeadLetterSelection = ids ? { ids } : { filter };
     const { withQueueBox } = await import('../queuebox-context.js');
-    const result = await withQueueBox(connection, tables, ({ admin }) =>
-      asFlagErrors(() => (action === 'replay' ? admin.replayDead(table, selection, { chunkSize, actor: ACTOR }) : admin.discardDead(table, selection, { chunkSize, actor: ACTOR }))),
+    const result = await withQueueBox(connection, tables, ({ deadLetters }) =>
+      asFlagErrors(() => (action === 'replay' ? deadLetters.replay(table, selection, { chunkSize, actor: ACTOR }) : deadLetters.discard(table, selection, { chunkSize, actor: ACTOR }))),
     );
     return { data: { table, action, ...result }, text: resultText(table, action, result, chunkSize) };
   },

@@ -4,7 +4,7 @@ import { describeWithDatabase, createTestSchema, testDatabase } from '../../fixt
 import { inboxRows } from '../../fixtures/inbox-rows.js';
 import { counterValue } from '../../fixtures/metrics.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
-import { DeadLetters } from '../../../lib/dead-letters/dead-letters.service.js';
+import { DeadLetterService } from '../../../lib/dead-letters/dead-letter.service.js';
 import { StatementRunner } from '../../../lib/database/statement-runner.js';
 import type { SqlDialect, SqlStatement } from '../../../lib/database/sql-dialect.interface.js';
 import type { EntityManager } from 'typeorm';
@@ -157,6 +157,6 @@ function inboxServiceOf({ app }: TestApp, { runner, dialect }: { runner?: Statem
     app.get(WakeUpHub, { strict: false }),
     app.get(QueueBoxMetrics, { strict: false }),
     app.get(SourceLabels, { strict: false }),
-    app.get(DeadLetters, { strict: false }),
+    app.get(DeadLetterService),
   );
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { ClaimRepository } from '../../../lib/engine/claim.repository.js';
-import { CLAIMS_LOST_TOTAL, InboxService, type InboxMessage, type InboxTransform } from '../../../lib/index.js';
+import { CLAIMS_LOST_TOTAL, DeadLetterService, InboxService, type InboxMessage, type InboxTransform } from '../../../lib/index.js';
 import { describeWithDatabase, createTestSchema } from '../../fixtures/database.js';
 import { Gate } from '../../fixtures/gate.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
@@ -95,11 +95,11 @@ describeWithDatabase('inbox relay: failures and lost claims', () => {
     expect(await outboxRows(app.dataSource, schema)).toHaveLength(0);
 
     // Once the transform is fixed, replaying the dead row forwards it.
-    const inbox = app.app.get(InboxService);
-    const [dead] = await inbox.listDead();
+    const deadLetters = app.app.get(DeadLetterService);
+    const [dead] = (await deadLetters.list('inbox')).items;
     expect(dead).toMatchObject({ source: 'orders', idempotencyKey: 'm-2', key: 'b', attempts: 3 });
     app.app.get(GatedTransform).behaviour = 'forward';
-    expect(await inbox.replayDead([dead.id])).toEqual([dead.id]);
+    expect(await deadLetters.replay('inbox', { ids: [dead.id] })).toMatchObject({ count: 1, ids: [dead.id] });
     await waitFor(async () => (await inboxRows(app.dataSource, schema))[0]?.state === 'processed', 10_000, 'replayed row processed');
     expect(await outboxRows(app.dataSource, schema)).toHaveLength(1);
   });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { OutboxService } from '../../../lib/index.js';
+import { DeadLetterService, OutboxService } from '../../../lib/index.js';
 import { describeWithDatabase, createTestSchema, testDatabase } from '../../fixtures/database.js';
 import { HttpReceiver, waitFor } from '../../fixtures/http-receiver.js';
 import { rowState } from '../../fixtures/outbox-rows.js';
@@ -94,21 +94,25 @@ describeWithDatabase('outbox: dead letters can be listed and replayed', () => {
 
   it('lists dead messages page by page without payloads, and replays them with the same X-Message-Id', async () => {
     const outbox = app.app.get(OutboxService);
+    const deadLetters = app.app.get(DeadLetterService);
+    const dead = async () => (await deadLetters.list('outbox')).items;
     const sent = await outbox.enqueue([0, 1, 2].map((n) => ({ destination: 'sink', key: `k${n}`, payload: { secret: n } })));
-    await waitFor(async () => (await outbox.listDead()).length === 3, 10_000, 'three dead');
-    const firstPage = await outbox.listDead({ limit: 2 });
-    const secondPage = await outbox.listDead({ after: firstPage[1].id, limit: 2 });
-    expect([...firstPage, ...secondPage].map((dead) => dead.messageId)).toEqual(sent.map((message) => message.messageId));
-    expect(firstPage[0]).toMatchObject({ destination: 'sink', key: 'k0', attempts: 1, lastError: expect.stringContaining('HTTP 422') });
+    await waitFor(async () => (await dead()).length === 3, 10_000, 'three dead');
+    const firstPage = await deadLetters.list('outbox', { limit: 2 });
+    expect(firstPage.next).toBe(firstPage.items[1].id);
+    const secondPage = await deadLetters.list('outbox', { after: firstPage.next, limit: 2 });
+    expect(secondPage.next).toBeUndefined();
+    expect([...firstPage.items, ...secondPage.items].map((row) => row.messageId)).toEqual(sent.map((message) => message.messageId));
+    expect(firstPage.items[0]).toMatchObject({ destination: 'sink', key: 'k0', attempts: 1, lastError: expect.stringContaining('HTTP 422') });
     expect(JSON.stringify(firstPage)).not.toContain('secret');
 
     failing = false;
     receiver.requests.length = 0;
-    expect(await outbox.replayDead([sent[0].id, sent[1].id, '999999'])).toEqual([sent[0].id, sent[1].id]);
+    expect(await deadLetters.replay('outbox', { ids: [sent[0].id, sent[1].id, '999999'] })).toEqual({ count: 2, chunks: 1, ids: [sent[0].id, sent[1].id] });
     await receiver.waitFor(() => receiver.requests.length === 2);
     expect(receiver.requests.map((request) => request.headers['x-message-id']).sort()).toEqual([sent[0].messageId, sent[1].messageId].sort());
-    await waitFor(async () => (await outbox.listDead()).length === 1, 10_000, 'one left dead');
-    await expect(outbox.listDead({ limit: 0 })).rejects.toMatchObject({ field: 'limit' });
-    await expect(outbox.replayDead(['1; drop table x'])).rejects.toMatchObject({ field: 'ids' });
+    await waitFor(async () => (await dead()).length === 1, 10_000, 'one left dead');
+    await expect(deadLetters.list('outbox', { limit: 0 })).rejects.toMatchObject({ field: 'limit' });
+    await expect(deadLetters.replay('outbox', { ids: ['1; drop table x'] })).rejects.toMatchObject({ field: 'ids' });
   });
 });

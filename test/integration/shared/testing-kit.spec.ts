@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { InboxService, InvalidArgumentError, OutboxService, PublishFailedError, PullWorker, PullWorkerHost, UnknownDestinationError, type InboxMessage } from '../../../lib/index.js';
+import { DeadLetterService, InboxService, InvalidArgumentError, OutboxService, PublishFailedError, PullWorker, PullWorkerHost, UnknownDestinationError, type InboxMessage } from '../../../lib/index.js';
 import { drain, DrainTimeoutError, failNextPublishes, RecordingPublisher } from '../../../lib/testing/index.js';
 import { describeWithDatabase, createTestSchema, testDatabase } from '../../fixtures/database.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
@@ -103,7 +103,7 @@ describeWithDatabase('the testing kit: drain() and failNextPublishes()', () => {
     await app.app.get(OutboxService).enqueue({ destination: 'other', key: 'x', payload: {} });
     await drain(app.app, { includeScheduled: true });
     expect(recorder().published).toEqual([]);
-    expect((await app.app.get(OutboxService).listDead()).map((dead) => dead.destination)).toEqual(['other']);
+    expect((await app.app.get(DeadLetterService).list('outbox')).items.map((dead) => dead.destination)).toEqual(['other']);
   });
 
   it('refuses an unknown destination and a count that is not a positive integer', () => {

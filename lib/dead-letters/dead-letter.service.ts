@@ -27,15 +27,19 @@ const DEFAULT_CHUNK = 500;
 const MAX_IDS = 10_000;
 
 /**
- * The dead letters of both tables: list, inspect, replay, discard, and follow replayed rows.
- * Over the statement runner and the dialect only, so that `OutboxService`, `InboxService` and
- * `QueueBoxAdmin` share it without the services depending on the loops the admin reports on.
- * Every input is checked here (typed errors that name the field); mutations are logged (what,
- * how many, who), never with payloads.
+ * The dead letters of the outbox and the inbox: list them, inspect one, replay or discard them
+ * (by ids or by filter), and follow replayed rows until they are delivered. Every method takes the
+ * table, `'outbox'` or `'inbox'`. Exported by `QueueBoxModule`: inject it anywhere; the admin API
+ * and page (`QueueBoxAdminModule`) and the `queuebox dead` command use it too.
+ *
+ * Every input is checked before any statement runs: a bad value throws `InvalidArgumentError`
+ * whose `field` names it. Replays and discards are logged (table, how the rows were chosen, how
+ * many, `actor`), never with payloads.
+ * @publicApi
  */
 @Injectable()
-export class DeadLetters {
-  private readonly logger = new Logger('QueueBoxAdmin');
+export class DeadLetterService {
+  private readonly logger = new Logger(DeadLetterService.name);
 
   constructor(
     private readonly runner: StatementRunner,
@@ -43,7 +47,12 @@ export class DeadLetters {
     private readonly wakeUps: WakeUpHub,
   ) {}
 
-  /** `QueueBoxAdmin.listDead`, `OutboxService.listDead` and `InboxService.listDead`. */
+  /**
+   * A page of the dead rows of `table` that match the query's filter, oldest first, without
+   * payloads. `next` is the `after` of the following page; it is absent when the page was not full.
+   * `destination` filters the outbox and `source` the inbox; the other one is refused.
+   * @throws InvalidArgumentError `table`, `after`, `limit` (1 to 1000, default 100), or a filter field.
+   */
   async list<T extends QueueBoxTable>(table: T, query: DeadLetterListQuery = {}): Promise<DeadLetterPage<DeadLetterOf<T>>> {
     const checked = checkTable(table);
     const page = {
@@ -56,7 +65,12 @@ export class DeadLetters {
     return items.length === page.limit ? { items, next: items[items.length - 1].id } : { items };
   }
 
-  /** `QueueBoxAdmin.inspectDead`: `DeadLetterNotFoundError` when the row is not dead. */
+  /**
+   * One dead row in full: message id or idempotency key, key, attempts, last error, headers, when
+   * it was written and when it died; its payload only with `payload: true`.
+   * @throws DeadLetterNotFoundError when the row is not dead (replayed, discarded, purged, never dead).
+   * @throws InvalidArgumentError `table` or `id`.
+   */
   async inspect(table: QueueBoxTable, id: string, { payload = false }: { payload?: boolean } = {}): Promise<DeadLetterDetail> {
     const checked = checkTable(table);
     const detail = await this.runner.run(this.dialect.inspectDead(checked, checkRowId(id, 'id'), payload === true));
@@ -64,22 +78,37 @@ export class DeadLetters {
     return detail;
   }
 
-  /** `QueueBoxAdmin.rowStates`: at most `MAX_PAGE` ids. */
+  /**
+   * Sends dead rows again: listed ids (up to 10,000) or every dead row of a filter. They become
+   * pending now with their attempt count back to 0 and the last error kept; an outbox message
+   * keeps its `X-Message-Id`. Rows that are not dead are left alone. Runs in chunks of
+   * `chunkSize` rows (1 to 1000, default 500), each its own short transaction, in id order, so
+   * per-key order holds; replayed rows wake the loops at once.
+   * @throws InvalidArgumentError `table`, `selection`, `ids`, `chunkSize`, or a filter field.
+   */
+  replay(table: QueueBoxTable, selection: DeadLetterSelection, options: DeadLetterBatchOptions = {}): Promise<DeadLetterBatchResult> {
+    return this.batch('replay', table, selection, options);
+  }
+
+  /**
+   * Deletes dead rows, by ids or by filter, in chunks, as `replay` does. Rows that are not dead are
+   * left alone.
+   * @throws InvalidArgumentError `table`, `selection`, `ids`, `chunkSize`, or a filter field.
+   */
+  discard(table: QueueBoxTable, selection: DeadLetterSelection, options: DeadLetterBatchOptions = {}): Promise<DeadLetterBatchResult> {
+    return this.batch('discard', table, selection, options);
+  }
+
+  /**
+   * Where rows of `table` are now, by id (up to 1000), in id order: to follow replayed rows until
+   * they are `sent` or `processed` (or `dead` again). Rows that no longer exist are not listed.
+   * @throws InvalidArgumentError `table` or `ids`.
+   */
   async rowStates(table: QueueBoxTable, ids: readonly string[]): Promise<RowStateRow[]> {
     const checked = checkTable(table);
     const listed = checkRowIds(ids);
     if (listed.length > MAX_PAGE) throw new InvalidArgumentError('ids', tooManyIds(MAX_PAGE));
     return listed.length === 0 ? [] : this.runner.run(this.dialect.rowStates(checked, listed));
-  }
-
-  /** `QueueBoxAdmin.replayDead` and the services' `replayDead`: in chunks, in id order. */
-  replay(table: QueueBoxTable, selection: DeadLetterSelection, options: DeadLetterBatchOptions = {}): Promise<DeadLetterBatchResult> {
-    return this.batch('replay', table, selection, options);
-  }
-
-  /** `QueueBoxAdmin.discardDead`. */
-  discard(table: QueueBoxTable, selection: DeadLetterSelection, options: DeadLetterBatchOptions = {}): Promise<DeadLetterBatchResult> {
-    return this.batch('discard', table, selection, options);
   }
 
   private async batch(action: DeadLetterAction, table: QueueBoxTable, selection: DeadLetterSelection, options: DeadLetterBatchOptions): Promise<DeadLetterBatchResult> {
