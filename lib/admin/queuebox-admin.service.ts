@@ -26,6 +26,7 @@ import { DEFAULT_PAGE, MAX_PAGE, checkInteger } from '../dead-letters/operator-i
 import { DeadLetters } from '../dead-letters/dead-letters.service.js';
 import { loopSnapshot } from './loop-snapshot.js';
 import { settleAll } from '../engine/settle-all.js';
+import { CLAIMERS, loopName } from '../queuebox.claimers.js';
 
 /** The window of "about to expire" when none is asked for. */
 const DEFAULT_AT_RISK_MS = 30_000;
@@ -63,9 +64,10 @@ export class QueueBoxAdmin {
    * worker, and the retention sweeper (when a retention age is set).
    */
   loops(): LoopSnapshot[] {
-    const loops = [loopSnapshot('outbox', 'outbox', this.options.outbox.pollIntervalMs, this.poller.status)];
-    if (this.options.inbox.relay.routes.size > 0) loops.push(loopSnapshot('relay', 'relay', this.options.inbox.relay.pollIntervalMs, this.relay.status));
-    for (const worker of this.pullWorkers.workers) loops.push(loopSnapshot(`pull:${worker.source}`, 'pull', worker.pollIntervalMs, worker.status, worker.source));
+    const { outbox, relay, pull } = CLAIMERS;
+    const loops = [loopSnapshot(loopName(outbox), outbox.component, this.options.outbox.pollIntervalMs, this.poller.status)];
+    if (this.options.inbox.relay.routes.size > 0) loops.push(loopSnapshot(loopName(relay), relay.component, this.options.inbox.relay.pollIntervalMs, this.relay.status));
+    for (const worker of this.pullWorkers.workers) loops.push(loopSnapshot(loopName(pull, worker.source), pull.component, worker.pollIntervalMs, worker.status, worker.source));
     const retention = this.sweeper.loopStatus;
     if (retention.enabled) loops.push(loopSnapshot('retention', 'retention', retention.intervalMs, retention));
     return loops;
