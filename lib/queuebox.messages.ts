@@ -6,6 +6,8 @@ import type { LeaseAdvice } from './interfaces/lease-advice.interface.js';
 import type { ResolvedTableNames } from './interfaces/table-names.interface.js';
 import { DEFAULT_INBOX_TABLE, DEFAULT_OUTBOX_TABLE } from './queuebox.constants.js';
 import { nearestName } from './nearest-name.js';
+import type { QueueBoxTable } from './interfaces/claim.interface.js';
+import { QUEUEBOX_TABLES } from './queuebox.claimers.js';
 
 /** Short, log-safe description of an option value. */
 export function describeValue(value: unknown): string {
@@ -183,13 +185,23 @@ export const shutdownReason = (): string => 'QueueBox shutdown';
 export const destinationNotHere = (destination: string): string =>
   `destination "${destination}" is not configured on this instance; the message goes back to pending for an instance that has it`;
 
-export const unknownStreamRows = (table: 'outbox' | 'inbox', stream: string, pending: number): string =>
-  table === 'outbox'
-    ? `${pending} pending outbox message(s) of destination "${stream}", which this instance does not have configured: its claims leave them to the instances that have it (a rolling deploy that adds the destination), and they wait if none has it (a destination removed: configure it again, or discard its rows). Counted by queuebox_outbox_unknown_destination_messages.`
-    : `${pending} pending inbox message(s) of source "${stream}", which this instance neither declares, routes nor pulls: its claims leave them to the instances that take them, and they wait if none does (declare the source in inbox.sources where PullService takes it). Counted by queuebox_inbox_unknown_source_messages.`;
+/** Why a table's rows of a stream this instance does not know wait, and the gauge that counts them. */
+const UNKNOWN_STREAM: Record<QueueBoxTable, { why: string; gauge: string }> = {
+  outbox: {
+    why: 'which this instance does not have configured: its claims leave them to the instances that have it (a rolling deploy that adds the destination), and they wait if none has it (a destination removed: configure it again, or discard its rows)',
+    gauge: 'queuebox_outbox_unknown_destination_messages',
+  },
+  inbox: {
+    why: 'which this instance neither declares, routes nor pulls: its claims leave them to the instances that take them, and they wait if none does (declare the source in inbox.sources where PullService takes it)',
+    gauge: 'queuebox_inbox_unknown_source_messages',
+  },
+};
 
-export const unknownStreamsUnnamed = (table: 'outbox' | 'inbox', named: number): string =>
-  `More ${table === 'outbox' ? 'destinations' : 'sources'} than the ${named} named above have pending ${table} messages that this instance does not take; they are counted by ${table === 'outbox' ? 'queuebox_outbox_unknown_destination_messages' : 'queuebox_inbox_unknown_source_messages'} and not named one by one.`;
+export const unknownStreamRows = (table: QueueBoxTable, stream: string, pending: number): string =>
+  `${pending} pending ${table} message(s) of ${QUEUEBOX_TABLES[table].stream} "${stream}", ${UNKNOWN_STREAM[table].why}. Counted by ${UNKNOWN_STREAM[table].gauge}.`;
+
+export const unknownStreamsUnnamed = (table: QueueBoxTable, named: number): string =>
+  `More ${QUEUEBOX_TABLES[table].streams} than the ${named} named above have pending ${table} messages that this instance does not take; they are counted by ${UNKNOWN_STREAM[table].gauge} and not named one by one.`;
 
 export const transformNotRegistered = (path: string): string =>
   `QueueBox option "${path}" names a provider that is not registered; add it to the providers of a module.`;

@@ -27,6 +27,7 @@ import { DeadLetterService } from '../dead-letters/dead-letter.service.js';
 import { warnDeprecatedOnce } from '../dead-letters/warn-deprecated-once.js';
 import { loopSnapshot } from './loop-snapshot.js';
 import { settleAll } from '../engine/settle-all.js';
+import { CLAIMERS, loopName } from '../queuebox.claimers.js';
 
 /** The window of "about to expire" when none is asked for. */
 const DEFAULT_AT_RISK_MS = 30_000;
@@ -62,9 +63,10 @@ export class QueueBoxAdmin {
    * worker, and the retention sweeper (when a retention age is set).
    */
   loops(): LoopSnapshot[] {
-    const loops = [loopSnapshot('outbox', 'outbox', this.options.outbox.pollIntervalMs, this.poller.status)];
-    if (this.options.inbox.relay.routes.size > 0) loops.push(loopSnapshot('relay', 'relay', this.options.inbox.relay.pollIntervalMs, this.relay.status));
-    for (const worker of this.pullWorkers.workers) loops.push(loopSnapshot(`pull:${worker.source}`, 'pull', worker.pollIntervalMs, worker.status, worker.source));
+    const { outbox, relay, pull } = CLAIMERS;
+    const loops = [loopSnapshot(loopName(outbox), outbox.component, this.options.outbox.pollIntervalMs, this.poller.status)];
+    if (this.options.inbox.relay.routes.size > 0) loops.push(loopSnapshot(loopName(relay), relay.component, this.options.inbox.relay.pollIntervalMs, this.relay.status));
+    for (const worker of this.pullWorkers.workers) loops.push(loopSnapshot(loopName(pull, worker.source), pull.component, worker.pollIntervalMs, worker.status, worker.source));
     const retention = this.sweeper.loopStatus;
     if (retention.enabled) loops.push(loopSnapshot('retention', 'retention', retention.intervalMs, retention));
     return loops;

@@ -1,5 +1,5 @@
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { QueueBoxTable } from '../interfaces/claim.interface.js';
+import type { ClaimComponent, QueueBoxTable } from '../interfaces/claim.interface.js';
 import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
@@ -200,7 +200,8 @@ export interface SqlDialect {
    */
   /** `asyncCommit`: the autocommit marks commit without waiting for their WAL flush (PostgreSQL; ignored by SQL Server). */
   completeMany(kind: 'outbox', rows: readonly FencedRow[], handOffLeaseMs?: number, asyncCommit?: boolean): SqlStatement<CompletionRow<ClaimedOutboxRow>[]>;
-  completeMany(kind: 'inbox' | 'pull', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedInboxRow>[]>;
+  completeMany(kind: 'relay' | 'pull', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedInboxRow>[]>;
+  completeMany(kind: ClaimComponent, rows: readonly FencedRow[], handOffLeaseMs?: number, asyncCommit?: boolean): SqlStatement<CompletionRow<ClaimedOutboxRow | ClaimedInboxRow>[]>;
   retry(table: QueueBoxTable, row: FencedRow, delayMs: number, error: string): SqlStatement<string[]>;
   deadLetter(table: QueueBoxTable, row: FencedRow, error: string): SqlStatement<string[]>;
   /** Expired claims back to pending; for the inbox, only those of `sources` (the relay's). */

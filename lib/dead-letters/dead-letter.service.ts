@@ -14,6 +14,7 @@ import type {
   QueueBoxTable,
   RowStateRow,
 } from '../interfaces/admin.interface.js';
+import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import { QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { deadLetterNotFound, invalidSelection, tooManyIds } from '../queuebox.messages.js';
 import { WakeUpHub } from '../wakeup/wake-up.hub.js';
@@ -60,8 +61,12 @@ export class DeadLetterService {
       afterId: query.after === undefined ? '0' : checkRowId(query.after, 'after'),
       limit: checkInteger(query.limit, 'limit', 1, MAX_PAGE, DEFAULT_PAGE),
     };
-    const rows = checked === 'outbox' ? await this.runner.run(this.dialect.listDeadOutbox(page)) : await this.runner.run(this.dialect.listDeadInbox(page));
-    const items = rows as DeadLetterOf<T>[];
+    // Each table lists its dead rows in its own shape (the outbox's message ids, the inbox's idempotency keys).
+    const listings: Record<QueueBoxTable, () => Promise<(DeadOutboxMessage | DeadInboxMessage)[]>> = {
+      outbox: () => this.runner.run(this.dialect.listDeadOutbox(page)),
+      inbox: () => this.runner.run(this.dialect.listDeadInbox(page)),
+    };
+    const items = (await listings[checked]()) as DeadLetterOf<T>[];
     return items.length === page.limit ? { items, next: items[items.length - 1].id } : { items };
   }
 

@@ -12,6 +12,7 @@ import {
   invalidTable,
 } from '../queuebox.messages.js';
 import { parseIsoInstant } from '../validation/iso-instant.js';
+import { isQueueBoxTable, QUEUEBOX_TABLES, STREAM_FIELDS } from '../queuebox.claimers.js';
 
 /*
  * Validation of what an operator passes to DeadLetterService or QueueBoxAdmin (or to the HTTP API
@@ -29,7 +30,7 @@ export const DEFAULT_PAGE = 100;
 export const MAX_PAGE = 1_000;
 
 export function checkTable(value: unknown, field = 'table'): QueueBoxTable {
-  if (value !== 'outbox' && value !== 'inbox') throw new InvalidArgumentError(field, invalidTable(field));
+  if (!isQueueBoxTable(value)) throw new InvalidArgumentError(field, invalidTable(field));
   return value;
 }
 
@@ -71,8 +72,10 @@ function checkInstant(value: unknown, field: string): Date | null {
 export function checkFilter(table: QueueBoxTable, filter: DeadLetterFilter | undefined): DeadRowFilter {
   const given = filter ?? {};
   if (typeof given !== 'object') throw new InvalidArgumentError('filter', invalidFilterText('filter', MAX_TEXT));
-  const [own, other] = table === 'outbox' ? (['destination', 'source'] as const) : (['source', 'destination'] as const);
-  if (given[other] !== undefined) throw new InvalidArgumentError(other, filterNotForTable(other, table, own));
+  const own = QUEUEBOX_TABLES[table].stream;
+  for (const other of STREAM_FIELDS) {
+    if (other !== own && given[other] !== undefined) throw new InvalidArgumentError(other, filterNotForTable(other, table, own));
+  }
   const deadSince = checkInstant(given.deadSince, 'deadSince');
   const deadBefore = checkInstant(given.deadBefore, 'deadBefore');
   if (deadSince && deadBefore && deadBefore.getTime() <= deadSince.getTime()) throw new InvalidArgumentError('deadBefore', emptyTimeRange());

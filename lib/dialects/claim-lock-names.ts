@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import type { QueueBoxTable } from '../database/sql-dialect.interface.js';
+import { CLAIMERS } from '../queuebox.claimers.js';
 
 /** The table part of a lock name: schema-qualified, so that instances on other schemas never wait for each other. */
 function lockTableName(tables: ResolvedTableNames, table: QueueBoxTable): string {
@@ -8,7 +9,7 @@ function lockTableName(tables: ResolvedTableNames, table: QueueBoxTable): string
 }
 
 /** Whose claims a lock serializes: the outbox poller's, the relay's, or the pull workers' of one source. */
-export type ClaimLockTarget = { kind: 'outbox' | 'inbox' } | { kind: 'pull'; source: string };
+export type ClaimLockTarget = { kind: 'outbox' | 'relay' } | { kind: 'pull'; source: string };
 
 /**
  * The documented claim lock names (docs/concepts/claims-and-leases.md, "Locks"):
@@ -18,9 +19,7 @@ export type ClaimLockTarget = { kind: 'outbox' | 'inbox' } | { kind: 'pull'; sou
  * it: a database that would truncate it could make two names one.
  */
 export function claimLockName(tables: ResolvedTableNames, target: ClaimLockTarget, maxLength = Infinity): string {
-  const name =
-    target.kind === 'pull'
-      ? `queuebox_pull_${lockTableName(tables, 'inbox')}:${target.source}`
-      : `queuebox_${target.kind}_claim_${lockTableName(tables, target.kind)}`;
+  const table = CLAIMERS[target.kind].table.name;
+  const name = 'source' in target ? `queuebox_pull_${lockTableName(tables, table)}:${target.source}` : `queuebox_${table}_claim_${lockTableName(tables, table)}`;
   return name.length <= maxLength ? name : `queuebox_${createHash('sha256').update(name, 'utf8').digest('hex')}`;
 }

@@ -10,6 +10,7 @@ import type { ResolvedTableNames } from '../interfaces/table-names.interface.js'
 import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
 import { noOwnSchema, preparedStatementLost } from '../queuebox.messages.js';
 import { claimLockName, type ClaimLockTarget } from './claim-lock-names.js';
+import { CLAIMERS, QUEUEBOX_TABLES } from '../queuebox.claimers.js';
 import {
   blockedKeysDecoder,
   claimDecoder,
@@ -60,7 +61,7 @@ const decodeClaimedInbox = claimDecoder(decodeInboxRow);
 const decodeOutboxCompletion = completionDecoder(decodeOutboxRow);
 const decodeInboxCompletion = completionDecoder(decodeInboxRow);
 
-const CLAIM_KEY = { outbox: 'claimOutbox', inbox: 'claimInbox', pull: 'claimPull' } as const satisfies Record<ClaimComponent, StatementKey>;
+const CLAIM_KEY = { outbox: 'claimOutbox', relay: 'claimInbox', pull: 'claimPull' } as const satisfies Record<ClaimComponent, StatementKey>;
 
 /** What the catalog is built with besides the profile and the tables. */
 export interface CatalogOptions {
@@ -221,7 +222,7 @@ export class StatementCatalog implements SqlDialect {
   /** The relay's claim: always after its claim lock, on every database. */
   claimInbox(sources: readonly string[], request: ClaimRequest): ClaimPlan<ClaimedInboxRow> {
     const params = [...this.claimParams(request), this.encode.keys(sources)];
-    return this.plan({ kind: 'inbox' }, request, true, params, [this.encode.keys(sources)], decodeClaimedInbox);
+    return this.plan({ kind: 'relay' }, request, true, params, [this.encode.keys(sources)], decodeClaimedInbox);
   }
 
   claimPull(source: string, request: ClaimRequest, options: ClaimOptions): ClaimPlan<ClaimedInboxRow> {
@@ -256,12 +257,13 @@ export class StatementCatalog implements SqlDialect {
   }
 
   completeMany(kind: 'outbox', rows: readonly FencedRow[], handOffLeaseMs?: number, asyncCommit?: boolean): SqlStatement<CompletionRow<ClaimedOutboxRow>[]>;
-  completeMany(kind: 'inbox' | 'pull', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedInboxRow>[]>;
+  completeMany(kind: 'relay' | 'pull', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedInboxRow>[]>;
+  completeMany(kind: ClaimComponent, rows: readonly FencedRow[], handOffLeaseMs?: number, asyncCommit?: boolean): SqlStatement<CompletionRow<ClaimedOutboxRow | ClaimedInboxRow>[]>;
   completeMany(kind: ClaimComponent, rows: readonly FencedRow[], handOffLeaseMs?: number, asyncCommit = false): SqlStatement<CompletionRow<ClaimedOutboxRow | ClaimedInboxRow>[]> {
     const e = this.encode;
     const params = [e.ids(rows.map((r) => r.id)), e.uuids(rows.map((r) => r.token)), e.int(handOffLeaseMs ?? 0), e.flag(handOffLeaseMs !== undefined)];
     // The outbox's marks may commit asynchronously, where the database can.
-    if (kind === 'outbox' && this.profile.asyncCommit) params.push(e.flag(asyncCommit));
+    if (CLAIMERS[kind].asyncMarks && this.profile.asyncCommit) params.push(e.flag(asyncCommit));
     const decode: (rows: readonly DriverRow[]) => CompletionRow<ClaimedOutboxRow | ClaimedInboxRow>[] = kind === 'outbox' ? decodeOutboxCompletion : decodeInboxCompletion;
     // One row: the dialect's one-row form, where it has one (same parameters, same rows back).
     if (rows.length === 1 && this.oneRow) return this.named(`completeOne:${kind}`, this.oneRow[`completeOne:${kind}`], params, decode);
@@ -278,7 +280,7 @@ export class StatementCatalog implements SqlDialect {
   }
 
   reclaimExpired(table: QueueBoxTable, limit: number, sources: readonly string[] = []): SqlStatement<string[]> {
-    const params = table === 'inbox' ? [this.encode.int(limit), this.encode.keys(sources)] : [this.encode.int(limit)];
+    const params = QUEUEBOX_TABLES[table].reclaimByStream ? [this.encode.int(limit), this.encode.keys(sources)] : [this.encode.int(limit)];
     return this.statement(`reclaimExpired:${table}`, params, decodeIds);
   }
 

@@ -49,7 +49,7 @@ export type StatementKey =
 export type StatementTexts = Readonly<Record<StatementKey, string>>;
 
 const CLAIM_TABLES: readonly QueueBoxTable[] = ['outbox', 'inbox'];
-const CLAIM_COMPONENTS: readonly ClaimComponent[] = ['outbox', 'inbox', 'pull'];
+const CLAIM_COMPONENTS: readonly ClaimComponent[] = ['outbox', 'relay', 'pull'];
 
 /** The texts of `build(kind)` for the three claimers, keyed `<name>:<kind>`. */
 export function perClaimComponent<Name extends string>(name: Name, build: (kind: ClaimComponent) => string): Record<`${Name}:${ClaimComponent}`, string> {

@@ -7,7 +7,5 @@ export function qualifiedTable(tables: ResolvedTableNames, table: QueueBoxTable,
   return tables.schema ? `${quote(tables.schema)}.${name}` : name;
 }
 
-/** The state that finishes a row of a table. */
-export function doneState(table: QueueBoxTable): 'sent' | 'processed' {
-  return table === 'outbox' ? 'sent' : 'processed';
-}
+/** The column of a row's arrival: when an outbox row was created, when an inbox row was received. */
+export const ARRIVAL_COLUMN: Readonly<Record<QueueBoxTable, 'created_at' | 'received_at'>> = { outbox: 'created_at', inbox: 'received_at' };

@@ -2,11 +2,10 @@ import type { OutcomeMetrics, RowOutcome } from '../metrics/outcome-metrics.inte
 import type { Logger } from '@nestjs/common';
 import type { QueueBoxEvents } from '../events/queuebox-events.service.js';
 import type { LostClaim } from '../interfaces/admin.interface.js';
-import type { ClaimComponent } from '../interfaces/claim.interface.js';
 import type { LeaseAdvisor } from '../leases/lease-advisor.js';
+import type { ClaimerDescriptor } from '../queuebox.claimers.js';
 import { outboxMarkLost, rowClaimLost, rowWriteLost } from '../queuebox.messages.js';
 import { errorText } from '../errors/error-text.js';
-
 
 /** What found a claim lost: a renewal while the work ran, or one of the fenced writes. */
 export type LossFinder = LostClaim['during'];
@@ -34,9 +33,7 @@ export class ClaimOutcomes {
   private readonly lostClaims: LostClaim[] = [];
 
   constructor(
-    private readonly component: ClaimComponent,
-    /** What a row is, in log lines: "outbox message", "pulled message", … */
-    private readonly noun: string,
+    private readonly claimer: ClaimerDescriptor,
     private readonly logger: Logger,
     private readonly metrics?: OutcomeMetrics,
     private readonly events?: QueueBoxEvents,
@@ -50,30 +47,31 @@ export class ClaimOutcomes {
 
   /** A row ended with `outcome`; `seconds`: how long its work ran, when it ran. */
   ended(row: ReportedRow, outcome: Exclude<RowOutcome, 'lost'>, seconds?: number): void {
-    this.metrics?.rowEnded(this.component, row.stream, outcome, seconds);
+    this.metrics?.rowEnded(this.claimer.component, row.stream, outcome, seconds);
   }
 
   /**
    * A claim was lost: found by a renewal while the work ran (`work`: the work was told to stop),
-   * or by a fenced write (which changed nothing). An outbox message whose `sent` mark lost its
-   * claim was published already: an error, since the new owner publishes it again.
+   * or by a fenced write (which changed nothing). A finishing write that lost its claim after the
+   * message was sent (an outbox message, published already) is an error: the new owner sends it again.
    */
   lost(row: ReportedRow, during: LossFinder, cause?: unknown, seconds?: number): void {
+    const { component, noun } = this.claimer;
     const fields = { ...row.fields, ...(cause === undefined ? {} : { error: errorText(cause) }) };
-    if (this.component === 'outbox' && during === 'finish') {
+    if (during === 'finish' && this.claimer.sendsBeforeFinish) {
       this.logger.error(outboxMarkLost(row.id, String(row.fields.messageId)), fields);
     } else {
-      this.logger.warn(during === 'work' ? rowClaimLost(this.noun, row.id) : rowWriteLost(this.noun, during, row.id), fields);
+      this.logger.warn(during === 'work' ? rowClaimLost(noun, row.id) : rowWriteLost(noun, during, row.id), fields);
     }
-    this.metrics?.rowEnded(this.component, row.stream, 'lost', seconds);
+    this.metrics?.rowEnded(component, row.stream, 'lost', seconds);
     this.lostClaims.push({ id: row.id, during, at: new Date() });
     if (this.lostClaims.length > MAX_LOST_CLAIMS) this.lostClaims.shift();
-    this.events?.emit('claim.lost', { component: this.component, id: row.id, stream: row.stream, during });
+    this.events?.emit('claim.lost', { component, id: row.id, stream: row.stream, during });
   }
 
   /** A row was dead-lettered with `error` at its `attempt`th claim. */
   deadLettered(row: ReportedRow, attempt: number, error: string): void {
-    this.events?.emit('message.dead-lettered', { component: this.component, id: row.id, stream: row.stream, attempt, error });
+    this.events?.emit('message.dead-lettered', { component: this.claimer.component, id: row.id, stream: row.stream, attempt, error });
   }
 
   /**
@@ -81,9 +79,7 @@ export class ClaimOutcomes {
    * with its key: an `order.inversion` event each, counted per stream.
    */
   inverted(rows: readonly (ReportedRow & { key: string | null })[]): void {
-    const component = this.component;
-    // Counted for the outbox and pull workers (docs/concepts/ordering.md); the relay has no inversion metric.
-    if (component === 'inbox' || rows.length === 0) return;
+    const { component } = this.claimer;
     const counts = new Map<string, number>();
     for (const row of rows) {
       counts.set(row.stream, (counts.get(row.stream) ?? 0) + 1);
@@ -94,11 +90,11 @@ export class ClaimOutcomes {
 
   /** A row's work used `durationMs` of its `leaseMs` lease (the lease advisor's reading). */
   leaseUsed(stream: string, leaseMs: number, durationMs: number, lost: boolean): void {
-    this.advisor?.finished(this.component, stream, leaseMs, durationMs, lost);
+    this.advisor?.finished(this.claimer.component, stream, leaseMs, durationMs, lost);
   }
 
   /** A renewal kept a row's lease. */
   renewed(stream: string): void {
-    this.advisor?.renewed(this.component, stream);
+    this.advisor?.renewed(this.claimer.component, stream);
   }
 }

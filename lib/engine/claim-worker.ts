@@ -8,9 +8,10 @@ import type { ClaimResult } from '../database/statement-results.js';
 import { ClaimLostError } from '../errors/claim-lost.error.js';
 import type { QueueBoxEvents } from '../events/queuebox-events.service.js';
 import type { LostClaim } from '../interfaces/admin.interface.js';
-import type { Claim, ClaimComponent } from '../interfaces/claim.interface.js';
+import type { Claim } from '../interfaces/claim.interface.js';
 import type { LeaseAdvisor } from '../leases/lease-advisor.js';
-import type { ResolvedBackoff } from '../options/resolved-options.interface.js';
+import type { ResolvedLoopOptions } from '../options/resolved-options.interface.js';
+import type { ClaimerDescriptor } from '../queuebox.claimers.js';
 import { claimContended, claimLost, maxAttemptsWithoutOutcome, rowFinishedTwice, rowFinishingWriteFailed, rowNotFinished, shutdownLeftRows, shutdownReason } from '../queuebox.messages.js';
 import type { SpanOutcome } from '../tracing/messaging-attributes.js';
 import type { MessageSpan } from '../tracing/message-span.interface.js';
@@ -25,27 +26,18 @@ import { CompletionBatcher } from './completion-batcher.js';
 import { errorText } from '../errors/error-text.js';
 import { PollLoop, type PollLoopState, type TickResult } from './poll-loop.js';
 
-/** How a claim worker paces itself. */
-export interface ClaimWorkerSettings {
-  /** Loop name in logs, metrics and health. */
+/**
+ * How a claim worker runs: its claimer, its loop's options as resolved (the same shape for every
+ * claimer), and what its loop reports to. `claimWorkerSettings` (loop-settings.ts) builds them.
+ */
+export interface ClaimWorkerSettings extends ResolvedLoopOptions {
+  /** Its logger's name. */
   name: string;
-  component: ClaimComponent;
-  /** What a row is, in log lines: "outbox message", "pulled message", … */
-  noun: string;
-  /** Claims of a row after which it is dead-lettered; a claim beyond it dead-letters without work. */
-  maxAttempts: number;
-  backoff: ResolvedBackoff;
   /**
-   * What shutdown does with work in flight. `finish` (default): lets it run, up to
-   * `shutdownTimeoutMs`. `release`: tells it to stop (its signal aborts), and gives back at once,
-   * uncounted, each row whose work then fails and each row still waiting for a slot.
+   * Who claims: the component of its claims and metrics, its table, what its rows are called in
+   * log lines, and what its shutdown does with work in flight.
    */
-  shutdown?: 'finish' | 'release';
-  pollIntervalMs: number;
-  /** Most rows one claim asks for, unless `pace` moves it. */
-  batchSize: number;
-  /** Rows whose work may run at once, unless `pace` moves it. */
-  concurrency: number;
+  claimer: ClaimerDescriptor;
   /**
    * What sets `batchSize` and `concurrency` as the worker runs (an adaptive pace, fed by the
    * worker's claims and outcomes and consulted on its ticks). Default: the two values, fixed.
@@ -54,25 +46,16 @@ export interface ClaimWorkerSettings {
   /** Called at start and whenever the pace changes its values (the gauges). */
   onPace?(concurrency: number, batchSize: number): void;
   /**
-   * Rows a worker may hold claimed beyond `concurrency`, waiting for a slot: the next batch is
-   * claimed while the current one runs, so a claim's own duration never leaves slots empty.
-   * 0 (the default): a worker claims only into free slots.
-   */
-  claimAhead?: number;
-  /**
    * The autocommit finishing writes commit without waiting for their WAL flush (the outbox's
    * `asyncMarks`; PostgreSQL). Never those in a caller's transaction.
    */
   asyncMarks?: boolean;
-  /** The lease of every claim; renewed every third of it while the row's work runs. */
-  leaseMs: number;
-  shutdownTimeoutMs: number;
   /**
    * The streams whose keys the claims walk in turn (the relay's sources, a pull worker's source);
    * undefined for the outbox, whose walk covers every (destination, key).
    */
   streams?: readonly string[];
-  /** Run the role's `reclaim()` at most this often (claimTimeoutMs / 5); never when undefined. */
+  /** Run the role's `reclaim()` at most this often (a fifth of the lease); never when undefined. */
   reclaimEveryMs?: number;
   /** Run the role's `sample()` (backlog gauges) at most this often. */
   sampleEveryMs?: number;
@@ -158,7 +141,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
     reporting: ClaimWorkerReporting = {},
   ) {
     this.logger = new Logger(settings.name);
-    this.outcomes = new ClaimOutcomes(settings.component, settings.noun, this.logger, reporting.metrics, reporting.events, reporting.leaseAdvisor);
+    this.outcomes = new ClaimOutcomes(settings.claimer, this.logger, reporting.metrics, reporting.events, reporting.leaseAdvisor);
     this.cursor = new WalkCursor(settings.streams);
     this.pace = settings.pace ?? new FixedPace(settings.concurrency, settings.batchSize);
     // An adaptive pace keeps its batch at half its concurrency: always two lanes.
@@ -234,7 +217,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
   async stop(): Promise<void> {
     if (!this.claiming) return;
     this.stopping = true;
-    const releasing = this.settings.shutdown === 'release';
+    const releasing = this.settings.claimer.shutdown === 'release';
     // The work sees shutdown on its signal; its lease is renewed until it ends.
     if (releasing) this.leases.cancelAll(new Error(shutdownReason()));
     await Promise.all(this.lanes.map((lane) => lane.stop()));
@@ -289,7 +272,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
     if (this.pace.observe(now)) this.paceChanged();
     const { batchSize, concurrency } = this.pace;
     const { leaseMs } = this.settings;
-    const ahead = this.settings.claimAhead ?? 0;
+    const ahead = this.settings.claimAhead;
     const taken = this.inFlight.size + this.reserved;
     const free = concurrency + ahead - taken;
     // While busy, claim in worthwhile batches: a claim per freed slot would cost a statement per
@@ -388,7 +371,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
   }
 
   private claimOf(row: Row): Claim {
-    return { component: this.settings.component, id: row.id, token: row.token, leaseMs: this.settings.leaseMs };
+    return { component: this.settings.claimer.component, id: row.id, token: row.token, leaseMs: this.settings.leaseMs };
   }
 
   /**
@@ -400,7 +383,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
     try {
       // Lost while it waited: the renewal reported it; nothing may be written.
       if (waited && lease.lost) return;
-      if (waited && this.stopping && this.settings.shutdown === 'release') {
+      if (waited && this.stopping && this.settings.claimer.shutdown === 'release') {
         lease.release();
         await this.fail(row, lease, { error: new Error(shutdownReason()), retryable: true });
         return;
@@ -416,7 +399,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
       else await endSpanWith(span, () => this.settle(row, lease, span));
     } catch (error) {
       // A database failure of an autocommit finishing write: the row stays processing and is reclaimed.
-      this.logger.error(rowFinishingWriteFailed(this.settings.noun), { ...this.role.identify(row).fields, error: errorText(error) });
+      this.logger.error(rowFinishingWriteFailed(this.settings.claimer.noun), { ...this.role.identify(row).fields, error: errorText(error) });
     }
   }
 
@@ -439,7 +422,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
       },
       span,
       finish: async (manager?: EntityManager) => {
-        if (finished) throw new Error(rowFinishedTwice(this.settings.noun));
+        if (finished) throw new Error(rowFinishedTwice(this.settings.claimer.noun));
         finished = true;
         seconds = (performance.now() - started) / 1000;
         lease.release();
@@ -469,7 +452,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
     try {
       await (span ? span.run(() => this.role.work(row, job)) : this.role.work(row, job));
       // Success is the finishing write: work that skipped it would leave its row to the reclaim.
-      if (!finished) throw new Error(rowNotFinished(this.settings.noun));
+      if (!finished) throw new Error(rowNotFinished(this.settings.claimer.noun));
     } catch (error) {
       seconds ??= (performance.now() - started) / 1000;
       // A lost claim or a failed finishing write counts against the pace like a failed work (not shutdown's give-up).
@@ -490,7 +473,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
     this.role.succeeded?.(row);
     // Claimed by the finishing write's hand-off, in the transaction that committed just now.
     this.takeOver(handedOn);
-    return this.settings.component === 'outbox' ? 'sent' : 'processed';
+    return this.settings.claimer.table.done;
   }
 
   /**
@@ -502,7 +485,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
    */
   private async fail(row: Row, lease: Lease, failure: RowFailure, seconds?: number): Promise<SpanOutcome> {
     const { maxAttempts, backoff } = this.settings;
-    const releasing = this.settings.shutdown === 'release' && this.stopping && failure.retryable;
+    const releasing = this.settings.claimer.shutdown === 'release' && this.stopping && failure.retryable;
     const dead = !releasing && !failure.giveBack && (!failure.retryable || row.attempts >= maxAttempts);
     const error = errorText(failure.error);
     const delay = releasing ? 0 : Math.min(backoff.maxDelayMs, Math.max(backoffDelay(row.attempts, backoff), failure.retryAfterMs ?? 0));
@@ -520,10 +503,10 @@ export class ClaimWorker<Row extends ClaimedRow> {
     this.outcomes.ended(identity, dead ? 'dead' : 'retried', seconds);
     const fields = { ...identity.fields, attempt: row.attempts, error };
     if (!dead) {
-      this.logger.warn(`${this.settings.noun} failed; retrying`, fields);
+      this.logger.warn(`${this.settings.claimer.noun} failed; retrying`, fields);
       return 'retried';
     }
-    this.logger.error(`${this.settings.noun} dead-lettered`, fields);
+    this.logger.error(`${this.settings.claimer.noun} dead-lettered`, fields);
     this.outcomes.deadLettered(identity, row.attempts, error);
     // A dead row is finished: the next row of its key may be claimable now.
     if (row.key !== null) this.wake();

@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { ClaimOptions, ClaimPlan, ClaimRequest, QueueBoxTable, SqlDialect, SqlStatement } from '../database/sql-dialect.interface.js';
 import type { ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, CompletionRow } from '../database/statement-results.js';
-import type { Claim, ClaimComponent, FenceResult } from '../interfaces/claim.interface.js';
+import type { Claim, FenceResult } from '../interfaces/claim.interface.js';
+import { CLAIMERS } from '../queuebox.claimers.js';
 import { QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { StatementRunner } from '../database/statement-runner.js';
 import { OutageWatch } from './outage-watch.js';
@@ -79,7 +80,7 @@ export class ClaimRepository {
 
   /** Extends the lease from the database clock. */
   renew(claim: Claim): Promise<FenceResult> {
-    return this.fenced(this.dialect.renew(tableOf(claim.component), claim, claim.leaseMs));
+    return this.fenced(this.dialect.renew(claimedTable(claim), claim, claim.leaseMs));
   }
 
   /**
@@ -89,7 +90,7 @@ export class ClaimRepository {
    */
   async renewMany(claims: readonly Claim[]): Promise<Claim[]> {
     if (claims.length === 0) return [];
-    const rows = await this.runner.run(this.dialect.renewMany(tableOf(claims[0].component), claims, claims[0].leaseMs));
+    const rows = await this.runner.run(this.dialect.renewMany(claimedTable(claims[0]), claims, claims[0].leaseMs));
     const lost = new Set(rows.filter((row) => !row.renewed).map((row) => row.id));
     return claims.filter((claim) => lost.has(claim.id));
   }
@@ -111,11 +112,10 @@ export class ClaimRepository {
     options: CompletionOptions = {},
   ): Promise<CompletionResult<Row>> {
     if (claims.length === 0) return { lost: [], claimed: [] };
-    const component = claims[0].component;
     const asyncCommit = options.asyncCommit === true && options.manager === undefined;
-    const statement = component === 'outbox' ? this.dialect.completeMany('outbox', claims, handOffLeaseMs, asyncCommit) : this.dialect.completeMany(component, claims, handOffLeaseMs);
+    const statement = this.dialect.completeMany(claims[0].component, claims, handOffLeaseMs, asyncCommit);
     // The component decides the row type: the caller names it.
-    const rows = (await this.write<CompletionRow<ClaimedOutboxRow | ClaimedInboxRow>[]>(statement, options.manager)) as CompletionRow<Row>[];
+    const rows = (await this.write(statement, options.manager)) as CompletionRow<Row>[];
     const done = new Set<string>();
     const claimed: Row[] = [];
     for (const row of rows) {
@@ -127,13 +127,13 @@ export class ClaimRepository {
 
   /** Returns the row to `pending`, due after `delayMs` by the database clock. */
   retry(claim: Claim, delayMs: number, error: string, options: FencedWriteOptions = {}): Promise<FenceResult> {
-    const statement = this.dialect.retry(tableOf(claim.component), claim, Math.round(delayMs), truncate(error));
+    const statement = this.dialect.retry(claimedTable(claim), claim, Math.round(delayMs), truncate(error));
     return this.fenced(statement, options.manager);
   }
 
   /** Marks the row `dead`, keeping the error. */
   deadLetter(claim: Claim, error: string, options: FencedWriteOptions = {}): Promise<FenceResult> {
-    return this.fenced(this.dialect.deadLetter(tableOf(claim.component), claim, truncate(error)), options.manager);
+    return this.fenced(this.dialect.deadLetter(claimedTable(claim), claim, truncate(error)), options.manager);
   }
 
   /**
@@ -196,8 +196,9 @@ export class ClaimRepository {
 /** A claim lock the database did not grant in time (its wait ended, or it was a deadlock victim). */
 class LockNotGranted extends Error {}
 
-function tableOf(component: ClaimComponent): QueueBoxTable {
-  return component === 'outbox' ? 'outbox' : 'inbox';
+/** The table of a claim's row: its claimer's. */
+function claimedTable(claim: Claim): QueueBoxTable {
+  return CLAIMERS[claim.component].table.name;
 }
 
 function truncate(error: string): string {

@@ -31,7 +31,7 @@ export interface QueueBoxEventMap {
   /** The relay forwarded an inbox message into the outbox. */
   'relay.forwarded': { id: string; source: string; idempotencyKey: string };
   /** A claim took a row older than a row of its key already claimed or finished (a late commit). */
-  'order.inversion': { component: 'outbox' | 'pull'; id: string; stream: string; key: string | null };
+  'order.inversion': { component: ClaimComponent; id: string; stream: string; key: string | null };
   /** The lease advisor advises a longer lease (logged once, rate-limited). */
   'lease.advice': LeaseAdvice;
 }

@@ -19,8 +19,8 @@ import { toOutboxRow } from '../outbox/validate-outbox-message.js';
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { transformInvalid, transformNotRegistered } from '../queuebox.messages.js';
 import type { ReportedRow } from '../engine/claim-outcomes.js';
-import { AdaptivePace } from '../engine/claim-pace.js';
-import { RELAY_PACE_BOUNDS } from '../options/pace-bounds.js';
+import { claimWorkerSettings } from '../engine/loop-settings.js';
+import { CLAIMERS } from '../queuebox.claimers.js';
 import type { ClaimRole, RowFailure, RowJob } from '../engine/claim-role.interface.js';
 import { ClaimWorker, type ClaimWorkerStatus } from '../engine/claim-worker.js';
 import { CreateSpans } from '../tracing/create-spans.js';
@@ -60,25 +60,12 @@ export class InboxRelay implements ClaimRole<ClaimedInboxRow>, OnModuleInit, OnA
     const relay = options.inbox.relay;
     this.sources = [...relay.routes.keys()];
     this.worker = new ClaimWorker(
-      {
+      claimWorkerSettings(CLAIMERS.relay, relay, {
         name: InboxRelay.name,
-        component: 'inbox',
-        noun: 'inbox message (relay)',
-        maxAttempts: relay.maxAttempts,
-        backoff: relay.backoff,
-        leaseMs: relay.claimTimeoutMs,
         streams: this.sources,
-        pollIntervalMs: relay.pollIntervalMs,
-        batchSize: relay.batchSize,
-        concurrency: relay.concurrency,
-        pace: relay.adaptive ? new AdaptivePace(RELAY_PACE_BOUNDS, relay.claimTimeoutMs) : undefined,
-        onPace: (concurrency, batchSize) => metrics.loopPace('inbox', concurrency, batchSize),
-        shutdownTimeoutMs: relay.shutdownTimeoutMs,
-        reclaimEveryMs: relay.claimTimeoutMs / 5,
         sampleEveryMs: options.workers.metricsIntervalMs,
-        onLoopError: () => metrics.loopError('inbox-relay'),
-        onLoopTick: metrics.loopTicker('inbox-relay'),
-      },
+        metrics,
+      }),
       repository,
       this,
       { metrics, events, leaseAdvisor },
@@ -129,7 +116,7 @@ export class InboxRelay implements ClaimRole<ClaimedInboxRow>, OnModuleInit, OnA
 
   describe(): string {
     const routes = [...this.options.inbox.relay.routes].map(([source, route]) => `${source} → ${route.destination}`);
-    return `routes ${routes.join(', ')}, lease ${this.options.inbox.relay.claimTimeoutMs} ms`;
+    return `routes ${routes.join(', ')}, lease ${this.options.inbox.relay.leaseMs} ms`;
   }
 
   async reclaim(): Promise<void> {

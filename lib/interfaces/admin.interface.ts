@@ -1,6 +1,6 @@
 import type { DeadInboxMessage, DeadOutboxMessage } from './dead-letter.interface.js';
 
-import type { QueueBoxTable } from './claim.interface.js';
+import type { ClaimComponent, QueueBoxTable } from './claim.interface.js';
 
 export type { QueueBoxTable } from './claim.interface.js';
 
@@ -8,7 +8,7 @@ export type { QueueBoxTable } from './claim.interface.js';
  * What a loop is: the outbox poller, the inbox relay, a pull worker, or the retention sweeper.
  * @publicApi
  */
-export type LoopComponent = 'outbox' | 'relay' | 'pull' | 'retention';
+export type LoopComponent = ClaimComponent | 'retention';
 
 /**
  * A claim this replica lost recently: its row was taken over by another claim (or the lease ran

@@ -1,9 +1,9 @@
 /**
- * The three claimers that share the claim mechanism; the `component` label of
- * `queuebox_claims_lost_total`.
+ * The three claimers that share the claim mechanism: the outbox poller, the inbox relay and pull
+ * workers. The `component` of claims, events and lease advice, and of the metrics' `component` label.
  * @publicApi
  */
-export type ClaimComponent = 'outbox' | 'inbox' | 'pull';
+export type ClaimComponent = 'outbox' | 'relay' | 'pull';
 
 /**
  * The two QueueBox tables: the outbox, and the inbox (claimed by the relay and by pull workers).

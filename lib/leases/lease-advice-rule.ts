@@ -1,4 +1,5 @@
 import type { ClaimComponent } from '../interfaces/claim.interface.js';
+import { CLAIMERS } from '../queuebox.claimers.js';
 import type { LeaseAdvice } from '../interfaces/lease-advice.interface.js';
 import type { LeaseWindow } from './lease-window.js';
 
@@ -34,7 +35,7 @@ export function adviseLease(component: ClaimComponent, stream: string, leaseMs: 
   return {
     component,
     stream,
-    option: optionOf(component, stream),
+    option: leaseOptionOf(component, stream),
     leaseMs,
     recommendedLeaseMs,
     utilization,
@@ -53,8 +54,8 @@ function isBusy(window: LeaseWindow): boolean {
   return window.samples >= LEASE_MIN_SAMPLES && window.p95AtOrAboveThreshold;
 }
 
-function optionOf(component: ClaimComponent, stream: string): string {
-  if (component === 'outbox') return 'outbox.claimTimeoutMs';
-  if (component === 'inbox') return 'inbox.relay.claimTimeoutMs';
-  return `@PullWorker('${stream}', { leaseMs })`;
+/** Where the application sets the lease of a component's claims of `stream`. */
+function leaseOptionOf(component: ClaimComponent, stream: string): string {
+  const claimer = CLAIMERS[component];
+  return claimer.option(claimer.leaseOption, stream);
 }

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { Counter, Gauge, Histogram } from 'prom-client';
 import { QueueBoxEvents } from '../events/queuebox-events.service.js';
 import type { ClaimComponent } from '../interfaces/claim.interface.js';
+import { CLAIMERS } from '../queuebox.claimers.js';
 import { LEASE_ADVISED_SECONDS, LEASE_RENEWALS_TOTAL, LEASE_UTILIZATION_RATIO } from '../metrics/queuebox.metrics.js';
 import { leaseAdvice } from '../queuebox.messages.js';
 import type { LeaseAdvice } from '../interfaces/lease-advice.interface.js';
@@ -111,7 +112,7 @@ export class LeaseAdvisor {
   }
 }
 
-/** The outbox's streams are destinations; the relay's and pull workers' are sources. */
+/** A component's stream is the label of its table's stream (the other is empty): destinations of the outbox, sources of the inbox. */
 function labelsOf(component: ClaimComponent, stream: string): Record<Labels, string> {
-  return component === 'outbox' ? { component, destination: stream, source: '' } : { component, destination: '', source: stream };
+  return { component, destination: '', source: '', [CLAIMERS[component].table.stream]: stream };
 }

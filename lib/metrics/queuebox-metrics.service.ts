@@ -23,6 +23,7 @@ import {
   INBOX_MESSAGES_RELAYED_TOTAL,
   INBOX_OLDEST_PENDING_AGE_SECONDS,
   INBOX_RELAY_FAILURES_TOTAL,
+  INBOX_RELAY_ORDER_INVERSIONS_TOTAL,
   INBOX_UNKNOWN_SOURCE_MESSAGES,
   PULL_HANDLER_DURATION_SECONDS,
   PULL_MESSAGES_HANDLED_TOTAL,
@@ -34,11 +35,36 @@ import {
   type RelayFailureOutcome,
 } from './queuebox.metrics.js';
 
+/** The metrics of one claimer's rows: how each ended, and the rows its claims took out of order. */
+interface ClaimerMetrics {
+  ended(stream: string, outcome: RowOutcome, seconds?: number): void;
+  inverted(stream: string, count: number): void;
+}
+
 /** Intent-named recording of QueueBox's metrics, so loops never touch label names. */
 @Injectable()
 export class QueueBoxMetrics implements OutcomeMetrics {
   /** What health thresholds read: the last backlog samples and recent dead letters. */
   readonly signals = new HealthSignals();
+  /**
+   * Each claimer's metrics: publish attempts by destination (with the publish's duration), relay
+   * forwards and failures by source, pull outcomes by source (the handler's duration for the rows
+   * it processed); the outbox's inversion counter has no label, the others' are by source.
+   */
+  private readonly claimers: { readonly [C in ClaimComponent]: ClaimerMetrics } = {
+    outbox: {
+      ended: (destination, outcome, seconds) => this.outboxPublishAttempt(destination, outcome === 'done' ? 'sent' : outcome, seconds),
+      inverted: (_destination, count) => this.outboxOrderInversions(count),
+    },
+    relay: {
+      ended: (source, outcome) => (outcome === 'done' ? this.inboxRelayed(source) : this.inboxRelayFailed(source, outcome)),
+      inverted: (source, count) => this.relayOrderInversions(source, count),
+    },
+    pull: {
+      ended: (source, outcome, seconds) => this.pullHandled(source, outcome === 'done' ? 'processed' : outcome, outcome === 'done' ? seconds : undefined),
+      inverted: (source, count) => this.pullOrderInversions(source, count),
+    },
+  };
 
   constructor(
     @InjectMetric(CLAIMS_LOST_TOTAL) private readonly claimsLost: Counter<'component'>,
@@ -52,6 +78,7 @@ export class QueueBoxMetrics implements OutcomeMetrics {
     @InjectMetric(INBOX_MESSAGES_RECEIVED_TOTAL) private readonly inboxReceivedTotal: Counter<'source' | 'outcome'>,
     @InjectMetric(INBOX_MESSAGES_RELAYED_TOTAL) private readonly inboxRelayedTotal: Counter<'source'>,
     @InjectMetric(INBOX_RELAY_FAILURES_TOTAL) private readonly inboxRelayFailures: Counter<'source' | 'outcome'>,
+    @InjectMetric(INBOX_RELAY_ORDER_INVERSIONS_TOTAL) private readonly relayInversions: Counter<'source'>,
     @InjectMetric(INBOX_BACKLOG_MESSAGES) private readonly inboxBacklog: Gauge<'source'>,
     @InjectMetric(INBOX_OLDEST_PENDING_AGE_SECONDS) private readonly inboxOldestAge: Gauge<'source'>,
     @InjectMetric(PULL_MESSAGES_HANDLED_TOTAL) private readonly pullHandledTotal: Counter<'source' | 'outcome'>,
@@ -66,7 +93,7 @@ export class QueueBoxMetrics implements OutcomeMetrics {
   ) {}
 
   /** The pace of the outbox poller or the inbox relay now: its concurrency and its claims' batch. */
-  loopPace(component: Extract<ClaimComponent, 'outbox' | 'inbox'>, concurrency: number, batchSize: number): void {
+  loopPace(component: ClaimComponent, concurrency: number, batchSize: number): void {
     this.loopConcurrency.set({ component }, concurrency);
     this.loopBatchSize.set({ component }, batchSize);
   }
@@ -77,24 +104,15 @@ export class QueueBoxMetrics implements OutcomeMetrics {
     return () => ticks.inc();
   }
 
-  /**
-   * How a claimed row ended, on its component's metrics: publish attempts by destination (with the
-   * publish's duration), relay forwards and failures by source, pull outcomes by source (the
-   * handler's duration for the rows it processed); a loss also on `queuebox_claims_lost_total`.
-   */
+  /** How a claimed row ended, on its component's metrics; a loss also on `queuebox_claims_lost_total`. */
   rowEnded(component: ClaimComponent, stream: string, outcome: RowOutcome, seconds?: number): void {
     if (outcome === 'lost') this.claimLost(component);
-    if (component === 'outbox') this.outboxPublishAttempt(stream, outcome === 'done' ? 'sent' : outcome, seconds);
-    else if (component === 'inbox') {
-      if (outcome === 'done') this.inboxRelayed(stream);
-      else this.inboxRelayFailed(stream, outcome);
-    } else this.pullHandled(stream, outcome === 'done' ? 'processed' : outcome, outcome === 'done' ? seconds : undefined);
+    this.claimers[component].ended(stream, outcome, seconds);
   }
 
-  /** Rows claimed out of their key's order (the outbox counter has no label; pull's is by source). */
+  /** Rows claimed out of their key's order, on the component's counter. */
   orderInversions(component: ClaimComponent, stream: string, count: number): void {
-    if (component === 'outbox') this.outboxOrderInversions(count);
-    else if (component === 'pull') this.pullOrderInversions(stream, count);
+    this.claimers[component].inverted(stream, count);
   }
 
   purged(table: string, state: string, count: number): void {
@@ -109,6 +127,10 @@ export class QueueBoxMetrics implements OutcomeMetrics {
 
   pullOrderInversions(source: string, count: number): void {
     if (count > 0) this.pullInversions.inc({ source }, count);
+  }
+
+  relayOrderInversions(source: string, count: number): void {
+    if (count > 0) this.relayInversions.inc({ source }, count);
   }
 
   inboxReceived(source: string, outcome: ReceiveOutcome): void {
@@ -156,7 +178,7 @@ export class QueueBoxMetrics implements OutcomeMetrics {
 
   /** Pending rows of `table` whose destination or source this instance does not know (sampled). */
   unknownStreamBacklog(table: QueueBoxTable, pending: number): void {
-    (table === 'outbox' ? this.outboxUnknown : this.inboxUnknown).set(pending);
+    ({ outbox: this.outboxUnknown, inbox: this.inboxUnknown })[table].set(pending);
   }
 
   loopError(loop: string): void {

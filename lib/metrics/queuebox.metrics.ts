@@ -25,7 +25,7 @@ export const OUTBOX_UNKNOWN_DESTINATION_MESSAGES = 'queuebox_outbox_unknown_dest
 export const ROWS_PURGED_TOTAL = 'queuebox_rows_purged_total';
 /** Counter `{loop}`: ticks of a QueueBox loop that ran to their end; flat while the loop is stalled. @publicApi */
 export const LOOP_TICKS_TOTAL = 'queuebox_loop_ticks_total';
-/** Gauge `{component}`: rows the outbox poller (`outbox`) or the inbox relay (`inbox`) may work on at once now (moves with an adaptive pace). @publicApi */
+/** Gauge `{component}`: rows the outbox poller (`outbox`) or the inbox relay (`relay`) may work on at once now (moves with an adaptive pace). @publicApi */
 export const LOOP_CONCURRENCY = 'queuebox_loop_concurrency';
 /** Gauge `{component}`: most rows one claim of the outbox poller or the inbox relay asks for now. @publicApi */
 export const LOOP_BATCH_SIZE = 'queuebox_loop_batch_size';
@@ -37,6 +37,8 @@ export const INBOX_MESSAGES_RECEIVED_TOTAL = 'queuebox_inbox_messages_received_t
 export const INBOX_MESSAGES_RELAYED_TOTAL = 'queuebox_inbox_messages_relayed_total';
 /** Counter `{source, outcome}`: failed forwards (retried, dead, lost). @publicApi */
 export const INBOX_RELAY_FAILURES_TOTAL = 'queuebox_inbox_relay_failures_total';
+/** Counter `{source}`: relay claims that took a row older than a claimed or finished row of its aggregate. @publicApi */
+export const INBOX_RELAY_ORDER_INVERSIONS_TOTAL = 'queuebox_inbox_relay_order_inversions_total';
 /** Gauge `{source}`: pending inbox messages of relayed and pulled sources (sampled). @publicApi */
 export const INBOX_BACKLOG_MESSAGES = 'queuebox_inbox_backlog_messages';
 /** Gauge `{source}`: age of the oldest pending inbox message (sampled). @publicApi */
@@ -155,6 +157,11 @@ export const queueBoxMetricProviders = [
     labelNames: ['source'],
   }),
   makeCounterProvider({
+    name: INBOX_RELAY_ORDER_INVERSIONS_TOTAL,
+    help: 'Relay claims that took a row older than a row of its aggregate already claimed or finished, by source: its producers (concurrent receives of one key) committed out of order.',
+    labelNames: ['source'],
+  }),
+  makeCounterProvider({
     name: ROWS_PURGED_TOTAL,
     help: 'Finished rows deleted by the retention sweeper, by table (outbox, inbox) and state.',
     labelNames: ['table', 'state'],
@@ -182,12 +189,12 @@ export const queueBoxMetricProviders = [
   }),
   makeGaugeProvider({
     name: LOOP_CONCURRENCY,
-    help: 'Rows the outbox poller (outbox) or the inbox relay (inbox) may work on at once now; moves with the load under the adaptive pace (neither concurrency nor batchSize set).',
+    help: 'Rows the outbox poller (outbox) or the inbox relay (relay) may work on at once now; moves with the load under the adaptive pace (neither concurrency nor batchSize set).',
     labelNames: ['component'],
   }),
   makeGaugeProvider({
     name: LOOP_BATCH_SIZE,
-    help: 'Most rows one claim of the outbox poller (outbox) or the inbox relay (inbox) asks for now; half the concurrency under the adaptive pace.',
+    help: 'Most rows one claim of the outbox poller (outbox) or the inbox relay (relay) asks for now; half the concurrency under the adaptive pace.',
     labelNames: ['component'],
   }),
   makeCounterProvider({

@@ -6,6 +6,7 @@ import { DestinationLabels } from './destination-labels.js';
 import { unknownStreamRows, unknownStreamsUnnamed } from '../queuebox.messages.js';
 import { OTHER_LABEL } from './other-label.js';
 import { QueueBoxMetrics } from './queuebox-metrics.service.js';
+import { QUEUEBOX_TABLES } from '../queuebox.claimers.js';
 
 /** Streams of one table named in a warning, at most: the set stays bounded, and so does the log. */
 const MAX_NAMED = 20;
@@ -23,16 +24,20 @@ export class UnknownStreams {
   private readonly logger = new Logger('QueueBox');
   private readonly warned: Record<QueueBoxTable, Set<string>> = { outbox: new Set(), inbox: new Set() };
   private readonly unnamed: Record<QueueBoxTable, boolean> = { outbox: false, inbox: false };
+  /** The bounded label values of each table's streams: `_other` is a stream this instance does not know. */
+  private readonly labels: Record<QueueBoxTable, { of(stream: unknown): string }>;
 
   constructor(
     private readonly metrics: QueueBoxMetrics,
-    private readonly destinations: DestinationLabels,
-    private readonly sources: SourceLabels,
-  ) {}
+    destinations: DestinationLabels,
+    sources: SourceLabels,
+  ) {
+    this.labels = { outbox: destinations, inbox: sources };
+  }
 
   /** A backlog sample of `table` (pending rows per destination or source). */
   sampled(table: QueueBoxTable, rows: readonly BacklogRow[]): void {
-    const labels = table === 'outbox' ? this.destinations : this.sources;
+    const labels = this.labels[table];
     let pending = 0;
     for (const row of rows) {
       if (row.pending === 0 || labels.of(row.label) !== OTHER_LABEL) continue;
@@ -47,7 +52,7 @@ export class UnknownStreams {
     if (warned.has(row.label)) return;
     if (warned.size < MAX_NAMED) {
       warned.add(row.label);
-      this.logger.warn(unknownStreamRows(table, row.label, row.pending), { table, [table === 'outbox' ? 'destination' : 'source']: row.label, pending: row.pending });
+      this.logger.warn(unknownStreamRows(table, row.label, row.pending), { table, [QUEUEBOX_TABLES[table].stream]: row.label, pending: row.pending });
     } else if (!this.unnamed[table]) {
       this.unnamed[table] = true;
       this.logger.warn(unknownStreamsUnnamed(table, MAX_NAMED));

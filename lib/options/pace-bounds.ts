@@ -1,3 +1,5 @@
+import type { ClaimComponent } from '../interfaces/claim.interface.js';
+
 /** The documented bounds of an adaptive loop. */
 export interface PaceBounds {
   concurrency: { min: number; start: number; max: number };
@@ -9,3 +11,10 @@ export const OUTBOX_PACE_BOUNDS: PaceBounds = { concurrency: { min: 10, start: 1
 
 /** The inbox relay's bounds: 5–200 forwards in flight (start 20), 5–100 rows per claim. */
 export const RELAY_PACE_BOUNDS: PaceBounds = { concurrency: { min: 5, start: 20, max: 200 }, batchSize: { min: 5, max: 100 } };
+
+/** Each claimer's bounds; pull workers have none: their pace is always the fixed one their options set. */
+export const PACE_BOUNDS: { readonly [C in ClaimComponent]: PaceBounds | undefined } = {
+  outbox: OUTBOX_PACE_BOUNDS,
+  relay: RELAY_PACE_BOUNDS,
+  pull: undefined,
+};

@@ -182,12 +182,12 @@ function resolveNotify(value: unknown, deprecatedValue: unknown, deprecations: s
 }
 
 function resolveOutbox(outbox: Record<string, unknown>, workers: ResolvedWorkersOptions): ResolvedOutboxOptions {
-  const claimTimeoutMs = readInt(outbox.claimTimeoutMs, 'outbox.claimTimeoutMs', 300_000, 1_000, MAX_INTERVAL_MS);
   return {
-    claimTimeoutMs,
+    leaseMs: readInt(outbox.claimTimeoutMs, 'outbox.claimTimeoutMs', 300_000, 1_000, MAX_INTERVAL_MS),
     shutdownTimeoutMs: readInt(outbox.shutdownTimeoutMs, 'outbox.shutdownTimeoutMs', workers.shutdownTimeoutMs, 0, DAY_MS),
     pollIntervalMs: readInt(outbox.pollIntervalMs, 'outbox.pollIntervalMs', 1_000, 10, DAY_MS),
     ...readBatching(outbox, 'outbox', OUTBOX_PACE_BOUNDS),
+    claimAhead: 0,
     maxAttempts: readInt(outbox.maxAttempts, 'outbox.maxAttempts', 10, 1, 1_000_000),
     backoff: resolveBackoff(readObject(outbox.backoff, 'outbox.backoff', BACKOFF_KEYS), 'outbox.backoff'),
     maxPayloadBytes: readInt(outbox.maxPayloadBytes, 'outbox.maxPayloadBytes', 262_144, 1, 1_073_741_824),
@@ -228,9 +228,10 @@ function resolveInbox(
     bodyTimeoutMs: readInt(inbox.bodyTimeoutMs, 'inbox.bodyTimeoutMs', 10_000, 100, 300_000),
     relay: {
       routes,
-      claimTimeoutMs: readInt(relay.claimTimeoutMs, 'inbox.relay.claimTimeoutMs', 300_000, 1_000, MAX_INTERVAL_MS),
+      leaseMs: readInt(relay.claimTimeoutMs, 'inbox.relay.claimTimeoutMs', 300_000, 1_000, MAX_INTERVAL_MS),
       pollIntervalMs: readInt(relay.pollIntervalMs, 'inbox.relay.pollIntervalMs', 1_000, 10, DAY_MS),
       ...readBatching(relay, 'inbox.relay', RELAY_PACE_BOUNDS),
+      claimAhead: 0,
       maxAttempts: readInt(relay.maxAttempts, 'inbox.relay.maxAttempts', 10, 1, 1_000_000),
       backoff: resolveBackoff(readObject(relay.backoff, 'inbox.relay.backoff', BACKOFF_KEYS), 'inbox.relay.backoff'),
       shutdownTimeoutMs: readInt(relay.shutdownTimeoutMs, 'inbox.relay.shutdownTimeoutMs', workers.shutdownTimeoutMs, 0, DAY_MS),

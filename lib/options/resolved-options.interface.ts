@@ -64,9 +64,16 @@ export interface ResolvedInboxOptions {
   relay: ResolvedRelayOptions;
 }
 
-export interface ResolvedRelayOptions {
-  routes: ReadonlyMap<string, { destination: string; transform?: InjectionToken<InboxTransform> }>;
-  claimTimeoutMs: number;
+/**
+ * How a claim loop runs, resolved: one shape for the outbox poller, the inbox relay and every pull
+ * worker, whatever each calls its options and whatever defaults and bounds each applies.
+ */
+export interface ResolvedLoopOptions {
+  /**
+   * The lease of every claim, renewed every third of it while the row's work runs:
+   * `claimTimeoutMs` of the outbox and the relay, a pull worker's `leaseMs`.
+   */
+  leaseMs: number;
   pollIntervalMs: number;
   /** The fixed batch, or the adaptive pace's start value. */
   batchSize: number;
@@ -74,12 +81,21 @@ export interface ResolvedRelayOptions {
   concurrency: number;
   /** Neither `batchSize` nor `concurrency` was set: both move with the load (an adaptive pace). */
   adaptive: boolean;
+  /**
+   * Rows a worker may hold claimed beyond `concurrency`, waiting for a slot: the next batch is
+   * claimed while the current one runs, so a claim's own duration never leaves slots empty (a pull
+   * worker's `claimAhead`). 0: a worker claims only into free slots.
+   */
+  claimAhead: number;
+  /** Claims of a row after which it is dead-lettered; a claim beyond it dead-letters without work. */
   maxAttempts: number;
   backoff: ResolvedBackoff;
   shutdownTimeoutMs: number;
 }
 
-/** Validated identifiers; the dialect quotes them. */
+export interface ResolvedRelayOptions extends ResolvedLoopOptions {
+  routes: ReadonlyMap<string, { destination: string; transform?: InjectionToken<InboxTransform> }>;
+}
 
 export interface ResolvedBackoff {
   initialDelayMs: number;
@@ -88,18 +104,7 @@ export interface ResolvedBackoff {
   jitter: 'full' | 'equal' | 'none';
 }
 
-export interface ResolvedOutboxOptions {
-  claimTimeoutMs: number;
-  shutdownTimeoutMs: number;
-  pollIntervalMs: number;
-  /** The fixed batch, or the adaptive pace's start value. */
-  batchSize: number;
-  /** The fixed concurrency, or the adaptive pace's start value. */
-  concurrency: number;
-  /** Neither `batchSize` nor `concurrency` was set: both move with the load (an adaptive pace). */
-  adaptive: boolean;
-  maxAttempts: number;
-  backoff: ResolvedBackoff;
+export interface ResolvedOutboxOptions extends ResolvedLoopOptions {
   maxPayloadBytes: number;
   claimLock: boolean;
   asyncMarks: boolean;

@@ -15,8 +15,8 @@ import { PublisherRegistry } from '../publishers/publisher-registry.js';
 import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { destinationNotHere } from '../queuebox.messages.js';
 import type { ReportedRow } from '../engine/claim-outcomes.js';
-import { AdaptivePace } from '../engine/claim-pace.js';
-import { OUTBOX_PACE_BOUNDS } from '../options/pace-bounds.js';
+import { claimWorkerSettings } from '../engine/loop-settings.js';
+import { CLAIMERS } from '../queuebox.claimers.js';
 import type { ClaimRole, RowFailure, RowJob } from '../engine/claim-role.interface.js';
 import { ClaimWorker, type ClaimWorkerStatus } from '../engine/claim-worker.js';
 import type { MessageSpan } from '../tracing/message-span.interface.js';
@@ -33,7 +33,7 @@ class DestinationNotHereError extends Error {}
  * left pending for the instances that have it: docs/guides/production.md, "Rolling deploys"),
  * publishes each to its destination with bounded concurrency, and finishes it with a fenced write:
  * `sent`, a retry with backoff, or `dead`. Renews each claim every third of the lease while it
- * publishes, reclaims expired claims at most once per `claimTimeoutMs / 5`, and drains on shutdown
+ * publishes, reclaims expired claims at most once per a fifth of the lease (`outbox.claimTimeoutMs`), and drains on shutdown
  * (docs/concepts/claims-and-leases.md).
  */
 @Injectable()
@@ -61,25 +61,12 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
     const outbox = options.outbox;
     this.destinations = publishers.names();
     this.worker = new ClaimWorker(
-      {
+      claimWorkerSettings(CLAIMERS.outbox, outbox, {
         name: OutboxPoller.name,
-        component: 'outbox',
-        noun: 'outbox message',
-        maxAttempts: outbox.maxAttempts,
-        backoff: outbox.backoff,
-        leaseMs: outbox.claimTimeoutMs,
         asyncMarks: outbox.asyncMarks,
-        pollIntervalMs: outbox.pollIntervalMs,
-        batchSize: outbox.batchSize,
-        concurrency: outbox.concurrency,
-        pace: outbox.adaptive ? new AdaptivePace(OUTBOX_PACE_BOUNDS, outbox.claimTimeoutMs) : undefined,
-        onPace: (concurrency, batchSize) => metrics.loopPace('outbox', concurrency, batchSize),
-        shutdownTimeoutMs: outbox.shutdownTimeoutMs,
-        reclaimEveryMs: outbox.claimTimeoutMs / 5,
         sampleEveryMs: options.workers.metricsIntervalMs,
-        onLoopError: () => metrics.loopError('outbox'),
-        onLoopTick: metrics.loopTicker('outbox'),
-      },
+        metrics,
+      }),
       repository,
       this,
       { metrics, events, leaseAdvisor },
@@ -117,9 +104,9 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
   }
 
   describe(): string {
-    const { claimTimeoutMs, claimLock } = this.options.outbox;
+    const { leaseMs, claimLock } = this.options.outbox;
     const lock = claimLock || this.dialect.claimLockAlways ? ', claim lock' : '';
-    return `destinations ${this.publishers.names().join(', ') || 'none'}, lease ${claimTimeoutMs} ms${lock}`;
+    return `destinations ${this.publishers.names().join(', ') || 'none'}, lease ${leaseMs} ms${lock}`;
   }
 
   async reclaim(): Promise<void> {

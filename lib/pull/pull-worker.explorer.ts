@@ -28,7 +28,7 @@ import { PullWorkerPoller } from './pull-worker.poller.js';
 import { resolvePullWorkerOptions } from './resolve-pull-worker-options.js';
 
 /**
- * Finds the `@PullWorker` classes at start-up (`onModuleInit`), starts their runners once the
+ * Finds the `@PullWorker` classes at start-up (`onModuleInit`), starts their pollers once the
  * application is up (`onApplicationBootstrap`), and drains them before the DataSource closes
  * (`beforeApplicationShutdown`). An invalid worker fails start-up.
  */
@@ -55,12 +55,12 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
     this.backlog = new BacklogSampler(
       runner,
       () => dialect.inboxBacklog(),
-      () => this.pollers.map((runner) => runner.source),
+      () => this.pollers.map((poller) => poller.source),
       (source, pending, age) => metrics.inboxBacklogSample(labels.of(source), pending, age),
     );
   }
 
-  /** The runners, for health checks. */
+  /** The pollers, one per `@PullWorker` class: for health checks and the admin. */
   get workers(): readonly PullWorkerPoller[] {
     return this.pollers;
   }
@@ -92,7 +92,7 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
           label: this.labels.of(worker.source),
           leaseAdvisor: this.leaseAdvisor,
           events: this.events,
-          // The first runner samples the backlog of every pulled source (one query for all).
+          // The first poller samples the backlog of every pulled source (one query for all).
           sampleBacklog: this.pollers.length === 0 ? { every: this.options.workers.metricsIntervalMs, sample: () => this.sampleBacklog() } : undefined,
         }),
       );
@@ -102,19 +102,19 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
     }
   }
 
-  /** Starts the runners, once QueueBox's tables are ready (startup.waitForMigrations may defer it). */
+  /** Starts the pollers, once QueueBox's tables are ready (startup.waitForMigrations may defer it). */
   async onApplicationBootstrap(): Promise<void> {
     if (!this.options.workers.enabled || this.pollers.length === 0) return;
     await this.schema.whenReady(() => {
-      // A new inbox row may be for any source: every runner tries a claim (a cheap, indexed one).
-      this.unsubscribe = this.wakeUps.subscribe('inbox', () => this.pollers.forEach((runner) => runner.wake()));
-      for (const runner of this.pollers) runner.start();
+      // A new inbox row may be for any source: every poller tries a claim (a cheap, indexed one).
+      this.unsubscribe = this.wakeUps.subscribe('inbox', () => this.pollers.forEach((poller) => poller.wake()));
+      for (const poller of this.pollers) poller.start();
     });
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.unsubscribe?.();
-    await Promise.all(this.pollers.map((runner) => runner.stop()));
+    await Promise.all(this.pollers.map((poller) => poller.stop()));
   }
 
   /** The backlog gauges of the pulled sources, and the rows of sources this instance does not take (one query). */

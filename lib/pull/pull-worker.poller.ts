@@ -10,21 +10,24 @@ import type { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ReportedRow } from '../engine/claim-outcomes.js';
 import type { ClaimRole, RowJob } from '../engine/claim-role.interface.js';
 import { ClaimWorker, type ClaimWorkerStatus } from '../engine/claim-worker.js';
+import { claimWorkerSettings } from '../engine/loop-settings.js';
+import { CLAIMERS } from '../queuebox.claimers.js';
 import type { MessageSpan } from '../tracing/message-span.interface.js';
 import { messagingTracer } from '../tracing/messaging-tracer.js';
 import type { PullWorkerHost } from './pull-worker.host.js';
 import type { ResolvedPullWorker } from './resolve-pull-worker-options.js';
 
-/** What a runner needs besides its worker. */
+/** What a poller needs besides its `@PullWorker` instance and options. */
 export interface PullWorkerPollerDeps {
   repository: ClaimRepository;
+  /** Runs the statements of the worker's transactions. */
   runner: StatementRunner;
   metrics: QueueBoxMetrics;
   /** The bounded metric label of the worker's source. */
   label: string;
   /** The dialect takes the claim lock on every claim (SQL Server), whatever `claimLock` says. */
   claimLockAlways: boolean;
-  /** Samples the inbox backlog gauges of the pull sources; one runner of the explorer does it. */
+  /** Samples the inbox backlog gauges of the pull sources; one poller of the explorer does it. */
   sampleBacklog?: { every: number; sample(): Promise<void> };
   leaseAdvisor?: LeaseAdvisor;
   events?: QueueBoxEvents;
@@ -46,24 +49,13 @@ export class PullWorkerPoller implements ClaimRole<ClaimedInboxRow> {
     private readonly deps: PullWorkerPollerDeps,
   ) {
     this.worker = new ClaimWorker(
-      {
+      claimWorkerSettings(CLAIMERS.pull, options, {
         name: `PullWorker:${options.name}`,
-        component: 'pull',
-        noun: 'pulled message',
-        maxAttempts: options.maxAttempts,
-        backoff: options.backoff,
-        shutdown: 'release',
-        leaseMs: options.leaseMs,
+        stream: deps.label,
         streams: [options.source],
-        pollIntervalMs: options.pollIntervalMs,
-        batchSize: options.concurrency,
-        concurrency: options.concurrency,
-        claimAhead: options.claimAhead,
-        shutdownTimeoutMs: options.shutdownTimeoutMs,
         sampleEveryMs: deps.sampleBacklog?.every,
-        onLoopError: () => deps.metrics.loopError(`pull:${deps.label}`),
-        onLoopTick: deps.metrics.loopTicker(`pull:${deps.label}`),
-      },
+        metrics: deps.metrics,
+      }),
       deps.repository,
       this,
       { metrics: deps.metrics, events: deps.events, leaseAdvisor: deps.leaseAdvisor },

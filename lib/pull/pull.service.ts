@@ -15,6 +15,7 @@ import { LeaseAdvisor } from '../leases/lease-advisor.js';
 import { QueueBoxMetrics } from '../metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_RESOLVED_OPTIONS } from '../queuebox.constants.js';
+import { CLAIMERS } from '../queuebox.claimers.js';
 import { MAX_INTERVAL_MS } from '../queuebox.limits.js';
 import { claimLost, deadLetterNeedsReason, invalidInteger, invalidPullSource, unknownSource } from '../queuebox.messages.js';
 import { ClaimOutcomes, type LossFinder, type ReportedRow } from '../engine/claim-outcomes.js';
@@ -50,7 +51,7 @@ export class PullService {
     events: QueueBoxEvents,
     leaseAdvisor: LeaseAdvisor,
   ) {
-    this.outcomes = new ClaimOutcomes('pull', 'pulled message', new Logger(PullService.name), metrics, events, leaseAdvisor);
+    this.outcomes = new ClaimOutcomes(CLAIMERS.pull, new Logger(PullService.name), metrics, events, leaseAdvisor);
   }
 
   /** Claims the next message of `source` (a pending one, or one whose lease expired), or returns null. */

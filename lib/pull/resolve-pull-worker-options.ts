@@ -2,7 +2,7 @@ import { InvalidPullWorkerError } from '../errors/invalid-pull-worker.error.js';
 import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
 import { resolveBackoff } from '../options/resolve-options.js';
 import { readBoolean, readInt, readObject } from '../options/option-readers.js';
-import type { ResolvedBackoff, ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
+import type { ResolvedLoopOptions, ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { DAY_MS, MAX_INTERVAL_MS } from '../queuebox.limits.js';
 import { invalidPullOption } from '../queuebox.messages.js';
 import { keyProblem } from '../validation/keys.js';
@@ -11,20 +11,15 @@ import type { PullWorkerMetadata } from './pull-worker.decorator.js';
 /** Most messages a pull worker handles at once, and claims ahead. */
 const MAX_PULL_CONCURRENCY = 1_000;
 
-/** A pull worker's options with every default applied. */
-export interface ResolvedPullWorker {
+/**
+ * A pull worker's options with every default applied. Its claims ask for as many rows as it may
+ * work on at once (`batchSize` is its `concurrency`), at a fixed pace.
+ */
+export interface ResolvedPullWorker extends ResolvedLoopOptions {
   name: string;
   source: string;
-  leaseMs: number;
-  concurrency: number;
-  claimAhead: number;
-  maxAttempts: number;
-  backoff: ResolvedBackoff;
-  pollIntervalMs: number;
   claimLock: boolean;
-  shutdownTimeoutMs: number;
 }
-
 
 /**
  * Validates the options of one `@PullWorker` class at start-up. Throws `InvalidPullWorkerError`
@@ -45,6 +40,8 @@ export function resolvePullWorkerOptions(name: string, metadata: PullWorkerMetad
       source,
       leaseMs: readInt(metadata.leaseMs, 'leaseMs', 30_000, 100, MAX_INTERVAL_MS),
       concurrency,
+      batchSize: concurrency,
+      adaptive: false,
       claimAhead: readInt(metadata.claimAhead, 'claimAhead', concurrency, 0, MAX_PULL_CONCURRENCY),
       maxAttempts: readInt(metadata.maxAttempts, 'maxAttempts', 10, 1, 1_000_000),
       backoff: resolveBackoff(readObject(metadata.backoff, 'backoff'), 'backoff'),

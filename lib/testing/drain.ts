@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { PendingWorkRow } from '../interfaces/pending-work.interface.js';
+import type { QueueBoxTable } from '../interfaces/claim.interface.js';
 import { DrainTimeoutError } from '../errors/drain-timeout.error.js';
 import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
 import { queueBoxInternals, type QueueBoxInternals, type QueueBoxTestApp } from './queuebox-app.js';
@@ -59,10 +60,13 @@ export async function drain(app: QueueBoxTestApp, options: DrainOptions = {}): P
 /** The streams of this application with rows due or in flight (and scheduled, when asked). */
 async function pendingWork(internals: QueueBoxInternals, includeScheduled: boolean): Promise<PendingWorkRow[]> {
   const { options, dialect, runner, pullWorkers } = internals;
-  const inboxStreams = new Set([...options.inbox.relay.routes.keys(), ...pullWorkers.workers.map((worker) => worker.source)]);
+  const ourStreams: Record<QueueBoxTable, { has(stream: string): boolean }> = {
+    outbox: options.destinations,
+    inbox: new Set([...options.inbox.relay.routes.keys(), ...pullWorkers.workers.map((worker) => worker.source)]),
+  };
   const rows = await runner.run(dialect.pendingWork());
   return rows.filter((row) => {
-    const ours = row.table === 'outbox' ? options.destinations.has(row.stream) : inboxStreams.has(row.stream);
+    const ours = ourStreams[row.table].has(row.stream);
     return ours && (row.due > 0 || row.inFlight > 0 || (includeScheduled && row.scheduled > 0));
   });
 }

@@ -1,4 +1,5 @@
 import type { PendingWorkRow } from '../interfaces/pending-work.interface.js';
+import { QUEUEBOX_TABLES } from '../queuebox.claimers.js';
 
 /*
  * Messages of the testing kit and the conformance check (queuebox/testing): each says what to do.
@@ -6,7 +7,7 @@ import type { PendingWorkRow } from '../interfaces/pending-work.interface.js';
 
 const describePending = (row: PendingWorkRow): string => {
   const parts = [row.due > 0 ? `${row.due} due` : '', row.inFlight > 0 ? `${row.inFlight} in flight` : '', row.scheduled > 0 ? `${row.scheduled} scheduled (next in ${Math.round(row.nextDueInMs ?? 0)} ms)` : ''];
-  return `${row.table === 'outbox' ? 'outbox destination' : 'inbox source'} "${row.stream}": ${parts.filter(Boolean).join(', ')}`;
+  return `${row.table} ${QUEUEBOX_TABLES[row.table].stream} "${row.stream}": ${parts.filter(Boolean).join(', ')}`;
 };
 
 export const drainTimedOut = (timeoutMs: number, pending: readonly PendingWorkRow[]): string =>

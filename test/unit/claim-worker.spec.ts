@@ -8,6 +8,7 @@ import type { ReportedRow } from '../../lib/engine/claim-outcomes.js';
 import type { ClaimPace, PaceOutcome } from '../../lib/engine/claim-pace.js';
 import type { ClaimedRow, ClaimRole, RowFailure, RowJob } from '../../lib/engine/claim-role.interface.js';
 import { ClaimWorker, type ClaimWorkerSettings, type ClaimWorkerStatus } from '../../lib/engine/claim-worker.js';
+import { CLAIMERS } from '../../lib/queuebox.claimers.js';
 
 /** A worker over an in-memory queue: each row's work ends when the test says so. */
 class TestWorker implements ClaimRole<ClaimedRow> {
@@ -58,7 +59,7 @@ class TestWorker implements ClaimRole<ClaimedRow> {
       },
     } as unknown as ClaimRepository;
     this.worker = new ClaimWorker(
-      { name: 'test', component: 'outbox', noun: 'test row', maxAttempts: 10, backoff, leaseMs: 60_000, pollIntervalMs: 60_000, batchSize: 4, concurrency: 10, shutdownTimeoutMs: 1_000, ...settings },
+      { name: 'test', claimer: { ...CLAIMERS.outbox, noun: 'test row' }, maxAttempts: 10, backoff, leaseMs: 60_000, pollIntervalMs: 60_000, batchSize: 4, concurrency: 10, adaptive: false, claimAhead: 0, shutdownTimeoutMs: 1_000, ...settings },
       repository,
       this,
       { metrics: { rowEnded: (_component, stream, outcome) => void outcomes.push([stream, outcome]), orderInversions: () => undefined } },
@@ -410,7 +411,7 @@ describe('ClaimWorker', () => {
   });
 
   it('on shutdown, a worker that releases rows gives the rows still waiting for a slot back at once, unworked', async () => {
-    const worker = new TestWorker({ batchSize: 2, concurrency: 2, claimAhead: 2, shutdown: 'release' }, 100);
+    const worker = new TestWorker({ batchSize: 2, concurrency: 2, claimAhead: 2, claimer: { ...CLAIMERS.outbox, noun: 'test row', shutdown: 'release' } }, 100);
     worker.start();
     await vi.advanceTimersByTimeAsync(0);
     expect(worker.started).toEqual([0, 1]);

@@ -20,8 +20,8 @@ describe('lease advice rule', () => {
   });
 
   it('needs a few rows before utilization alone counts, but a lost claim counts at once', () => {
-    expect(adviseLease('inbox', 'orders', 5_000, windowOf(Array(LEASE_MIN_SAMPLES - 1).fill(0.95)))).toBeUndefined();
-    expect(adviseLease('inbox', 'orders', 5_000, windowOf([0.1], [0]))).toMatchObject({ option: 'inbox.relay.claimTimeoutMs', reason: 'claims-lost', recommendedLeaseMs: 10_000, claimsLost: 1 });
+    expect(adviseLease('relay', 'orders', 5_000, windowOf(Array(LEASE_MIN_SAMPLES - 1).fill(0.95)))).toBeUndefined();
+    expect(adviseLease('relay', 'orders', 5_000, windowOf([0.1], [0]))).toMatchObject({ option: 'inbox.relay.claimTimeoutMs', reason: 'claims-lost', recommendedLeaseMs: 10_000, claimsLost: 1 });
   });
 
   it('forgets rows that slid out of the window, lost claims included', () => {

@@ -36,7 +36,7 @@ describe('PostgreSQL dialect', () => {
     const rows = [row, { id: '8', token: '00000000-0000-4000-8000-000000000008' }];
     const completions = table === 'outbox'
       ? [(claims: typeof rows) => dialect.completeMany('outbox', claims, 1_000)]
-      : (['inbox', 'pull'] as const).map((kind) => (claims: typeof rows) => dialect.completeMany(kind, claims, 1_000));
+      : (['relay', 'pull'] as const).map((kind) => (claims: typeof rows) => dialect.completeMany(kind, claims, 1_000));
     for (const complete of completions) {
       // Many rows: each fenced by its own token; one row: the one-row form, the same fence and parameters.
       expect(complete(rows).sql).toContain(fence('m', 'c.id', 'c.token'));

@@ -19,7 +19,7 @@ function failure(options: unknown): InvalidQueueBoxOptionsError {
 describe('resolveOptions', () => {
   it('applies the documented defaults', () => {
     const resolved = resolveOptions({});
-    expect(resolved.outbox).toMatchObject({ claimTimeoutMs: 300_000, shutdownTimeoutMs: 10_000, claimLock: false, maxAttempts: 10 });
+    expect(resolved.outbox).toMatchObject({ leaseMs: 300_000, shutdownTimeoutMs: 10_000, claimLock: false, maxAttempts: 10 });
     expect(resolved.tables).toEqual({ schema: undefined, outbox: 'queuebox_outbox_messages', inbox: 'queuebox_inbox_messages' });
     expect(resolved.workers).toEqual({ enabled: true, shutdownTimeoutMs: 10_000, metricsIntervalMs: 15_000 });
     expect(resolved.notify).toEqual({ enabled: true, coalesceMs: 2 });

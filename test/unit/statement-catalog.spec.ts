@@ -62,7 +62,7 @@ describe('statement catalog', () => {
     const probes = [probing.claimOutbox(['billing', 'sink'], idle, { lock: false }).probe!, probing.claimInbox(['a', 'b'], idle).probe!, probing.claimPull('a', idle, { lock: false }).probe!];
     expect(probes.map((probe) => [probe.sql, probe.params])).toEqual([
       ['probe outbox of queuebox_outbox_messages', [['billing', 'sink']]],
-      ['probe inbox of queuebox_outbox_messages', [['a', 'b']]],
+      ['probe relay of queuebox_outbox_messages', [['a', 'b']]],
       ['probe pull of queuebox_outbox_messages', ['a']],
     ]);
     expect(probes[0].decode([{ due: true }])).toBe(true);
@@ -110,7 +110,7 @@ describe('statement catalog', () => {
       'texts:["1"]',
       'ints:[5]',
     ]);
-    expect(catalog.completeMany('inbox', [row]).params).toEqual([`ids:["7"]`, `uuids:["${row.token}"]`, 'int:0', 'flag:false']);
+    expect(catalog.completeMany('relay', [row]).params).toEqual([`ids:["7"]`, `uuids:["${row.token}"]`, 'int:0', 'flag:false']);
     expect(catalog.retry('outbox', row, 10, 'e').params).toEqual(['id:"7"', `uuid:"${row.token}"`, 'int:10', 'text:"e"']);
     expect(catalog.listDeadInbox(page).params).toEqual(['id:"0"', 'int:5', 'key:"s"', 'text:null', 'instant:null', 'instant:null']);
     expect(catalog.purgeFinished('inbox', 'dead', 1, 2).params).toEqual(['bigint:1', 'int:2']);

@@ -370,10 +370,11 @@ export function adminPageClient(settings: AdminPageClientSettings): void {
   const tabs = document.querySelectorAll<HTMLButtonElement>('.tabs button');
   for (const button of tabs) {
     button.addEventListener('click', () => {
-      table = button.getAttribute('data-table') === 'inbox' ? 'inbox' : 'outbox';
+      const asked = button.getAttribute('data-table') ?? '';
+      table = Object.hasOwn(settings.tables, asked) ? (asked as QueueBoxTable) : 'outbox';
       for (const other of tabs) other.setAttribute('aria-pressed', String(other === button));
-      byId('stream-label').textContent = table === 'outbox' ? 'Destination' : 'Source';
-      byId('stream-head').textContent = table === 'outbox' ? 'Destination' : 'Source';
+      byId('stream-label').textContent = settings.tables[table].streamTitle;
+      byId('stream-head').textContent = settings.tables[table].streamTitle;
       filter = {};
       after = null;
       byId<HTMLFormElement>('filter').reset();
@@ -386,7 +387,7 @@ export function adminPageClient(settings: AdminPageClientSettings): void {
     const form = new FormData(byId<HTMLFormElement>('filter'));
     filter = {};
     const stream = String(form.get('stream') ?? '').trim();
-    if (stream) filter[table === 'outbox' ? 'destination' : 'source'] = stream;
+    if (stream) filter[settings.tables[table].stream] = stream;
     const errorContains = String(form.get('errorContains') ?? '').trim();
     if (errorContains) filter.errorContains = errorContains;
     for (const name of ['deadSince', 'deadBefore'] as const) {

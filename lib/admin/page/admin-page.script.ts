@@ -1,8 +1,16 @@
 import type { AdminPageClientSettings } from './admin-page-client-settings.js';
 import { adminPageClient } from './admin-page.client.js';
+import { QUEUEBOX_TABLES } from '../../queuebox.claimers.js';
+
+/** A table's stream, as the page names it: the filter field, and the title of its column. */
+const pageStream = ({ stream }: { stream: 'destination' | 'source' }) => ({ stream, streamTitle: `${stream[0].toUpperCase()}${stream.slice(1)}` });
 
 /** The settings the page's script runs with. */
-const SETTINGS: AdminPageClientSettings = { refreshIntervalMs: 5000, listLimit: 50 };
+const SETTINGS: AdminPageClientSettings = {
+  refreshIntervalMs: 5000,
+  listLimit: 50,
+  tables: { outbox: pageStream(QUEUEBOX_TABLES.outbox), inbox: pageStream(QUEUEBOX_TABLES.inbox) },
+};
 
 /**
  * The admin page's script as the page carries it inline: the compiled source of `adminPageClient`

@@ -8,6 +8,7 @@ import { confirmationRequired, filterForOtherTable, idsWithFilter, selectionRequ
 import { DATABASE_URL_VARIABLE, parseConnectionUrl } from '../connection-url.js';
 import { counted } from '../counted.js';
 import { textTable } from '../text-table.js';
+import { QUEUEBOX_TABLES, STREAM_FIELDS } from '../../queuebox.claimers.js';
 
 const FLAGS = {
   ...CONNECTION_FLAGS,
@@ -109,8 +110,9 @@ function readAction(value: string | undefined): Action {
 const unexpectedFlag = (flag: string, action: string): string => `flag --${flag} does not apply to "queuebox dead ${action}".`;
 
 function readFilter(values: { destination?: string; source?: string; error?: string; since?: string; before?: string }, table: QueueBoxTable): DeadLetterFilter {
-  if (table === 'inbox' && values.destination !== undefined) throw new CliUsageError('--destination', filterForOtherTable('--destination', 'inbox'));
-  if (table === 'outbox' && values.source !== undefined) throw new CliUsageError('--source', filterForOtherTable('--source', 'outbox'));
+  for (const stream of STREAM_FIELDS) {
+    if (stream !== QUEUEBOX_TABLES[table].stream && values[stream] !== undefined) throw new CliUsageError(`--${stream}`, filterForOtherTable(`--${stream}`, table));
+  }
   return {
     destination: readTextFlag(values.destination, '--destination', 200),
     source: readTextFlag(values.source, '--source', 200),
@@ -130,7 +132,7 @@ function listText(table: QueueBoxTable, items: readonly (DeadOutboxMessage | Dea
     item.finishedAt?.toISOString(),
     item.lastError,
   ]);
-  const header = ['ID', table === 'outbox' ? 'DESTINATION' : 'SOURCE', 'KEY', 'ATTEMPTS', 'DEAD SINCE', 'LAST ERROR'];
+  const header = ['ID', QUEUEBOX_TABLES[table].stream.toUpperCase(), 'KEY', 'ATTEMPTS', 'DEAD SINCE', 'LAST ERROR'];
   return `${textTable(header, rows)}${next === undefined ? '' : `\n\nMore: add --after ${next}`}`;
 }
 

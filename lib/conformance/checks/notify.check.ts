@@ -33,10 +33,11 @@ export const notifyCheck: ConformanceCheckDefinition = {
         setTimeout(() => resolve(false), context.timeoutMs).unref();
       });
       const sentAt = Date.now();
-      await sender.send('inbox');
+      const sent: QueueBoxTable = 'inbox';
+      await sender.send(sent);
       const received = await wakeUp;
-      expectThat(received, `a wake-up sent on the inbox channel did not arrive within ${context.timeoutMs} ms`);
-      expectThat(woken.join() === 'inbox', `the listener received ${woken.join(', ')} instead of one inbox wake-up`);
+      expectThat(received, `a wake-up sent on the ${sent} channel did not arrive within ${context.timeoutMs} ms`);
+      expectThat(woken.length === 1 && woken[0] === sent, `the listener received ${woken.join(', ')} instead of one ${sent} wake-up`);
       const where = context.listenUrl ? ', listening on its own connection to listenUrl' : '';
       return `a wake-up sent by one instance arrived at another's listener in ${Date.now() - sentAt} ms (over the database's LISTEN/NOTIFY, on the run's own channel${where})`;
     } finally {

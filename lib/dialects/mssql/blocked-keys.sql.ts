@@ -1,9 +1,9 @@
 import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import type { QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { DB_NOW, qualified, READ_COMMITTED, SKIP_HINTS } from './mssql-names.js';
+import { QUEUEBOX_TABLES } from '../../queuebox.claimers.js';
+import { ARRIVAL_COLUMN } from '../table-names.js';
 
-const streamOf = (table: QueueBoxTable): string => (table === 'outbox' ? 'destination' : 'source');
-const createdOf = (table: QueueBoxTable): string => (table === 'outbox' ? 'created_at' : 'received_at');
 
 /**
  * @0 limit (int). The keys whose head row fails: `retrying`, the oldest unfinished row of its key
@@ -14,9 +14,9 @@ const createdOf = (table: QueueBoxTable): string => (table === 'outbox' ? 'creat
  */
 export const blockedKeys = (t: ResolvedTableNames, table: QueueBoxTable): string => {
   const tbl = qualified(t, table);
-  const stream = streamOf(table);
+  const stream = QUEUEBOX_TABLES[table].stream;
   const head = (reason: string, state: string, before: string) => `SELECT x.id, x.${stream} AS stream, x.ordering_key, '${reason}' AS reason,
-         x.attempts, x.last_error, x.${createdOf(table)} AS created_at
+         x.attempts, x.last_error, x.${ARRIVAL_COLUMN[table]} AS created_at
   FROM ${tbl} AS x ${SKIP_HINTS}
   WHERE ${state} AND x.ordering_key IS NOT NULL
     AND NOT EXISTS (SELECT 1 FROM ${tbl} AS b ${SKIP_HINTS}

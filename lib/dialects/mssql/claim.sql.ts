@@ -1,6 +1,7 @@
 import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import type { ClaimComponent, QueueBoxTable } from '../../database/sql-dialect.interface.js';
-import { DB_NOW, KEY_COLLATION, KEY_TYPE, READ_COMMITTED, SKIP_HINTS, UPDATE_HINTS, doneState, guidOut, jsonKeys, qualified, timeOut } from './mssql-names.js';
+import { CLAIMERS } from '../../queuebox.claimers.js';
+import { DB_NOW, KEY_COLLATION, KEY_TYPE, READ_COMMITTED, SKIP_HINTS, UPDATE_HINTS, guidOut, jsonKeys, qualified, timeOut } from './mssql-names.js';
 
 /*
  * The claim on SQL Server, for the outbox, the relay and pull workers: the PostgreSQL dialect's
@@ -32,12 +33,8 @@ import { DB_NOW, KEY_COLLATION, KEY_TYPE, READ_COMMITTED, SKIP_HINTS, UPDATE_HIN
  * nothing else sees. The one result set is the progress row LEFT JOINed to the claimed rows.
  */
 
-
-export const tableOf = (kind: ClaimComponent): QueueBoxTable => (kind === 'outbox' ? 'outbox' : 'inbox');
-export const streamOf = (kind: ClaimComponent): 'destination' | 'source' => (kind === 'outbox' ? 'destination' : 'source');
-
-/** The table variable of the claimer's streams (`@6`): the outbox's destinations, or the inbox's sources. */
-const streamsTable = (kind: ClaimComponent): string => (kind === 'outbox' ? '@destinations' : '@sources');
+/** The table variable of the claimer's streams (`@6`): the outbox's `@destinations`, or the inbox's `@sources`. */
+const streamsTable = (kind: ClaimComponent): string => `@${CLAIMERS[kind].table.streams}`;
 
 /** What the outbox claim and its hand-off return of each claimed row (then `inverted`). */
 export const OUTBOX_CLAIM_COLUMNS = ['id', 'message_id', 'destination', 'ordering_key', 'headers', 'payload', 'claim_token', 'attempts'] as const;
@@ -62,8 +59,10 @@ const COLUMN_TYPES: Record<ClaimColumn, { stored: string; out: string }> = {
   received_at: { stored: 'datetime2(3) NOT NULL', out: 'datetimeoffset(3)' },
 };
 
-/** The claim columns of a kind. */
-export const claimColumns = (kind: ClaimComponent): readonly ClaimColumn[] => (kind === 'outbox' ? OUTBOX_CLAIM_COLUMNS : INBOX_CLAIM_COLUMNS);
+const CLAIM_COLUMNS: Record<QueueBoxTable, readonly ClaimColumn[]> = { outbox: OUTBOX_CLAIM_COLUMNS, inbox: INBOX_CLAIM_COLUMNS };
+
+/** The claim columns of a kind: those of its table. */
+export const claimColumns = (kind: ClaimComponent): readonly ClaimColumn[] => CLAIM_COLUMNS[CLAIMERS[kind].table.name];
 
 /**
  * A table variable for claimed rows: their claim columns, and `first_try` (first claim of a row
@@ -115,7 +114,7 @@ export const MARK_CLAIMED = (leaseParameter: string): string => `SET state = 'pr
 
 /** Rows `a` and `b` share an ordering scope (a key per destination, or per source). A NULL key never matches. */
 export const sameKey = (kind: ClaimComponent, a: string, b: string): string =>
-  `${a}.${streamOf(kind)} = ${b}.${streamOf(kind)} AND ${a}.ordering_key = ${b}.ordering_key`;
+  `${a}.${CLAIMERS[kind].table.stream} = ${b}.${CLAIMERS[kind].table.stream} AND ${a}.ordering_key = ${b}.ordering_key`;
 
 /**
  * (A): no older pending row of `o`'s key. A plain read, no hints: under locking READ COMMITTED it
@@ -124,7 +123,7 @@ export const sameKey = (kind: ClaimComponent, a: string, b: string): string =>
  * claimed or inserted for absent and let its successor through.
  */
 export const olderPending = (t: ResolvedTableNames, kind: ClaimComponent, o: string): string =>
-  `NOT EXISTS (SELECT 1 FROM ${qualified(t, tableOf(kind))} AS b
+  `NOT EXISTS (SELECT 1 FROM ${qualified(t, CLAIMERS[kind].table.name)} AS b
                       WHERE b.state = 'pending' AND b.ordering_key IS NOT NULL AND ${sameKey(kind, 'b', o)} AND b.id < ${o}.id)`;
 
 /**
@@ -136,11 +135,11 @@ export const olderPending = (t: ResolvedTableNames, kind: ClaimComponent, o: str
  * right now is skipped: a metric may miss one, a claim must not wait for it.
  */
 function invertedColumn(t: ResolvedTableNames, kind: ClaimComponent, c: string): string {
-  const table = tableOf(kind);
+  const { name: table, done } = CLAIMERS[kind].table;
   return `CAST(CASE WHEN ${c}.id IS NULL THEN NULL
                  WHEN ${c}.first_try = 1 AND ${c}.ordering_key IS NOT NULL
                       AND EXISTS (SELECT 1 FROM ${qualified(t, table)} AS y ${SKIP_HINTS}
-                                  WHERE y.state IN ('${doneState(table)}', 'dead') AND y.ordering_key IS NOT NULL
+                                  WHERE y.state IN ('${done}', 'dead') AND y.ordering_key IS NOT NULL
                                     AND ${sameKey(kind, 'y', c)} AND y.id > ${c}.id)
                  THEN 1 ELSE 0 END AS bit) AS inverted`;
 }
@@ -156,15 +155,16 @@ function invertedColumn(t: ResolvedTableNames, kind: ClaimComponent, c: string):
  * claim's anti-join (A) turns down, or miss a key for this round.
  */
 function walk(t: ResolvedTableNames, kind: ClaimComponent): string {
-  const table = qualified(t, tableOf(kind));
-  const stream = streamOf(kind);
+  const table = qualified(t, CLAIMERS[kind].table.name);
+  const stream = CLAIMERS[kind].table.stream;
   const next = `SELECT TOP (1) @next_stream = k.${stream}, @next_key = k.ordering_key, @next_id = k.id
   FROM ${table} AS k ${SKIP_HINTS}
   WHERE k.state = 'pending' AND k.ordering_key IS NOT NULL AND k.${stream} = @walk_stream AND k.ordering_key > @walk_key
   ORDER BY k.ordering_key, k.id;`;
   // No further key in this stream: the walk ends, or the outbox's hops to its next destination.
+  const together = CLAIMERS[kind].walk === 'together';
   const noNext =
-    kind === 'outbox'
+    together
       ? `IF @next_id IS NULL
   BEGIN
     SET @next_stream = NULL;
@@ -176,7 +176,7 @@ function walk(t: ResolvedTableNames, kind: ClaimComponent): string {
   END;`
       : 'IF @next_id IS NULL BREAK;';
   // The outbox's cursor may name no destination of @destinations (the start, ''): then it hops at once.
-  const probe = kind === 'outbox' ? `IF EXISTS (SELECT 1 FROM @destinations AS d WHERE d.destination = @walk_stream)\n    ${next.replace(/\n/g, '\n  ')}` : next;
+  const probe = together ? `IF EXISTS (SELECT 1 FROM @destinations AS d WHERE d.destination = @walk_stream)\n    ${next.replace(/\n/g, '\n  ')}` : next;
   return `WHILE @walked < @2
 BEGIN
   SET @next_id = NULL;
@@ -197,8 +197,8 @@ END;`;
  * each per source of `@6`.
  */
 function otherCandidates(t: ResolvedTableNames, kind: ClaimComponent): string {
-  const table = qualified(t, tableOf(kind));
-  const stream = streamOf(kind);
+  const table = qualified(t, CLAIMERS[kind].table.name);
+  const stream = CLAIMERS[kind].table.stream;
   const due = `x.next_attempt_at <= ${DB_NOW}`;
   const perStream = (top: string, where: string, orderBy: string, windowed = false): string => `INSERT INTO @candidates (id${windowed ? ', window_source' : ''})
 SELECT r.id${windowed ? ', s.source' : ''} FROM ${streamsTable(kind)} AS s
@@ -208,7 +208,7 @@ CROSS APPLY (SELECT TOP (${top}) x.id FROM ${table} AS x ${SKIP_HINTS}
   // so no plan scans the clustered key and filters the other streams' rows out (claim.sql.ts of PostgreSQL).
   const unkeyed = perStream('@0', `x.state = 'pending' AND x.ordering_key IS NULL AND ${due}`, `x.${stream}, x.id`);
   const retried = perStream('@0', `x.state = 'pending' AND x.attempts > 0 AND ${due}`, `x.${stream}, x.next_attempt_at`);
-  if (kind === 'outbox') {
+  if (CLAIMERS[kind].walk === 'together') {
     // The window: the oldest keyed rows of the whole table (@3 of them), of which those of other
     // destinations are dropped; they may fill it, never make it read more.
     return `INSERT INTO @candidates (id)
@@ -220,7 +220,7 @@ SET @window_rows = @@ROWCOUNT;
 ${unkeyed}
 ${retried}`;
   }
-  const expired = kind === 'pull' ? `\n${perStream('@0', `x.state = 'processing' AND x.lease_expires_at <= ${DB_NOW}`, '')}` : '';
+  const expired = CLAIMERS[kind].claimsExpired ? `\n${perStream('@0', `x.state = 'processing' AND x.lease_expires_at <= ${DB_NOW}`, '')}` : '';
   return `${perStream('@3', `x.state = 'pending' AND x.ordering_key IS NOT NULL`, 'x.source, x.id', true)}
 SELECT @window_rows = COALESCE(MAX(per_source.n), 0)
 FROM (SELECT COUNT(*) AS n FROM @candidates AS w WHERE w.window_source IS NOT NULL GROUP BY w.window_source) AS per_source;
@@ -235,9 +235,9 @@ ${retried}${expired}`;
  * one goes first) and, of the others, only live leases (B'). Anti-join references carry no hints.
  */
 function claimable(t: ResolvedTableNames, kind: ClaimComponent): string {
-  const table = qualified(t, tableOf(kind));
-  const source = ` AND o.${streamOf(kind)} IN (SELECT s.${streamOf(kind)} FROM ${streamsTable(kind)} AS s)`;
-  if (kind !== 'pull') {
+  const table = qualified(t, CLAIMERS[kind].table.name);
+  const source = ` AND o.${CLAIMERS[kind].table.stream} IN (SELECT s.${CLAIMERS[kind].table.stream} FROM ${streamsTable(kind)} AS s)`;
+  if (!CLAIMERS[kind].claimsExpired) {
     return `o.state = 'pending' AND o.next_attempt_at <= ${DB_NOW}${source}
     AND (o.ordering_key IS NULL OR (${olderPending(t, kind, 'o')}
       AND NOT EXISTS (SELECT 1 FROM ${table} AS p WHERE p.state = 'processing' AND ${sameKey(kind, 'p', 'o')})))`;
@@ -259,8 +259,8 @@ function claimable(t: ResolvedTableNames, kind: ClaimComponent): string {
  * received_at`) and `inverted` (bit): one row per claimed row, or one row of NULL claim columns.
  */
 export function claimStatement(t: ResolvedTableNames, kind: ClaimComponent): string {
-  const table = qualified(t, tableOf(kind));
-  const stream = streamOf(kind);
+  const table = qualified(t, CLAIMERS[kind].table.name);
+  const stream = CLAIMERS[kind].table.stream;
   const streams = `
 DECLARE ${streamsTable(kind)} TABLE (${stream} ${KEY_TYPE} NOT NULL PRIMARY KEY);
 INSERT INTO ${streamsTable(kind)} (${stream}) ${jsonKeys('@6', { distinct: true })};`;
@@ -302,12 +302,12 @@ ORDER BY c.id;`;
  * streams do not count: a replica never claims them. Output: zero rows, or one row `due` (bit).
  */
 export function dueProbe(t: ResolvedTableNames, kind: ClaimComponent): string {
-  const table = qualified(t, tableOf(kind));
-  const source = kind === 'pull' ? ' AND x.source = @0' : ' AND x.source IN (' + jsonKeys('@0') + ')';
+  const table = qualified(t, CLAIMERS[kind].table.name);
+  const source = CLAIMERS[kind].workerPerStream ? ' AND x.source = @0' : ' AND x.source IN (' + jsonKeys('@0') + ')';
   // The outbox's: a seek per destination of @0 (APPLY with TOP), so that its cost never depends on
   // the rows of other destinations, whichever index the optimizer would pick for an IN.
   const part = (where: string): string =>
-    kind === 'outbox'
+    CLAIMERS[kind].walk === 'together'
       ? `EXISTS (SELECT 1 FROM OPENJSON(@0) AS j
               CROSS APPLY (SELECT TOP (1) x.id FROM ${table} AS x ${SKIP_HINTS}
                            WHERE x.destination = CAST(j.value AS nvarchar(200)) COLLATE ${KEY_COLLATION} AND ${where}) AS r)`
@@ -317,7 +317,7 @@ export function dueProbe(t: ResolvedTableNames, kind: ClaimComponent): string {
   const parts = [
     part(`x.state = 'pending' AND x.ordering_key IS NULL AND ${due}`),
     part(`x.state = 'pending' AND x.ordering_key IS NOT NULL AND ${due}`),
-    ...(kind === 'pull' ? [part(`x.state = 'processing' AND x.lease_expires_at <= ${DB_NOW}`)] : []),
+    ...(CLAIMERS[kind].claimsExpired ? [part(`x.state = 'processing' AND x.lease_expires_at <= ${DB_NOW}`)] : []),
   ];
   return /* sql */ `${READ_COMMITTED}
 SELECT CAST(1 AS bit) AS due

@@ -1,8 +1,7 @@
 import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import type { QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { DB_NOW, qualified, READ_COMMITTED, SKIP_HINTS, timeOut } from './mssql-names.js';
-
-const streamOf = (table: QueueBoxTable): string => (table === 'outbox' ? 'destination' : 'source');
+import { QUEUEBOX_TABLES } from '../../queuebox.claimers.js';
 
 /**
  * @0 window (int, ms), @1 limit (int). Rows in flight whose lease ends within the window by the
@@ -11,7 +10,7 @@ const streamOf = (table: QueueBoxTable): string => (table === 'outbox' ? 'destin
  * lease_expires_at, expires_in_ms` (float).
  */
 export const claimsAtRisk = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `${READ_COMMITTED}
-SELECT TOP (@1) x.id, x.${streamOf(table)} AS stream, x.ordering_key, x.attempts,
+SELECT TOP (@1) x.id, x.${QUEUEBOX_TABLES[table].stream} AS stream, x.ordering_key, x.attempts,
        ${timeOut('x.claimed_at')} AS claimed_at, ${timeOut('x.lease_expires_at')} AS lease_expires_at,
        CAST(DATEDIFF_BIG(millisecond, ${DB_NOW}, x.lease_expires_at) AS float) AS expires_in_ms
 FROM ${qualified(t, table)} AS x ${SKIP_HINTS}

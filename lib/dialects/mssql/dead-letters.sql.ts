@@ -1,8 +1,17 @@
 import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import type { QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { DB_NOW, guidOut, jsonIds, qualified, timeOut } from './mssql-names.js';
+import { QUEUEBOX_TABLES } from '../../queuebox.claimers.js';
+import { ARRIVAL_COLUMN } from '../table-names.js';
 
-const streamOf = (table: QueueBoxTable): string => (table === 'outbox' ? 'destination' : 'source');
+/** What names a dead row besides its id and key, in a listing: its message id or idempotency key, and its stream. */
+const LISTED: Record<QueueBoxTable, string> = { outbox: `${guidOut('x.message_id')} AS message_id, x.destination`, inbox: 'x.source, x.idempotency_key' };
+
+/** The same, inspected: both identities (one a typed NULL) and the stream under one name. */
+const INSPECTED: Record<QueueBoxTable, string> = {
+  outbox: `${guidOut('x.message_id')} AS message_id, x.destination AS stream, CAST(NULL AS nvarchar(200)) AS idempotency_key`,
+  inbox: 'CAST(NULL AS char(36)) AS message_id, x.source AS stream, x.idempotency_key',
+};
 
 /**
  * A `datetimeoffset` parameter as the UTC `datetime2(3)` of the time columns: SWITCHOFFSET first,
@@ -18,7 +27,7 @@ const utc = (parameter: string): string => `CAST(SWITCHOFFSET(${parameter}, '+00
  * matched literally, `%`, `_` and `[` included.
  */
 const deadMatching = (table: QueueBoxTable): string => `x.state = 'dead' AND x.id > @0
-  AND (@2 IS NULL OR x.${streamOf(table)} = @2)
+  AND (@2 IS NULL OR x.${QUEUEBOX_TABLES[table].stream} = @2)
   AND (@3 IS NULL OR CHARINDEX(LOWER(@3), LOWER(x.last_error)) > 0)
   AND (@4 IS NULL OR x.finished_at >= ${utc('@4')})
   AND (@5 IS NULL OR x.finished_at < ${utc('@5')})`;
@@ -33,9 +42,7 @@ const deadChunk = (t: ResolvedTableNames, table: QueueBoxTable): string =>
  * message_id, destination, ordering_key, attempts, last_error, finished_at`; inbox `id, source,
  * idempotency_key, ordering_key, attempts, last_error, finished_at`.
  */
-export const listDead = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `SELECT TOP (@1) x.id, ${
-  table === 'outbox' ? `${guidOut('x.message_id')} AS message_id, x.destination` : 'x.source, x.idempotency_key'
-}, x.ordering_key,
+export const listDead = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `SELECT TOP (@1) x.id, ${LISTED[table]}, x.ordering_key,
        x.attempts, x.last_error, ${timeOut('x.finished_at')} AS finished_at
 FROM ${qualified(t, table)} AS x
 WHERE ${deadMatching(table)}
@@ -46,12 +53,8 @@ ORDER BY x.id;`;
  * gone). The payload is read only when asked for. Output: `id, message_id, stream,
  * idempotency_key, ordering_key, attempts, last_error, headers, created_at, finished_at, payload`.
  */
-export const inspectDead = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `SELECT x.id, ${
-  table === 'outbox'
-    ? `${guidOut('x.message_id')} AS message_id, x.destination AS stream, CAST(NULL AS nvarchar(200)) AS idempotency_key`
-    : 'CAST(NULL AS char(36)) AS message_id, x.source AS stream, x.idempotency_key'
-},
-       x.ordering_key, x.attempts, x.last_error, x.headers, ${timeOut(`x.${table === 'outbox' ? 'created_at' : 'received_at'}`)} AS created_at,
+export const inspectDead = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `SELECT x.id, ${INSPECTED[table]},
+       x.ordering_key, x.attempts, x.last_error, x.headers, ${timeOut(`x.${ARRIVAL_COLUMN[table]}`)} AS created_at,
        ${timeOut('x.finished_at')} AS finished_at, CASE WHEN @1 = 1 THEN x.payload END AS payload
 FROM ${qualified(t, table)} AS x
 WHERE x.id = @0 AND x.state = 'dead';`;

@@ -9,9 +9,8 @@ import {
   olderPending,
   outputClaimedInto,
   sameKey,
-  streamOf,
-  tableOf,
 } from './claim.sql.js';
+import { CLAIMERS, QUEUEBOX_TABLES } from '../../queuebox.claimers.js';
 import { fence } from './fence.sql.js';
 import {
   DB_NOW,
@@ -21,7 +20,6 @@ import {
   READ_COMMITTED,
   SKIP_HINTS,
   UPDATE_HINTS,
-  doneState,
   jsonIds,
   jsonKeys,
   qualified,
@@ -108,8 +106,8 @@ LEFT JOIN @renewed AS r ON r.id = mine.id;`;
  * `inverted` (bit: the handed-on row is older than the finished one, a late commit).
  */
 export const completeMany = (t: ResolvedTableNames, kind: ClaimComponent): string => {
-  const table = qualified(t, tableOf(kind));
-  const stream = streamOf(kind);
+  const { name, stream, done } = CLAIMERS[kind].table;
+  const table = qualified(t, name);
   return /* sql */ `SET NOCOUNT ON;
 ${READ_COMMITTED}
 DECLARE @done TABLE (id bigint NOT NULL PRIMARY KEY, stream ${KEY_TYPE} NOT NULL, ordering_key ${KEY_TYPE} NULL);
@@ -117,7 +115,7 @@ DECLARE @successor TABLE (id bigint NOT NULL PRIMARY KEY, after_id bigint NOT NU
 ${claimedTable('@handed', kind)}
 ${OWN_TRANSACTION_BEGIN}
 UPDATE m
-SET state = '${doneState(tableOf(kind))}', finished_at = ${DB_NOW}, lease_expires_at = NULL
+SET state = '${done}', finished_at = ${DB_NOW}, lease_expires_at = NULL
 OUTPUT inserted.id, inserted.${stream}, inserted.ordering_key INTO @done (id, stream, ordering_key)
 FROM ${table} AS m
 ${PAIRS}
@@ -191,7 +189,7 @@ export const reclaimExpired = (t: ResolvedTableNames, table: QueueBoxTable): str
 WITH expired AS (
   SELECT TOP (@0) e.id, e.state, e.claim_token, e.claimed_at, e.lease_expires_at
   FROM ${qualified(t, table)} AS e ${UPDATE_HINTS}
-  WHERE e.state = 'processing' AND e.lease_expires_at <= ${DB_NOW}${table === 'inbox' ? `\n    AND e.source IN (${jsonKeys('@1')})` : ''}
+  WHERE e.state = 'processing' AND e.lease_expires_at <= ${DB_NOW}${QUEUEBOX_TABLES[table].reclaimByStream ? `\n    AND e.source IN (${jsonKeys('@1')})` : ''}
 )
 UPDATE expired
 SET state = 'pending', claim_token = NULL, claimed_at = NULL, lease_expires_at = NULL

@@ -31,7 +31,7 @@ export const findInbox = (t: ResolvedTableNames): string => /* sql */ `SELECT f.
  * key), the oldest unfinished; NULL keys are unordered. Parameters and output as
  * `claimStatement`.
  */
-export const claimInbox = (t: ResolvedTableNames): string => claimStatement(t, 'inbox');
+export const claimInbox = (t: ResolvedTableNames): string => claimStatement(t, 'relay');
 
 /**
  * No parameters. Backlog and oldest pending age (seconds, database clock) per source, for the

@@ -1,6 +1,7 @@
 import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import type { QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { DB_NOW, READ_COMMITTED, qualified } from './mssql-names.js';
+import { QUEUEBOX_TABLES } from '../../queuebox.claimers.js';
 
 /*
  * What is left to do, for a test's drain (queuebox/testing): per table and stream (destination or
@@ -10,7 +11,7 @@ import { DB_NOW, READ_COMMITTED, qualified } from './mssql-names.js';
  */
 
 const unfinished = (t: ResolvedTableNames, table: QueueBoxTable): string => {
-  const stream = table === 'outbox' ? 'destination' : 'source';
+  const { stream } = QUEUEBOX_TABLES[table];
   const scheduled = `x.state = 'pending' AND x.next_attempt_at > ${DB_NOW}`;
   return /* sql */ `SELECT N'${table}' AS table_name, x.${stream} AS stream,
        SUM(CASE WHEN x.state = 'pending' AND x.next_attempt_at <= ${DB_NOW} THEN 1 ELSE 0 END) AS due,

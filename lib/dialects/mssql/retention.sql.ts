@@ -1,6 +1,7 @@
 import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import type { QueueBoxTable } from '../../database/sql-dialect.interface.js';
-import { DB_NOW, READ_COMMITTED, SKIP_HINTS, doneState, qualified } from './mssql-names.js';
+import { DB_NOW, READ_COMMITTED, SKIP_HINTS, qualified } from './mssql-names.js';
+import { QUEUEBOX_TABLES } from '../../queuebox.claimers.js';
 
 /**
  * The time `@0` ms before the database clock. The age is a `bigint` of up to 100 years, and
@@ -18,7 +19,7 @@ const AGE_CUTOFF = `DATEADD(millisecond, -CAST(@0 % 60000 AS int), DATEADD(minut
  * each deleted row.
  */
 export const purgeFinished = (t: ResolvedTableNames, table: QueueBoxTable, state: 'done' | 'dead'): string => {
-  const literal = state === 'done' ? doneState(table) : 'dead';
+  const literal = state === 'done' ? QUEUEBOX_TABLES[table].done : 'dead';
   return /* sql */ `${READ_COMMITTED}
 DELETE m
 OUTPUT deleted.id

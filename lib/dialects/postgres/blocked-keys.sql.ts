@@ -1,9 +1,9 @@
 import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import type { QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { DB_NOW, qualified, sameScope } from './postgres-names.js';
+import { QUEUEBOX_TABLES } from '../../queuebox.claimers.js';
+import { ARRIVAL_COLUMN } from '../table-names.js';
 
-const streamOf = (table: QueueBoxTable): string => (table === 'outbox' ? 'destination' : 'source');
-const createdOf = (table: QueueBoxTable): string => (table === 'outbox' ? 'created_at' : 'received_at');
 
 /**
  * $1 limit. The keys whose head row fails: `retrying`, the oldest unfinished row of its key is
@@ -13,8 +13,8 @@ const createdOf = (table: QueueBoxTable): string => (table === 'outbox' ? 'creat
  */
 export const blockedKeys = (t: ResolvedTableNames, table: QueueBoxTable): string => {
   const tbl = qualified(t, table);
-  const head = (reason: string, state: string, before: string) => `SELECT x.id, x.${streamOf(table)} AS stream, x.ordering_key, '${reason}' AS reason,
-         x.attempts, x.last_error, x.${createdOf(table)} AS created_at
+  const head = (reason: string, state: string, before: string) => `SELECT x.id, x.${QUEUEBOX_TABLES[table].stream} AS stream, x.ordering_key, '${reason}' AS reason,
+         x.attempts, x.last_error, x.${ARRIVAL_COLUMN[table]} AS created_at
   FROM ${tbl} AS x
   WHERE ${state} AND x.ordering_key IS NOT NULL
     AND NOT EXISTS (SELECT 1 FROM ${tbl} AS b WHERE b.state IN (${before}) AND ${sameScope(table, 'b', 'x')} AND b.id < x.id)`;
@@ -29,7 +29,7 @@ WITH heads AS (
 SELECT h.id, h.stream, h.ordering_key, h.reason, h.attempts, h.last_error,
        EXTRACT(EPOCH FROM ${DB_NOW} - h.created_at)::float8 AS age_seconds,
        (SELECT count(*)::integer FROM ${tbl} AS w
-        WHERE w.state = 'pending' AND w.${streamOf(table)} = h.stream AND w.ordering_key = h.ordering_key AND w.id > h.id) AS waiting
+        WHERE w.state = 'pending' AND w.${QUEUEBOX_TABLES[table].stream} = h.stream AND w.ordering_key = h.ordering_key AND w.id > h.id) AS waiting
 FROM heads AS h
 ORDER BY h.id`;
 };

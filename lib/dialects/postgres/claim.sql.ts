@@ -1,5 +1,6 @@
 import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
-import type { ClaimComponent, QueueBoxTable } from '../../database/sql-dialect.interface.js';
+import type { ClaimComponent } from '../../database/sql-dialect.interface.js';
+import { CLAIMERS } from '../../queuebox.claimers.js';
 import { ASYNC_COMMIT_CTE, asyncCommitCte } from './async-commit.sql.js';
 import { DB_NOW, qualified } from './postgres-names.js';
 
@@ -40,8 +41,6 @@ import { DB_NOW, qualified } from './postgres-names.js';
  * hash table is built for them (sized by the planner's estimate, which per-stream scans raise).
  */
 
-const tableOf = (kind: ClaimComponent): QueueBoxTable => (kind === 'outbox' ? 'outbox' : 'inbox');
-
 /**
  * Parameter `$n` as a value the planner cannot see: a one-row subquery, computed once when the
  * statement runs (an InitPlan). A custom plan then estimates exactly as the generic plan does,
@@ -55,7 +54,6 @@ const CURSOR_STREAM = unplanned(5, 'text');
 const CURSOR_KEY = unplanned(6, 'text');
 /** The claimer's streams (destinations or sources), as an array expression (`ANY`, `unnest`). */
 const STREAMS = `${unplanned(7, 'text[]')}::text[]`;
-const streamOf = (kind: ClaimComponent): 'destination' | 'source' => (kind === 'outbox' ? 'destination' : 'source');
 
 /** The claim columns the UPDATE writes: a new token per row, times from the database clock. */
 const MARK_CLAIMED = `state = 'processing',
@@ -70,10 +68,10 @@ const MARK_CLAIMED = `state = 'processing',
  * failed counts; a replayed dead row is the operator's decision, not an inversion.
  */
 export const invertedColumn = (t: ResolvedTableNames, kind: ClaimComponent, m: string): string => {
-  const stream = streamOf(kind);
-  const done = kind === 'outbox' ? `'sent', 'dead'` : `'processed', 'dead'`;
+  const stream = CLAIMERS[kind].table.stream;
+  const done = `'${CLAIMERS[kind].table.done}', 'dead'`;
   return `(${m}.attempts = 1 AND ${m}.last_error IS NULL AND ${m}.ordering_key IS NOT NULL
-          AND EXISTS (SELECT 1 FROM ${qualified(t, tableOf(kind))} AS y
+          AND EXISTS (SELECT 1 FROM ${qualified(t, CLAIMERS[kind].table.name)} AS y
                       WHERE y.state IN (${done}) AND y.ordering_key IS NOT NULL
                         AND y.${stream} = ${m}.${stream} AND y.ordering_key = ${m}.ordering_key AND y.id > ${m}.id))`;
 };
@@ -92,9 +90,9 @@ export const invertedColumn = (t: ResolvedTableNames, kind: ClaimComponent, m: s
 function perStream(
   kind: ClaimComponent,
   select: (filter: string, leading: string) => string,
-  { streams = `unnest(${STREAMS}) AS s(${streamOf(kind)})`, limit = '' }: { streams?: string; limit?: string } = {},
+  { streams = `unnest(${STREAMS}) AS s(${CLAIMERS[kind].table.stream})`, limit = '' }: { streams?: string; limit?: string } = {},
 ): string {
-  const stream = streamOf(kind);
+  const stream = CLAIMERS[kind].table.stream;
   return `(SELECT s_rows.* FROM ${streams} CROSS JOIN LATERAL (${select(sameStream(stream), `x.${stream}, `)}) AS s_rows${limit})`;
 }
 
@@ -109,8 +107,8 @@ const sameStream = (stream: string): string => ` AND x.${stream} >= s.${stream} 
  * unordered row is always among them.
  */
 function unkeyedRows(t: ResolvedTableNames, kind: ClaimComponent): string {
-  const table = qualified(t, tableOf(kind));
-  const stream = streamOf(kind);
+  const table = qualified(t, CLAIMERS[kind].table.name);
+  const stream = CLAIMERS[kind].table.stream;
   // One stream (most outboxes have one destination): nothing to order, no probe.
   const byOldest = `(SELECT s.${stream} FROM unnest(${STREAMS}) AS s(${stream})
       ORDER BY CASE WHEN cardinality(${STREAMS}) > 1 THEN (SELECT x.id FROM ${table} AS x
@@ -182,12 +180,12 @@ function destinationWalk(t: ResolvedTableNames): string {
  * one goes first) and (B) only at live leases of other rows (B').
  */
 function claimable(t: ResolvedTableNames, kind: ClaimComponent): string {
-  const table = qualified(t, tableOf(kind));
-  const stream = streamOf(kind);
+  const table = qualified(t, CLAIMERS[kind].table.name);
+  const stream = CLAIMERS[kind].table.stream;
   const sameKey = (alias: string) => `${alias}.${stream} = o.${stream} AND ${alias}.ordering_key = o.ordering_key`;
   const olderPending = `NOT EXISTS (SELECT 1 FROM ${table} AS b
                       WHERE b.state = 'pending' AND b.ordering_key IS NOT NULL AND ${sameKey('b')} AND b.id < o.id)`;
-  if (kind !== 'pull') {
+  if (!CLAIMERS[kind].claimsExpired) {
     const state = `o.state = 'pending' AND o.next_attempt_at <= ${DB_NOW} AND o.${stream} = ANY(${STREAMS})`;
     return `${state}
     AND (o.ordering_key IS NULL OR (${olderPending}
@@ -204,16 +202,17 @@ function claimable(t: ResolvedTableNames, kind: ClaimComponent): string {
 
 /** The claim statement of `kind`, returning `returning` of each claimed row `m` after the progress columns. */
 export function claimStatement(t: ResolvedTableNames, kind: ClaimComponent, returning: string): string {
-  const table = qualified(t, tableOf(kind));
-  const stream = streamOf(kind);
+  const table = qualified(t, CLAIMERS[kind].table.name);
+  const stream = CLAIMERS[kind].table.stream;
   const windowScan = (filter = '', leading = ''): string => `SELECT x.id, x.${stream}, x.ordering_key FROM ${table} AS x
     WHERE x.state = 'pending' AND x.ordering_key IS NOT NULL${filter} ORDER BY ${leading}x.id LIMIT ${WINDOW_ROWS}`;
   // The outbox's window is the oldest keyed rows of the whole table, as it always was (one range
   // of `keyed_pending_ix`, $4 rows), of which those of other destinations are dropped: rows of a
   // destination this replica does not have may fill it, never make it read more. The walk still
   // reaches every key of the replica's own destinations. The inbox's is per source.
+  const together = CLAIMERS[kind].walk === 'together';
   const keyedWindow =
-    kind === 'outbox' ? `(SELECT w.* FROM (${windowScan()}) AS w WHERE w.destination = ANY(${STREAMS}))` : perStream(kind, windowScan);
+    together ? `(SELECT w.* FROM (${windowScan()}) AS w WHERE w.destination = ANY(${STREAMS}))` : perStream(kind, windowScan);
   const unkeyed = unkeyedRows(t, kind);
   const retried = perStream(
     kind,
@@ -221,18 +220,18 @@ export function claimStatement(t: ResolvedTableNames, kind: ClaimComponent, retu
     WHERE x.state = 'pending' AND x.attempts > 0${filter} AND x.next_attempt_at <= ${DB_NOW} ORDER BY ${leading}x.next_attempt_at LIMIT ${BATCH}`,
   );
   const expired =
-    kind === 'pull'
+    CLAIMERS[kind].claimsExpired
       ? `
   UNION ALL ${perStream(kind, (filter) => `SELECT x.id FROM ${table} AS x WHERE x.state = 'processing'${filter} AND x.lease_expires_at <= ${DB_NOW} LIMIT ${BATCH}`)}`
       : '';
   // The outbox's own claim may commit without waiting for its WAL flush, as its sent marks do: a
   // claim a crash undoes leaves its row pending, and a message published under it is published again.
-  const durability = kind === 'outbox' ? asyncCommitCte(8) : '';
-  const windowSize = kind === 'outbox' ? `(SELECT count(*) FROM keyed_window)` : `(SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM keyed_window GROUP BY source) AS per_source)`;
+  const durability = CLAIMERS[kind].asyncMarks ? asyncCommitCte(8) : '';
+  const windowSize = together ? `(SELECT count(*) FROM keyed_window)` : `(SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM keyed_window GROUP BY source) AS per_source)`;
   // The outbox's walk has rows that are not keys (the cursor, hops between destinations).
-  const walked = kind === 'outbox' ? { keys: ' WHERE walk.found', last: 'WHERE walk.found ', count: 'last.walked' } : { keys: '', last: '', count: 'last.step' };
+  const walked = together ? { keys: ' WHERE walk.found', last: 'WHERE walk.found ', count: 'last.walked' } : { keys: '', last: '', count: 'last.step' };
   return /* sql */ `
-WITH RECURSIVE ${kind === 'outbox' ? destinationWalk(t) : sourceWalk(t)},
+WITH RECURSIVE ${together ? destinationWalk(t) : sourceWalk(t)},
 keyed_window AS ${keyedWindow},
 candidates AS (
   SELECT h.id FROM walk CROSS JOIN LATERAL (

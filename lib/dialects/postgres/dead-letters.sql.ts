@@ -1,8 +1,16 @@
 import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import type { QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { DB_NOW, qualified } from './postgres-names.js';
+import { QUEUEBOX_TABLES } from '../../queuebox.claimers.js';
 
-const streamOf = (table: QueueBoxTable): string => (table === 'outbox' ? 'destination' : 'source');
+/** What names a dead row besides its id and key, in a listing: its message id or idempotency key, and its stream. */
+const LISTED: Record<QueueBoxTable, string> = { outbox: 'x.message_id, x.destination', inbox: 'x.source, x.idempotency_key' };
+
+/** The same, inspected: both identities (one NULL) and the stream under one name, then the key. */
+const INSPECTED: Record<QueueBoxTable, { identity: string; createdAt: string }> = {
+  outbox: { identity: 'x.message_id, x.destination AS stream, NULL::text AS idempotency_key', createdAt: 'x.created_at' },
+  inbox: { identity: 'NULL::uuid AS message_id, x.source AS stream, x.idempotency_key', createdAt: 'x.received_at AS created_at' },
+};
 
 /**
  * The dead rows of a filter after a keyset position, on row `x`: $1 after id (exclusive; 0 for
@@ -11,7 +19,7 @@ const streamOf = (table: QueueBoxTable): string => (table === 'outbox' ? 'destin
  * LIKE: the operator's text is matched literally, `%` and `_` included.
  */
 const deadMatching = (table: QueueBoxTable): string => `x.state = 'dead' AND x.id > $1::bigint
-  AND ($3::text IS NULL OR x.${streamOf(table)} = $3::text)
+  AND ($3::text IS NULL OR x.${QUEUEBOX_TABLES[table].stream} = $3::text)
   AND ($4::text IS NULL OR strpos(lower(x.last_error), lower($4::text)) > 0)
   AND ($5::timestamptz IS NULL OR x.finished_at >= $5::timestamptz)
   AND ($6::timestamptz IS NULL OR x.finished_at < $6::timestamptz)`;
@@ -25,7 +33,7 @@ const deadChunk = (t: ResolvedTableNames, table: QueueBoxTable): string =>
  * by id on `dead_ix`. No locks: a listing.
  */
 export const listDead = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `
-SELECT x.id, ${table === 'outbox' ? 'x.message_id, x.destination' : 'x.source, x.idempotency_key'}, x.ordering_key,
+SELECT x.id, ${LISTED[table]}, x.ordering_key,
        x.attempts, x.last_error, x.finished_at
 FROM ${qualified(t, table)} AS x
 WHERE ${deadMatching(table)}
@@ -37,8 +45,8 @@ LIMIT $2`;
  * The payload is read only when asked for: it can be large, and a listing never needs it.
  */
 export const inspectDead = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `
-SELECT x.id, ${table === 'outbox' ? 'x.message_id, x.destination AS stream, NULL::text AS idempotency_key' : 'NULL::uuid AS message_id, x.source AS stream, x.idempotency_key'},
-       x.ordering_key, x.attempts, x.last_error, x.headers, ${table === 'outbox' ? 'x.created_at' : 'x.received_at AS created_at'}, x.finished_at,
+SELECT x.id, ${INSPECTED[table].identity},
+       x.ordering_key, x.attempts, x.last_error, x.headers, ${INSPECTED[table].createdAt}, x.finished_at,
        CASE WHEN $2::boolean THEN x.payload END AS payload
 FROM ${qualified(t, table)} AS x
 WHERE x.id = $1::bigint AND x.state = 'dead'`;

@@ -3,6 +3,7 @@ import type { ClaimComponent, QueueBoxTable } from '../../database/sql-dialect.i
 import { ASYNC_COMMIT_CTE, asyncCommitCte } from './async-commit.sql.js';
 import { fence } from './fence.sql.js';
 import { DB_NOW, qualified } from './postgres-names.js';
+import { CLAIMERS, QUEUEBOX_TABLES } from '../../queuebox.claimers.js';
 
 /*
  * Fenced writes. Each is ONE statement that returns the ids it changed: an empty result means
@@ -21,13 +22,14 @@ RETURNING m.id`;
 /** What both forms of the completion name: the table, its stream column, its finished state, the claim columns. */
 function completionParts(t: ResolvedTableNames, kind: ClaimComponent, claimColumns: readonly string[]) {
   const others = claimColumns.filter((column) => column !== 'id');
+  const { name, stream, done } = CLAIMERS[kind].table;
   return {
-    table: qualified(t, kind === 'outbox' ? 'outbox' : 'inbox'),
-    stream: kind === 'outbox' ? 'destination' : 'source',
-    done: kind === 'outbox' ? 'sent' : 'processed',
+    table: qualified(t, name),
+    stream,
+    done,
     others,
     nulls: others.map((column) => `NULL AS ${column}`).join(', '),
-    durability: kind === 'outbox' ? asyncCommitCte(5) : '',
+    durability: CLAIMERS[kind].asyncMarks ? asyncCommitCte(5) : '',
   };
 }
 
@@ -173,7 +175,7 @@ RETURNING m.id`;
 export const reclaimExpired = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `
 WITH expired AS (
   SELECT e.id FROM ${qualified(t, table)} AS e
-  WHERE e.state = 'processing' AND e.lease_expires_at <= ${DB_NOW}${table === 'inbox' ? ' AND e.source = ANY($2::text[])' : ''}
+  WHERE e.state = 'processing' AND e.lease_expires_at <= ${DB_NOW}${QUEUEBOX_TABLES[table].reclaimByStream ? ' AND e.source = ANY($2::text[])' : ''}
   LIMIT $1
   FOR UPDATE SKIP LOCKED
 )

@@ -27,8 +27,8 @@ SELECT id, state FROM ${qualified(t, 'inbox')} WHERE source = $1 AND idempotency
  * one row per (source, key), the oldest unfinished; NULL keys are unordered.
  */
 export const claimInbox = (t: ResolvedTableNames): string =>
-  claimStatement(t, 'inbox', `${INBOX_CLAIM_COLUMNS.map((column) => `m.${column}`).join(', ')},
-          ${invertedColumn(t, 'inbox', 'm')} AS inverted`);
+  claimStatement(t, 'relay', `${INBOX_CLAIM_COLUMNS.map((column) => `m.${column}`).join(', ')},
+          ${invertedColumn(t, 'relay', 'm')} AS inverted`);
 
 /** Backlog and oldest pending age (seconds, database clock) per source. */
 export const inboxBacklog = (t: ResolvedTableNames): string => /* sql */ `

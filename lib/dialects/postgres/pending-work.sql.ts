@@ -1,6 +1,7 @@
 import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import type { QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { DB_NOW, qualified } from './postgres-names.js';
+import { QUEUEBOX_TABLES } from '../../queuebox.claimers.js';
 
 /*
  * What is left to do, for a test's drain (queuebox/testing): per table and stream (destination or
@@ -9,7 +10,7 @@ import { DB_NOW, qualified } from './postgres-names.js';
  */
 
 const unfinished = (t: ResolvedTableNames, table: QueueBoxTable): string => {
-  const stream = table === 'outbox' ? 'destination' : 'source';
+  const { stream } = QUEUEBOX_TABLES[table];
   return /* sql */ `SELECT '${table}' AS table_name, ${stream} AS stream,
        count(*) FILTER (WHERE state = 'pending' AND next_attempt_at <= ${DB_NOW})::integer AS due,
        count(*) FILTER (WHERE state = 'processing')::integer AS in_flight,

@@ -1,6 +1,7 @@
 import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import type { QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import { qualifiedTable } from '../table-names.js';
+import { QUEUEBOX_TABLES } from '../../queuebox.claimers.js';
 
 /**
  * Quotes a validated identifier (`IDENTIFIER` in options). Quoting keeps the case as given and
@@ -13,7 +14,6 @@ export function quote(identifier: string): string {
 /** The quoted, schema-qualified name of a QueueBox table. */
 export const qualified = (tables: ResolvedTableNames, table: QueueBoxTable): string => qualifiedTable(tables, table, quote);
 
-export { doneState } from '../table-names.js';
 
 /** The database clock: when the current statement arrived (not `now()`, the transaction start). */
 export const DB_NOW = 'statement_timestamp()';
@@ -23,6 +23,6 @@ export const DB_NOW = 'statement_timestamp()';
  * inbox source (docs/concepts/ordering.md). A NULL key never matches: such rows are unordered.
  */
 export function sameScope(table: QueueBoxTable, a: string, b: string): string {
-  const stream = table === 'outbox' ? 'destination' : 'source';
+  const { stream } = QUEUEBOX_TABLES[table];
   return `${a}.${stream} = ${b}.${stream} AND ${a}.ordering_key = ${b}.ordering_key`;
 }

@@ -1,5 +1,5 @@
 import type { DialectSql } from '../dialect-sql.interface.js';
-import type { ClaimComponent } from '../../database/sql-dialect.interface.js';
+import type { ClaimComponent, QueueBoxTable } from '../../database/sql-dialect.interface.js';
 import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import * as blocked from './blocked-keys.sql.js';
 import * as atRisk from './claims-at-risk.sql.js';
@@ -15,11 +15,13 @@ import * as retention from './retention.sql.js';
 import * as rows from './row-states.sql.js';
 import * as schemaLifecycle from './schema-lifecycle.sql.js';
 import * as tableColumns from './table-columns.sql.js';
+import { CLAIMERS } from '../../queuebox.claimers.js';
+
+/** The columns a claim returns, by the table it claims from (the inbox's for the relay and pull). */
+const CLAIM_COLUMNS: Record<QueueBoxTable, readonly string[]> = { outbox: outbox.OUTBOX_CLAIM_COLUMNS, inbox: inbox.INBOX_CLAIM_COLUMNS };
+const claimColumnsOf = (kind: ClaimComponent): readonly string[] => CLAIM_COLUMNS[CLAIMERS[kind].table.name];
 
 /** Every PostgreSQL statement (`$n` placeholders): the mirrored *.sql.ts files. */
-/** The columns a claim returns, by what claims: the outbox's or the inbox's (relay and pull). */
-const claimColumnsOf = (kind: ClaimComponent): readonly string[] => (kind === 'outbox' ? outbox.OUTBOX_CLAIM_COLUMNS : inbox.INBOX_CLAIM_COLUMNS);
-
 export const postgresSql: DialectSql = {
   ...clock, ...pendingWork, ...schemaLifecycle, ...tableColumns,
   ...outbox, ...inbox, ...pull,

@@ -1,6 +1,7 @@
 import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import type { QueueBoxTable } from '../../database/sql-dialect.interface.js';
-import { DB_NOW, doneState, qualified } from './postgres-names.js';
+import { DB_NOW, qualified } from './postgres-names.js';
+import { QUEUEBOX_TABLES } from '../../queuebox.claimers.js';
 
 /**
  * $1 age in ms, $2 max rows. Deletes finished rows (`sent`/`processed`, or `dead`) that finished
@@ -11,7 +12,7 @@ import { DB_NOW, doneState, qualified } from './postgres-names.js';
  * again and is not deleted.
  */
 export const purgeFinished = (t: ResolvedTableNames, table: QueueBoxTable, state: 'done' | 'dead'): string => {
-  const literal = state === 'done' ? doneState(table) : 'dead';
+  const literal = state === 'done' ? QUEUEBOX_TABLES[table].done : 'dead';
   const older = `finished_at < ${DB_NOW} - $1::bigint * interval '1 millisecond'`;
   return /* sql */ `
 DELETE FROM ${qualified(t, table)} AS m

@@ -145,8 +145,8 @@ describeWithDatabase('SQL Server: every statement returns the decoded shapes', (
     expect(relay).toMatchObject({ id: relayed, source: 'relayed', key: null, attempts: 1, inverted: false });
 
     expect(await repository.complete(claimOf('pull', pull))).toBe('ok');
-    expect(await repository.complete(stale(claimOf('inbox', relay)))).toBe('lost');
-    expect(await repository.deadLetter(claimOf('inbox', relay), 'poison')).toBe('ok');
+    expect(await repository.complete(stale(claimOf('relay', relay)))).toBe('lost');
+    expect(await repository.deadLetter(claimOf('relay', relay), 'poison')).toBe('ok');
     const [dead] = await runner.run(dialect.listDeadInbox(firstPage(10)));
     expect(dead).toMatchObject({ id: relayed, source: 'relayed', idempotencyKey: 'r-1', key: null, attempts: 1, lastError: 'poison' });
     expect(dead.finishedAt).toBeInstanceOf(Date);

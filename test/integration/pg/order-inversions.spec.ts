@@ -1,12 +1,13 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { ClaimRepository } from '../../../lib/engine/claim.repository.js';
-import { OUTBOX_ORDER_INVERSIONS_TOTAL, OutboxService } from '../../../lib/index.js';
+import { INBOX_RELAY_ORDER_INVERSIONS_TOTAL, InboxService, LOOP_TICKS_TOTAL, OUTBOX_ORDER_INVERSIONS_TOTAL, OutboxService, QueueBoxEvents, type QueueBoxEventMap } from '../../../lib/index.js';
+import { LOOP_CONCURRENCY } from '../../../lib/metrics/queuebox.metrics.js';
 import type { Claim } from '../../../lib/interfaces/claim.interface.js';
 import { createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';
 import { HttpReceiver, waitFor } from '../../fixtures/http-receiver.js';
 import { rowsNotInState } from '../../fixtures/inbox-rows.js';
-import { counterValue } from '../../fixtures/metrics.js';
+import { counterValue, hasSeries } from '../../fixtures/metrics.js';
 import { claimOutbox, claimPull, insertInboxRow, insertRows, repositoryFor } from '../../fixtures/outbox-rows.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
 
@@ -125,5 +126,55 @@ describe('outbox: producers of one key committing out of id order, without the c
     await waitFor(async () => (await unsent()) === 0 && receiver.requests.length === 2, 10_000, 'older sent');
     expect(receiver.requests.map((request) => JSON.parse(request.body).seq)).toEqual(['younger', 'older']);
     expect(await counterValue(OUTBOX_ORDER_INVERSIONS_TOTAL)).toBe(before + 1);
+  });
+});
+
+describe('relay: receives of one key committing out of id order', () => {
+  const receiver = new HttpReceiver();
+  let app: TestApp;
+  let schema: string;
+  let monitor: DataSource;
+
+  beforeEach(async () => {
+    const url = await receiver.start();
+    receiver.requests.length = 0;
+    schema = await createTestSchema();
+    monitor = await openDataSource(schema, 2);
+    app = await startQueueBoxApp(schema, {
+      destinations: { sink: { type: 'http', url: `${url}/sink` } },
+      outbox: { pollIntervalMs: 20 },
+      inbox: { sources: { orders: {} }, relay: { routes: { orders: { destination: 'sink' } }, pollIntervalMs: 20 } },
+    });
+  });
+  afterEach(async () => {
+    await app?.close();
+    await monitor.destroy();
+    await receiver.stop();
+  });
+
+  const unprocessed = () => rowsNotInState(monitor, schema, 'inbox', 'processed');
+
+  it('counts a late-committed older message the relay forwards after a younger one as an order inversion, under its name', async () => {
+    // The relay's claim lock keeps two rows of a key out of flight together; it cannot make the receives commit in id order.
+    const inbox = app.app.get(InboxService);
+    const inversions: QueueBoxEventMap['order.inversion'][] = [];
+    app.app.get(QueueBoxEvents).on('order.inversion', (event) => void inversions.push(event));
+    const before = await counterValue(INBOX_RELAY_ORDER_INVERSIONS_TOTAL, { source: 'orders' });
+    const producer = app.dataSource.createQueryRunner();
+    await producer.connect();
+    await producer.startTransaction();
+    const older = await inbox.receive({ source: 'orders', idempotencyKey: 'older', key: 'K', payload: { seq: 'older' } }, { manager: producer.manager });
+    await inbox.receive({ source: 'orders', idempotencyKey: 'younger', key: 'K', payload: { seq: 'younger' } });
+    await waitFor(async () => (await unprocessed()) === 0 && receiver.requests.length === 1, 10_000, 'younger relayed and sent');
+    await producer.commitTransaction();
+    await producer.release();
+    await waitFor(async () => (await unprocessed()) === 0 && receiver.requests.length === 2, 10_000, 'older relayed and sent');
+    expect(receiver.requests.map((request) => JSON.parse(request.body).seq)).toEqual(['younger', 'older']);
+    expect(await counterValue(INBOX_RELAY_ORDER_INVERSIONS_TOTAL, { source: 'orders' })).toBe(before + 1);
+    await waitFor(() => inversions.length === 1, 5_000, 'order.inversion emitted');
+    expect(inversions).toEqual([{ component: 'relay', id: older.id, stream: 'orders', key: 'K' }]);
+    // The relay's one public name, on its loop's metrics too.
+    expect(await counterValue(LOOP_TICKS_TOTAL, { loop: 'relay' })).toBeGreaterThan(0);
+    expect(await hasSeries(LOOP_CONCURRENCY, { component: 'relay' })).toBe(true);
   });
 });

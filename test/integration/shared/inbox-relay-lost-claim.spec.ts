@@ -63,7 +63,7 @@ describeWithDatabase('inbox relay: failures and lost claims', () => {
   });
 
   it('a claim that expires during the forward rolls the forward back; the new owner forwards it once', async () => {
-    const lostBefore = await counterValue(CLAIMS_LOST_TOTAL, { component: 'inbox' });
+    const lostBefore = await counterValue(CLAIMS_LOST_TOTAL, { component: 'relay' });
     const oldOwner = await start();
     // The old owner's renewals never reach the database (a stalled process).
     vi.spyOn(oldOwner.app.get(ClaimRepository, { strict: false }), 'renewMany').mockResolvedValue([]);
@@ -75,7 +75,7 @@ describeWithDatabase('inbox relay: failures and lost claims', () => {
     await waitFor(async () => (await inboxRows(newOwner.dataSource, schema)).every((row) => row.state === 'processed'), 20_000, 'row processed');
     // The old owner's forward goes on only now, long after its lease ended: it must roll back.
     firstForward.open();
-    await waitFor(async () => (await counterValue(CLAIMS_LOST_TOTAL, { component: 'inbox' })) === lostBefore + 1, 10_000, 'loss counted');
+    await waitFor(async () => (await counterValue(CLAIMS_LOST_TOTAL, { component: 'relay' })) === lostBefore + 1, 10_000, 'loss counted');
 
     const outbox = await outboxRows(newOwner.dataSource, schema);
     expect(outbox).toHaveLength(1);

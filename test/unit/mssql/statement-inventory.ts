@@ -89,7 +89,7 @@ export function mssqlStatementInventory(configuration: TableConfiguration): Map<
     ['insert-inbox', { method: 'insertInbox', statement: dialect.insertInbox({ source: 'orders', idempotencyKey: 'evt-1', key: 'order-1', headers: '{}', payload: '{}' }) }],
     ['find-inbox', { method: 'findInbox', statement: dialect.findInbox('orders', 'evt-1') }],
     ['inbox-backlog', { method: 'inboxBacklog', statement: dialect.inboxBacklog() }],
-    ...(['outbox', 'inbox', 'pull'] as const).map((kind): [string, InventoryStatement] => [`complete-many-${kind}`, { method: 'completeMany', statement: dialect.completeMany(kind as 'outbox', [row], 10_000) }]),
+    ...(['outbox', 'relay', 'pull'] as const).map((kind): [string, InventoryStatement] => [`complete-many-${kind}`, { method: 'completeMany', statement: dialect.completeMany(kind as 'outbox', [row], 10_000) }]),
     ...(['outbox', 'inbox'] as const).flatMap((table): Array<[string, InventoryStatement]> => [
       [`renew-${table}`, { method: 'renew', statement: dialect.renew(table, row, 30_000) }],
       [`renew-many-${table}`, { method: 'renewMany', statement: dialect.renewMany(table, [row], 30_000) }],
