@@ -5,6 +5,7 @@ import { makeCounterProvider, makeGaugeProvider, makeHistogramProvider } from '@
  * among them). Labels stay bounded:
  * component, destination, outcome; never message ids, keys or error text.
  */
+
 /** Counter `{component}`: a renewal or fenced write changed no row. @publicApi */
 export const CLAIMS_LOST_TOTAL = 'queuebox_claims_lost_total';
 /** Counter: outbox rows whose expired claim the reclaim step returned to pending. @publicApi */

@@ -55,8 +55,7 @@ export interface ResolvedRetentionSchedule {
 
 export interface ResolvedInboxOptions {
   maxPayloadBytes: number;
-  /** Declared sources (a closed set), or undefined when any source is accepted. */
-  /** Declared sources with the keys of their Standard Webhooks secrets (none: unsigned). */
+  /** Declared sources (a closed set) with the keys of their Standard Webhooks secrets (none: unsigned); undefined when any source is accepted. */
   sources?: ReadonlyMap<string, { secrets?: Buffer[] }>;
   signatureToleranceSeconds: number;
   /** How long the HTTP intake waits for a request's whole body once its headers are in. */
