@@ -1,6 +1,6 @@
 import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, QueueBoxTable, RowStateRow } from '../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
-import type { BacklogRow, DeadCountRow, ClaimedInboxRow, ClaimedOutboxRow, ClaimProgress, ClaimResult, CompletionRow, DriverRow, InsertedOutboxRow, RenewalRow, TableColumns } from '../database/statement-results.js';
+import type { BacklogRow, DeadCountRow, ClaimedInboxRow, ClaimedOutboxRow, ClaimProgress, ClaimResult, CompletionRow, DriverRow, InsertedOutboxRow, RenewalRow, TableColumns } from './statement-results.js';
 import type { PendingWorkRow } from '../interfaces/pending-work.interface.js';
 
 /*
