@@ -38,7 +38,7 @@ export interface BindContext<Variant> {
   readonly tables: ResolvedTableNames;
   /** The dialect lets a statement commit its own transaction without waiting for its WAL flush (DialectProfile.asyncCommit). */
   readonly asyncCommit: boolean;
-  /** The leading arguments that picked the text: the table, the claimer, or the table and the state. */
+  /** The leading arguments that picked the text: the table, the claimer, or the table and the row state. */
   readonly variant: Variant;
 }
 
@@ -96,12 +96,12 @@ export function perTable<Args extends Rest3, Result>(
   return { axes: [TABLES], bind: spec.bind, decodeFor, hot: spec.hot ?? false };
 }
 
-/** A statement with a text per table and per value of its second argument (the purge: per state). */
-export function perTableAnd<Value extends string, Args extends Rest2, Result>(
-  values: readonly Value[],
-  spec: Spec<readonly [QueueBoxTable, Value], Args, Result>,
-): StatementDefinition<(table: QueueBoxTable, value: Value, ...args: Args) => SqlStatement<Result>, (t: ResolvedTableNames, table: QueueBoxTable, value: Value) => string, never> {
-  return { axes: [TABLES, values], bind: spec.bind, decodeFor: () => spec.decode, hot: spec.hot ?? false };
+/** A statement with a text per table and per row state it is about, of `states` (the purge's): the table, then the state, come first. */
+export function perTableAndState<State extends string, Args extends Rest2, Result>(
+  states: readonly State[],
+  spec: Spec<readonly [QueueBoxTable, State], Args, Result>,
+): StatementDefinition<(table: QueueBoxTable, state: State, ...args: Args) => SqlStatement<Result>, (t: ResolvedTableNames, table: QueueBoxTable, state: State) => string, never> {
+  return { axes: [TABLES, states], bind: spec.bind, decodeFor: () => spec.decode, hot: spec.hot ?? false };
 }
 
 /**

@@ -20,7 +20,7 @@ import {
   decodeTableColumns,
 } from './decode-rows.js';
 import type { DeadRowPage, FencedRow, InboxInsertRow } from './statement-arguments.js';
-import { once, perClaimer, perTable, perTableAnd, type BindContext } from './statement-definition.js';
+import { once, perClaimer, perTable, perTableAndState, type BindContext } from './statement-definition.js';
 
 /*
  * Every statement QueueBox sends, once for every database: the arguments that pick its text (one
@@ -36,13 +36,13 @@ const decodeInboxCompletion = completionDecoder(decodeInboxRow);
 const byTable = <Result>(decoderOf: (table: QueueBoxTable) => Result): Record<QueueBoxTable, Result> => ({ outbox: decoderOf('outbox'), inbox: decoderOf('inbox') });
 
 /** The bound values of a page of dead rows: after id, limit, stream, error text, dead since, dead before. */
-const bindPage = ({ encode: e }: BindContext<unknown>, { afterId, limit, filter }: DeadRowPage): unknown[] => [
-  e.id(afterId),
-  e.int(limit),
-  e.key(filter.stream),
-  e.text(filter.errorContains),
-  e.instant(filter.deadSince),
-  e.instant(filter.deadBefore),
+const bindPage = ({ encode: e }: BindContext<unknown>, page: DeadRowPage): unknown[] => [
+  e.id(page.afterId),
+  e.int(page.limit),
+  e.key(page.filter.stream),
+  e.text(page.filter.errorContains),
+  e.instant(page.filter.deadSince),
+  e.instant(page.filter.deadBefore),
 ];
 
 const bindNothing = (): unknown[] => [];
@@ -84,9 +84,9 @@ export const statements = {
    * commit without waiting for their WAL flush, where the dialect can (ignored elsewhere).
    */
   completeMany: perClaimer({
-    bind: ({ encode: e, asyncCommit, variant: kind }, rows: readonly FencedRow[], handOffLeaseMs?: number, asyncCommitAsked?: boolean) => {
+    bind: ({ encode: e, asyncCommit: dialectCommitsAsync, variant: kind }, rows: readonly FencedRow[], handOffLeaseMs?: number, asyncCommit?: boolean) => {
       const params = [e.ids(rows.map((r) => r.id)), e.uuids(rows.map((r) => r.token)), e.int(handOffLeaseMs ?? 0), e.flag(handOffLeaseMs !== undefined)];
-      if (kind === 'outbox' && asyncCommit) params.push(e.flag(asyncCommitAsked === true));
+      if (kind === 'outbox' && dialectCommitsAsync) params.push(e.flag(asyncCommit === true));
       return params;
     },
     decodeBy: { outbox: decodeOutboxCompletion, inbox: decodeInboxCompletion, pull: decodeInboxCompletion },
@@ -104,7 +104,7 @@ export const statements = {
     decode: decodeIds,
   }),
   /** Deletes up to `limit` rows finished (`done`) or dead longer than `olderThanMs` ago. */
-  purgeFinished: perTableAnd(['done', 'dead'] as const, { bind: ({ encode: e }, olderThanMs: number, limit: number) => [e.bigint(olderThanMs), e.int(limit)], decode: decodeIds }),
+  purgeFinished: perTableAndState(['done', 'dead'] as const, { bind: ({ encode: e }, olderThanMs: number, limit: number) => [e.bigint(olderThanMs), e.int(limit)], decode: decodeIds }),
 
   /** Dead rows of the outbox matching the page's filter, oldest first, after its id. */
   listDeadOutbox: once({ bind: bindPage, decode: decodeDeadOutbox }),
