@@ -21,8 +21,6 @@ export const mssqlTexts: DialectTexts = {
   ...outbox, ...inbox, ...pull,
   ...fenced, ...retention,
   ...deadLetters, ...deadCounts, ...blocked, ...rows, ...atRisk,
-  listDeadOutbox: (t) => deadLetters.listDead(t, 'outbox'),
-  listDeadInbox: (t) => deadLetters.listDead(t, 'inbox'),
   // A claim always takes its lock here, and no wake-up says when to look: an idle poll probes first.
   dueProbe,
 };

@@ -24,8 +24,6 @@ export const postgresTexts: DialectTexts = {
   ...outbox, ...inbox, ...pull,
   ...fenced, ...retention,
   ...deadLetters, ...deadCounts, ...blocked, ...rows, ...atRisk,
-  listDeadOutbox: (t) => deadLetters.listDead(t, 'outbox'),
-  listDeadInbox: (t) => deadLetters.listDead(t, 'inbox'),
   // The hand-off returns the columns of its claim; one row has a form of its own.
   completeMany: (t, kind) => fenced.completeMany(t, kind, claimColumnsOf(kind)),
   completeOne: (t, kind) => fenced.completeOne(t, kind, claimColumnsOf(kind)),
