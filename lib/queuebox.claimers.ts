@@ -33,6 +33,9 @@ export const QUEUEBOX_TABLES: { readonly [T in QueueBoxTable]: TableDescriptor<T
   inbox: { name: 'inbox', stream: 'source', streams: 'sources', done: 'processed', reclaimByStream: true },
 };
 
+/** The tables' names, in a fixed order (the order texts are built in). */
+export const QUEUEBOX_TABLE_NAMES = Object.keys(QUEUEBOX_TABLES) as readonly QueueBoxTable[];
+
 /** The stream fields of the tables (`destination`, `source`): a filter by one is a filter of its table only. */
 export const STREAM_FIELDS: readonly TableDescriptor['stream'][] = Object.values(QUEUEBOX_TABLES).map((table) => table.stream);
 
@@ -133,6 +136,9 @@ export const CLAIMERS: { readonly [C in ClaimComponent]: ClaimerDescriptor<C> } 
     shutdown: 'release',
   },
 };
+
+/** The claimers' names, in a fixed order (the order texts are built in). */
+export const CLAIM_COMPONENTS = Object.keys(CLAIMERS) as readonly ClaimComponent[];
 
 /**
  * The name of a claimer's loop: the `loop` label of `queuebox_loop_*`, and the loop in health and

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import { postgresCompleteOne } from '../../lib/dialects/postgres/postgres-statements.js';
+import { postgresTexts } from '../../lib/dialects/postgres/postgres-statements.js';
 import { createBenchSchema, outboxTable, rawPool, seedOutbox } from '../bench-schema.js';
 import { settleBeforeRun } from '../bench-wal.js';
 import { RunClock, finishTableDrain, poolSizeOf, type DrainOutcome, type DrainRunner } from './drain-run.js';
@@ -35,7 +35,7 @@ export const handOffChainRunner: DrainRunner = {
     const pool = rawPool(ctx.url, spec.keys);
     const clock = new RunClock(ctx);
     const table = outboxTable(schema);
-    const completeOne = { name: `chain_${schema}`, text: postgresCompleteOne({ schema, outbox: 'queuebox_outbox_messages', inbox: 'queuebox_inbox_messages' }, 'outbox') };
+    const completeOne = { name: `chain_${schema}`, text: postgresTexts.completeOne!({ schema, outbox: 'queuebox_outbox_messages', inbox: 'queuebox_inbox_messages' }, 'outbox') };
     let outcome: DrainOutcome;
     try {
       const clients = await Promise.all(Array.from({ length: spec.keys }, () => pool.connect()));

@@ -1,75 +1,20 @@
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { ClaimComponent, QueueBoxTable } from '../interfaces/claim.interface.js';
-import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../interfaces/admin.interface.js';
-import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import type { CommitWakeUp, WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
-import type { BacklogRow, ClaimCursor, ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, CompletionRow, DeadCountRow, DatabaseErrorKind, DatabaseFacts, DriverRow, InsertedOutboxRow, RenewalRow, TableColumns } from './statement-results.js';
-import type { PendingWorkRow } from '../interfaces/pending-work.interface.js';
 import type { ConnectionPooling } from './connection-pooling.js';
-
-/**
- * One SQL statement (one request to the database) with its bound values and the decoder of its
- * rows. Values are never interpolated into `sql`.
- */
-export interface SqlStatement<Result = unknown> {
-  readonly sql: string;
-  readonly params: readonly unknown[];
-  /** Set on the hot statements: run as a prepared statement of this name, where the driver can. */
-  readonly name?: string;
-  /** Turns the driver's rows into the statement's typed result (statement-results.ts). */
-  readonly decode: (rows: readonly DriverRow[]) => Result;
-}
+import type { OutboxInsertRow } from './statement-arguments.js';
+import type { SqlStatement, StatementMethods } from './statement-definition.js';
+import type { ClaimCursor, ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, DatabaseErrorKind, DatabaseFacts, DriverRow, InsertedOutboxRow } from './statement-results.js';
+import type { Statements } from './statements.js';
 
 export type { ClaimComponent, QueueBoxTable } from '../interfaces/claim.interface.js';
 
 /** The isolation level of QueueBox's own transactions. */
 export type IsolationLevel = 'READ COMMITTED';
 
-/** The fields of one outbox row to insert, already validated and serialized. */
-export interface OutboxInsertRow {
-  messageId: string;
-  destination: string;
-  key: string | null;
-  headers: string;
-  payload: string;
-  delayMs: number;
-}
-
-/** The fields of one inbox row to insert, already validated and serialized. */
-export interface InboxInsertRow {
-  source: string;
-  idempotencyKey: string;
-  key: string | null;
-  headers: string;
-  payload: string;
-}
-
-/** An id and token pair of a claim, for the batched forms of fenced writes. */
-export interface FencedRow {
-  id: string;
-  token: string;
-}
-
 export type { ClaimCursor } from './statement-results.js';
-
-/**
- * A validated filter of dead rows, as the dead-letter statements bind it: NULL matches every row.
- * `stream` is the destination (outbox) or the source (inbox); times are instants.
- */
-export interface DeadRowFilter {
-  stream: string | null;
-  errorContains: string | null;
-  deadSince: Date | null;
-  deadBefore: Date | null;
-}
-
-/** A keyset position in dead rows of a filter: after this id, at most `limit` rows. */
-export interface DeadRowPage {
-  filter: DeadRowFilter;
-  afterId: string;
-  limit: number;
-}
+export type { DeadRowFilter, DeadRowPage, FencedRow, InboxInsertRow, OutboxInsertRow } from './statement-arguments.js';
+export type { SqlStatement } from './statement-definition.js';
 
 /**
  * The bounds of one claim (contributing/claim-sql.md, "The claim"): at most `batchSize` rows,
@@ -123,9 +68,13 @@ export interface ClaimOptions {
  * The SQL of one database, and how its driver runs it. Statement builders are pure: they build
  * text from validated identifiers and put every value in `params`. Only the `StatementRunner`
  * executes statements, through `execute`. One implementation serves every database: the
- * statement catalog (statement-catalog.ts) over the database's profile.
+ * statement catalog (lib/dialects/statement-catalog.ts) over the database's profile.
+ *
+ * Its statement methods (`renew`, `completeMany`, `listDeadOutbox`, …) are those of the
+ * definitions in statements.ts, whose docs they carry; the few composed statements (the outbox
+ * insert, the claims, the schema's drop) are declared here.
  */
-export interface SqlDialect {
+export interface SqlDialect extends StatementMethods<Statements> {
   /** The registry's name of the database (`postgres`, `mssql`): a DataSource type it serves. */
   readonly type: string;
   /** The database's name for people (`PostgreSQL`, `SQL Server`), for messages. */
@@ -179,66 +128,9 @@ export interface SqlDialect {
    * destination are left pending, untouched, and cost the claim nothing.
    */
   claimOutbox(destinations: readonly string[], request: ClaimRequest, options: ClaimOptions): ClaimPlan<ClaimedOutboxRow>;
-  outboxBacklog(): SqlStatement<BacklogRow[]>;
-
-  /** Inserts unless (source, idempotency key) exists; resolves to the new id, or undefined for a duplicate. */
-  insertInbox(row: InboxInsertRow): SqlStatement<string | undefined>;
-  /** The id of the row of (source, idempotency key), or undefined. */
-  findInbox(source: string, idempotencyKey: string): SqlStatement<string | undefined>;
   /** The relay's claim over its routed sources: always after the relay claim lock. */
   claimInbox(sources: readonly string[], request: ClaimRequest): ClaimPlan<ClaimedInboxRow>;
   claimPull(source: string, request: ClaimRequest, options: ClaimOptions): ClaimPlan<ClaimedInboxRow>;
-  inboxBacklog(): SqlStatement<BacklogRow[]>;
-
-  /** Extends one lease; the ids changed (one, or none when the claim was lost). */
-  renew(table: QueueBoxTable, row: FencedRow, leaseMs: number): SqlStatement<string[]>;
-  /** Renews a group of claims; rows locked by another transaction are skipped, never waited for. */
-  renewMany(table: QueueBoxTable, rows: readonly FencedRow[], leaseMs: number): SqlStatement<RenewalRow[]>;
-  /**
-   * Finishes rows, each fenced by its own token; with `handOffLeaseMs`, claims the next row of
-   * each finished key in the same statement.
-   */
-  /** `asyncCommit`: the autocommit marks commit without waiting for their WAL flush (PostgreSQL; ignored by SQL Server). */
-  completeMany(kind: 'outbox', rows: readonly FencedRow[], handOffLeaseMs?: number, asyncCommit?: boolean): SqlStatement<CompletionRow<ClaimedOutboxRow>[]>;
-  completeMany(kind: 'relay' | 'pull', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedInboxRow>[]>;
-  completeMany(kind: ClaimComponent, rows: readonly FencedRow[], handOffLeaseMs?: number, asyncCommit?: boolean): SqlStatement<CompletionRow<ClaimedOutboxRow | ClaimedInboxRow>[]>;
-  retry(table: QueueBoxTable, row: FencedRow, delayMs: number, error: string): SqlStatement<string[]>;
-  deadLetter(table: QueueBoxTable, row: FencedRow, error: string): SqlStatement<string[]>;
-  /** Expired claims back to pending; for the inbox, only those of `sources` (the relay's). */
-  reclaimExpired(table: QueueBoxTable, limit: number, sources?: readonly string[]): SqlStatement<string[]>;
-
-  /** Dead rows of the outbox matching the page's filter, oldest first, after its id. */
-  listDeadOutbox(page: DeadRowPage): SqlStatement<DeadOutboxMessage[]>;
-  listDeadInbox(page: DeadRowPage): SqlStatement<DeadInboxMessage[]>;
-  /** One dead row in full (the payload only `withPayload`); undefined when it is not dead. */
-  inspectDead(table: QueueBoxTable, id: string, withPayload: boolean): SqlStatement<DeadLetterDetail | undefined>;
-  /** Deletes up to `limit` rows finished (`done`) or dead longer than `olderThanMs` ago. */
-  purgeFinished(table: QueueBoxTable, state: 'done' | 'dead', olderThanMs: number, limit: number): SqlStatement<string[]>;
-  /** Dead rows per destination (outbox) or source (inbox). */
-  deadCounts(table: QueueBoxTable): SqlStatement<DeadCountRow[]>;
-  /** Dead rows back to pending; the ids that were dead. */
-  replayDead(table: QueueBoxTable, ids: readonly string[]): SqlStatement<string[]>;
-  /** One chunk of a replay by filter: the page's dead rows back to pending, in one statement; their ids. */
-  replayDeadMatching(table: QueueBoxTable, page: DeadRowPage): SqlStatement<string[]>;
-  /** Deletes dead rows; the ids that were dead. */
-  discardDead(table: QueueBoxTable, ids: readonly string[]): SqlStatement<string[]>;
-  /** One chunk of a discard by filter: deletes the page's dead rows, in one statement; their ids. */
-  discardDeadMatching(table: QueueBoxTable, page: DeadRowPage): SqlStatement<string[]>;
-  /** The state of each listed row that exists, in id order. */
-  rowStates(table: QueueBoxTable, ids: readonly string[]): SqlStatement<RowStateRow[]>;
-  /** Keys whose head row is retrying or dead, oldest heads first, at most `limit`. */
-  blockedKeys(table: QueueBoxTable, limit: number): SqlStatement<BlockedKey[]>;
-  /** Rows in flight whose lease ends within `withinMs` (or ended), soonest first, at most `limit`. */
-  claimsAtRisk(table: QueueBoxTable, withinMs: number, limit: number): SqlStatement<ClaimAtRisk[]>;
-
-  /** The database clock, now (what leases and due times are compared with). */
-  databaseNow(): SqlStatement<Date>;
-  /** The unfinished rows of both tables per stream, by the database clock (a test's drain). */
-  pendingWork(): SqlStatement<PendingWorkRow[]>;
-  /** Whether the schema `schema` exists. */
-  schemaExists(schema: string): SqlStatement<boolean>;
-  /** QueueBox's two tables as the statements find them, and their columns (the start-up check). */
-  tableColumns(): SqlStatement<TableColumns>;
   /**
    * Drops QueueBox's tables and their schema (`tables.schema`, which must be set): only for a
    * schema QueueBox made for itself (a conformance run), never an application's.

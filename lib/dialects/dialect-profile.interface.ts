@@ -2,9 +2,10 @@ import type { DataSource, DataSourceOptions, QueryRunner } from 'typeorm';
 import type { WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
 import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import type { DiscardConnection } from './statement-deadline.js';
-import type { DialectSql } from './dialect-sql.interface.js';
+import type { DialectTexts } from './dialect-texts.interface.js';
 import type { SchemaStep } from './schema-step.interface.js';
-import type { ClaimComponent, SqlStatement } from '../database/sql-dialect.interface.js';
+import type { ParameterEncoders } from '../database/parameter-encoders.interface.js';
+import type { SqlStatement } from '../database/sql-dialect.interface.js';
 import type { DatabaseErrorKind, DatabaseFacts, DriverRow } from '../database/statement-results.js';
 import type { ConnectionPooling } from '../database/connection-pooling.js';
 
@@ -14,38 +15,6 @@ import type { ConnectionPooling } from '../database/connection-pooling.js';
  * the registry (dialect-registry.ts) maps a DataSource type or a URL scheme to one. Nothing above
  * lib/dialects/ reads a database's name to decide anything: it reads the profile.
  */
-
-/**
- * How the dialect binds each kind of value the statements take. The catalog says which kind each
- * parameter is; the dialect says what the driver is given (PostgreSQL: the value itself, lists as
- * arrays; SQL Server: typed parameters of constant length, lists as one JSON text).
- */
-export interface ParameterEncoders {
-  /** A row id (bigint), as its decimal text: ids may pass 2^53. */
-  id(value: string): unknown;
-  /** A claim token or a message id (a UUID). */
-  uuid(value: string): unknown;
-  /** A key column value: source, destination, ordering or idempotency key (NULL allowed). */
-  key(value: string | null): unknown;
-  /** Text of any length: headers and payload JSON, error text. */
-  text(value: string | null): unknown;
-  /** A count, a batch size, or an interval in milliseconds (at most `limits.intervalMs`). */
-  int(value: number): unknown;
-  /** An age in milliseconds, beyond an int (retention: up to `limits.ageMs`). */
-  bigint(value: number): unknown;
-  flag(value: boolean): unknown;
-  /** An absolute instant, whatever the session's or the driver's time zone. */
-  instant(value: Date | null): unknown;
-  /** A SQL identifier compared with a catalog name (never interpolated). */
-  identifier(value: string): unknown;
-  /** The name of a claim lock (at most `claimLock.maxNameLength`). */
-  lockName(value: string): unknown;
-  ids(values: readonly string[]): unknown;
-  uuids(values: readonly string[]): unknown;
-  keys(values: readonly (string | null)[]): unknown;
-  texts(values: readonly string[]): unknown;
-  ints(values: readonly number[]): unknown;
-}
 
 /**
  * The lock that serializes claims of a table (or of a pull source): docs/concepts/claims-and-leases.md,
@@ -82,8 +51,6 @@ export interface StatementDeadline {
 export interface WakeUpProfile {
   /** `listenUrl`: listen on a connection of its own to this URL, not on one of the DataSource's pool. */
   transport(dataSource: DataSource, tables: ResolvedTableNames, instanceId: string, deadline: StatementDeadline, listenUrl?: string): WakeUpTransport;
-  /** The outbox inserts that also send a wake-up with their transaction's commit: two more parameters, channel and sender. */
-  notifyingInserts?: Pick<DialectSql, 'insertOutbox' | 'insertOutboxOne'>;
 }
 
 /**
@@ -139,23 +106,15 @@ export interface DialectProfile<Name extends string = string> {
   /** The database's name in messages and reports: 'PostgreSQL', 'SQL Server'. */
   readonly displayName: string;
 
-  /** Its SQL: every statement's text as a function of the table names (the catalog builds them once). */
-  readonly sql: DialectSql;
+  /**
+   * Its SQL: every statement's text as a function of the table names, by the statement's key
+   * (the catalog builds them once). An idle probe, a one-row completion, inserts that carry a
+   * wake-up with their commit: the dialect has them where its texts include them.
+   */
+  readonly texts: DialectTexts;
   readonly encode: ParameterEncoders;
 
   readonly claimLock: ClaimLockProfile;
-  /**
-   * A lock-free "anything due?" read a claim after an idle poll runs first (SQL Server, where a
-   * claim always takes its lock and no wake-up says when to look): its text per claimer. Its
-   * parameters: none (outbox), the sources (relay), the source (pull).
-   */
-  readonly idleProbe?: { dueProbe(t: ResolvedTableNames, kind: ClaimComponent): string };
-  /**
-   * A form of the completion statement for a single row, with the same parameters and the same
-   * rows back (PostgreSQL): the catalog sends it when one row is finished. Without it, the
-   * completion statement serves one row as it serves many.
-   */
-  readonly completeOne?: (t: ResolvedTableNames, kind: ClaimComponent) => string;
   /**
    * A pooled connection keeps the isolation level of its last transaction (SQL Server), so that
    * QueueBox's transactions must always name theirs.

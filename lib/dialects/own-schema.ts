@@ -1,4 +1,4 @@
-import { decodeNothing } from './decode-rows.js';
+import { decodeNothing } from '../database/decode-rows.js';
 import { schemaSteps } from './schema-steps.js';
 import type { SqlDialect, SqlStatement } from '../database/sql-dialect.interface.js';
 

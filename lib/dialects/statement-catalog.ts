@@ -1,67 +1,26 @@
 import { Logger } from '@nestjs/common';
-import { createHash } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { type ConnectionPooling, SESSION_PER_CONNECTION } from '../database/connection-pooling.js';
+import { claimDecoder, decodeAnyRow, decodeInboxRow, decodeInsertedOutbox, decodeNothing, decodeOutboxRow } from '../database/decode-rows.js';
+import type { Decoder, StatementMethods } from '../database/statement-definition.js';
+import { CLAIM_COMPONENTS } from '../queuebox.claimers.js';
+import { statements, type Statements } from '../database/statements.js';
 import { errorText } from '../errors/error-text.js';
-import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, RowStateRow } from '../interfaces/admin.interface.js';
-import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
 import type { CommitWakeUp, WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
 import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import { InvalidArgumentError } from '../errors/invalid-argument.error.js';
 import { noOwnSchema, preparedStatementLost } from '../queuebox.messages.js';
 import { claimLockName, type ClaimLockTarget } from './claim-lock-names.js';
-import { CLAIMERS, QUEUEBOX_TABLES } from '../queuebox.claimers.js';
-import {
-  blockedKeysDecoder,
-  claimDecoder,
-  claimsAtRiskDecoder,
-  completionDecoder,
-  deadDetailDecoder,
-  decodeAnyRow,
-  decodeBacklog,
-  decodeDeadCounts,
-  decodeDeadInbox,
-  decodeDeadOutbox,
-  decodeIds,
-  decodeInboxRow,
-  decodeInsertedOutbox,
-  decodeNothing,
-  decodeNow,
-  decodeOptionalId,
-  decodeOutboxRow,
-  decodePendingWork,
-  decodePresent,
-  decodeRenewals,
-  decodeRowStates,
-  decodeTableColumns,
-} from './decode-rows.js';
 import type { DialectName } from './dialect-registry.js';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, withinDeadline } from './statement-deadline.js';
-import type { DialectProfile, ParameterEncoders } from './dialect-profile.interface.js';
-import type {
-  ClaimComponent,
-  ClaimLock,
-  ClaimOptions,
-  ClaimPlan,
-  ClaimRequest,
-  QueueBoxTable,
-  DeadRowPage,
-  FencedRow,
-  InboxInsertRow,
-  OutboxInsertRow,
-  SqlDialect,
-  SqlStatement,
-} from '../database/sql-dialect.interface.js';
-import type { BacklogRow, ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, CompletionRow, DatabaseErrorKind, DatabaseFacts, DeadCountRow, DriverRow, InsertedOutboxRow, RenewalRow, TableColumns } from '../database/statement-results.js';
-import type { PendingWorkRow } from '../interfaces/pending-work.interface.js';
-import { perClaimComponent, statementTexts, type StatementKey, type StatementTexts } from './statement-keys.js';
+import type { DialectProfile } from './dialect-profile.interface.js';
+import type { ParameterEncoders } from '../database/parameter-encoders.interface.js';
+import { preparedName, statementMethods, withOwnMethods, type Preparing } from './statement-methods.js';
+import type { ClaimComponent, ClaimLock, ClaimOptions, ClaimPlan, ClaimRequest, OutboxInsertRow, SqlDialect, SqlStatement } from '../database/sql-dialect.interface.js';
+import type { ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, DatabaseErrorKind, DatabaseFacts, DriverRow, InsertedOutboxRow } from '../database/statement-results.js';
 
 const decodeClaimedOutbox = claimDecoder(decodeOutboxRow);
 const decodeClaimedInbox = claimDecoder(decodeInboxRow);
-const decodeOutboxCompletion = completionDecoder(decodeOutboxRow);
-const decodeInboxCompletion = completionDecoder(decodeInboxRow);
-
-const CLAIM_KEY = { outbox: 'claimOutbox', relay: 'claimInbox', pull: 'claimPull' } as const satisfies Record<ClaimComponent, StatementKey>;
 
 /** What the catalog is built with besides the profile and the tables. */
 export interface CatalogOptions {
@@ -75,24 +34,45 @@ export interface CatalogOptions {
   statementTimeoutMs?: number;
 }
 
+/** A hot text, built once, and the name it is prepared under (where it can ever be). */
+interface HotText {
+  readonly sql: string;
+  readonly name: string | undefined;
+}
+
+/** The outbox inserts' two texts: one row without delay, and lists. */
+interface InsertTexts {
+  readonly insertOutboxOne: string;
+  readonly insertOutbox: string;
+}
+
 /**
- * Every statement of `SqlDialect`, once, for any dialect: the text by its typed key from a table
- * built once from the profile's SQL, each value through the profile's encoder for its kind, the
- * shared decoder of its rows. What differs between databases beyond text and encoding is a capability the profile
- * states (the claim lock, the idle probe, prepared hot statements, commit wake-ups), never a
- * branch on a database's name.
+ * Every statement of `SqlDialect`, once, for any dialect. The statement methods follow from the
+ * definitions (statements.ts), built once from the profile's texts (statement-methods.ts); the
+ * methods below are the catalog's own: the capabilities, and the composites no definition
+ * describes, with why each is one:
+ *
+ * - `insertOutbox`: a one-row form of scalars and a form of lists for many rows or a delay, whose
+ *   parameters differ, each again with a wake-up where the database delivers one with the commit;
+ * - `claimOutbox`, `claimInbox`, `claimPull`: a plan, not a statement: the claim lock where the
+ *   profile or the options ask for it, the idle probe where the profile has one, then the claim;
+ * - `startupProbe`: the profile's own statement, with the profile's decoder;
+ * - `dropSchema`: only for a schema of QueueBox's own; without one there is no text.
+ *
+ * What differs between databases beyond text and encoding is a capability the profile states
+ * (the claim lock, the idle probe, prepared hot statements, commit wake-ups), never a branch on a
+ * database's name.
  */
-export class StatementCatalog implements SqlDialect {
-  private readonly text: StatementTexts;
-  private readonly probes?: Readonly<Record<`dueProbe:${ClaimComponent}`, string>>;
-  private readonly notifying?: Readonly<Record<'insertOutbox' | 'insertOutboxOne', string>>;
-  private readonly oneRow?: Readonly<Record<`completeOne:${ClaimComponent}`, string>>;
+export class StatementCatalog extends withOwnMethods<StatementMethods<Statements>>() implements SqlDialect {
+  private readonly inserts: InsertTexts;
+  private readonly notifying?: InsertTexts;
+  private readonly claims: Readonly<Record<ClaimComponent, HotText>>;
+  private readonly probes?: Readonly<Record<ClaimComponent, string>>;
   private readonly encode: ParameterEncoders;
-  private prepared: boolean;
+  private readonly preparing: Preparing;
   private poolingFound: ConnectionPooling = SESSION_PER_CONNECTION;
   private readonly logger = new Logger('QueueBox');
   private readonly statementTimeoutMs: number;
-  private readonly names: Partial<Record<StatementKey | `completeOne:${ClaimComponent}`, string>> = {};
 
   constructor(
     readonly profile: DialectProfile<DialectName>,
@@ -100,15 +80,18 @@ export class StatementCatalog implements SqlDialect {
     options: CatalogOptions = {},
   ) {
     // Statement text depends only on the table names: build it once.
-    this.text = statementTexts(profile.sql, tables);
-    const { idleProbe } = profile;
-    this.probes = idleProbe && perClaimComponent('dueProbe', (kind) => idleProbe.dueProbe(tables, kind));
-    const { completeOne } = profile;
-    this.oneRow = completeOne && perClaimComponent('completeOne', (kind) => completeOne(tables, kind));
-    const notifying = profile.wakeUp?.notifyingInserts;
-    this.notifying = notifying && { insertOutbox: notifying.insertOutbox(tables), insertOutboxOne: notifying.insertOutboxOne(tables) };
+    const { texts } = profile;
+    const preparing: Preparing = { prepared: profile.prepares && (options.prepared ?? true) };
+    super(statementMethods(statements, { texts, encode: profile.encode, tables, asyncCommit: profile.asyncCommit, preparing }));
+    this.preparing = preparing;
     this.encode = profile.encode;
-    this.prepared = profile.prepares && (options.prepared ?? true);
+    this.inserts = { insertOutboxOne: texts.insertOutboxOne(tables), insertOutbox: texts.insertOutbox(tables) };
+    const notifying = texts.notifyingInserts;
+    this.notifying = notifying && { insertOutboxOne: notifying.insertOutboxOne(tables), insertOutbox: notifying.insertOutbox(tables) };
+    const hot = (sql: string): HotText => ({ sql, name: preparing.prepared ? preparedName(sql) : undefined });
+    this.claims = { outbox: hot(texts.claimOutbox(tables)), relay: hot(texts.claimInbox(tables)), pull: hot(texts.claimPull(tables)) };
+    const { dueProbe } = texts;
+    this.probes = dueProbe && (Object.fromEntries(CLAIM_COMPONENTS.map((kind) => [kind, dueProbe(tables, kind)])) as Record<ClaimComponent, string>);
     this.statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   }
 
@@ -148,7 +131,7 @@ export class StatementCatalog implements SqlDialect {
   }
 
   stopPreparing(): void {
-    this.prepared = false;
+    this.preparing.prepared = false;
   }
 
   /**
@@ -161,8 +144,8 @@ export class StatementCatalog implements SqlDialect {
    */
   private unprepared(runner: QueryRunner, statement: SqlStatement, error: unknown): Promise<DriverRow[]> {
     if (this.profile.classifyError(error) !== 'prepared-statement-lost') throw error;
-    if (this.prepared) {
-      this.prepared = false;
+    if (this.preparing.prepared) {
+      this.preparing.prepared = false;
       this.poolingFound = { sessionPerTransaction: true, preparedStatementsKept: false };
       this.logger.warn(preparedStatementLost(errorText(error)));
     }
@@ -193,8 +176,8 @@ export class StatementCatalog implements SqlDialect {
 
   insertOutbox(rows: readonly OutboxInsertRow[], wakeUp?: CommitWakeUp): SqlStatement<InsertedOutboxRow[]> {
     const e = this.encode;
-    // The wake-up rides along only where the database delivers it with the commit (WakeUpProfile.notifyingInserts).
-    const texts = wakeUp && this.notifying ? this.notifying : this.text;
+    // The wake-up rides along only where the database delivers it with the commit (its texts' notifyingInserts).
+    const texts = wakeUp && this.notifying ? this.notifying : this.inserts;
     const wakeParams = wakeUp && this.notifying ? [e.text(wakeUp.channel), e.text(wakeUp.sender)] : [];
     if (rows.length === 1 && rows[0].delayMs === 0) {
       const [row] = rows;
@@ -230,146 +213,10 @@ export class StatementCatalog implements SqlDialect {
     return this.plan({ kind: 'pull', source }, request, options.lock, params, [this.encode.key(source)], decodeClaimedInbox);
   }
 
-  outboxBacklog(): SqlStatement<BacklogRow[]> {
-    return this.statement('outboxBacklog', [], decodeBacklog);
-  }
-
-  insertInbox(row: InboxInsertRow): SqlStatement<string | undefined> {
-    const e = this.encode;
-    return this.statement('insertInbox', [e.key(row.source), e.key(row.idempotencyKey), e.key(row.key), e.text(row.headers), e.text(row.payload)], decodeOptionalId);
-  }
-
-  findInbox(source: string, idempotencyKey: string): SqlStatement<string | undefined> {
-    return this.statement('findInbox', [this.encode.key(source), this.encode.key(idempotencyKey)], decodeOptionalId);
-  }
-
-  inboxBacklog(): SqlStatement<BacklogRow[]> {
-    return this.statement('inboxBacklog', [], decodeBacklog);
-  }
-
-  renew(table: QueueBoxTable, row: FencedRow, leaseMs: number): SqlStatement<string[]> {
-    return this.statement(`renew:${table}`, [this.encode.id(row.id), this.encode.uuid(row.token), this.encode.int(leaseMs)], decodeIds);
-  }
-
-  renewMany(table: QueueBoxTable, rows: readonly FencedRow[], leaseMs: number): SqlStatement<RenewalRow[]> {
-    const e = this.encode;
-    return this.hot(`renewMany:${table}`, [e.ids(rows.map((r) => r.id)), e.uuids(rows.map((r) => r.token)), e.int(leaseMs)], decodeRenewals);
-  }
-
-  completeMany(kind: 'outbox', rows: readonly FencedRow[], handOffLeaseMs?: number, asyncCommit?: boolean): SqlStatement<CompletionRow<ClaimedOutboxRow>[]>;
-  completeMany(kind: 'relay' | 'pull', rows: readonly FencedRow[], handOffLeaseMs?: number): SqlStatement<CompletionRow<ClaimedInboxRow>[]>;
-  completeMany(kind: ClaimComponent, rows: readonly FencedRow[], handOffLeaseMs?: number, asyncCommit?: boolean): SqlStatement<CompletionRow<ClaimedOutboxRow | ClaimedInboxRow>[]>;
-  completeMany(kind: ClaimComponent, rows: readonly FencedRow[], handOffLeaseMs?: number, asyncCommit = false): SqlStatement<CompletionRow<ClaimedOutboxRow | ClaimedInboxRow>[]> {
-    const e = this.encode;
-    const params = [e.ids(rows.map((r) => r.id)), e.uuids(rows.map((r) => r.token)), e.int(handOffLeaseMs ?? 0), e.flag(handOffLeaseMs !== undefined)];
-    // The outbox's marks may commit asynchronously, where the database can.
-    if (CLAIMERS[kind].asyncMarks && this.profile.asyncCommit) params.push(e.flag(asyncCommit));
-    const decode: (rows: readonly DriverRow[]) => CompletionRow<ClaimedOutboxRow | ClaimedInboxRow>[] = kind === 'outbox' ? decodeOutboxCompletion : decodeInboxCompletion;
-    // One row: the dialect's one-row form, where it has one (same parameters, same rows back).
-    if (rows.length === 1 && this.oneRow) return this.named(`completeOne:${kind}`, this.oneRow[`completeOne:${kind}`], params, decode);
-    return this.hot(`completeMany:${kind}`, params, decode);
-  }
-
-  retry(table: QueueBoxTable, row: FencedRow, delayMs: number, error: string): SqlStatement<string[]> {
-    const e = this.encode;
-    return this.statement(`retry:${table}`, [e.id(row.id), e.uuid(row.token), e.int(delayMs), e.text(error)], decodeIds);
-  }
-
-  deadLetter(table: QueueBoxTable, row: FencedRow, error: string): SqlStatement<string[]> {
-    return this.statement(`deadLetter:${table}`, [this.encode.id(row.id), this.encode.uuid(row.token), this.encode.text(error)], decodeIds);
-  }
-
-  reclaimExpired(table: QueueBoxTable, limit: number, sources: readonly string[] = []): SqlStatement<string[]> {
-    const params = QUEUEBOX_TABLES[table].reclaimByStream ? [this.encode.int(limit), this.encode.keys(sources)] : [this.encode.int(limit)];
-    return this.statement(`reclaimExpired:${table}`, params, decodeIds);
-  }
-
-  listDeadOutbox(page: DeadRowPage): SqlStatement<DeadOutboxMessage[]> {
-    return this.statement('listDead:outbox', this.pageParams(page), decodeDeadOutbox);
-  }
-
-  listDeadInbox(page: DeadRowPage): SqlStatement<DeadInboxMessage[]> {
-    return this.statement('listDead:inbox', this.pageParams(page), decodeDeadInbox);
-  }
-
-  inspectDead(table: QueueBoxTable, id: string, withPayload: boolean): SqlStatement<DeadLetterDetail | undefined> {
-    return this.statement(`inspectDead:${table}`, [this.encode.id(id), this.encode.flag(withPayload)], deadDetailDecoder(table));
-  }
-
-  purgeFinished(table: QueueBoxTable, state: 'done' | 'dead', olderThanMs: number, limit: number): SqlStatement<string[]> {
-    return this.statement(`purge:${state}:${table}`, [this.encode.bigint(olderThanMs), this.encode.int(limit)], decodeIds);
-  }
-
-  deadCounts(table: QueueBoxTable): SqlStatement<DeadCountRow[]> {
-    return this.statement(`deadCounts:${table}`, [], decodeDeadCounts);
-  }
-
-  replayDead(table: QueueBoxTable, ids: readonly string[]): SqlStatement<string[]> {
-    return this.statement(`replayDead:${table}`, [this.encode.ids(ids)], decodeIds);
-  }
-
-  replayDeadMatching(table: QueueBoxTable, page: DeadRowPage): SqlStatement<string[]> {
-    return this.statement(`replayDeadMatching:${table}`, this.pageParams(page), decodeIds);
-  }
-
-  discardDead(table: QueueBoxTable, ids: readonly string[]): SqlStatement<string[]> {
-    return this.statement(`discardDead:${table}`, [this.encode.ids(ids)], decodeIds);
-  }
-
-  discardDeadMatching(table: QueueBoxTable, page: DeadRowPage): SqlStatement<string[]> {
-    return this.statement(`discardDeadMatching:${table}`, this.pageParams(page), decodeIds);
-  }
-
-  rowStates(table: QueueBoxTable, ids: readonly string[]): SqlStatement<RowStateRow[]> {
-    return this.statement(`rowStates:${table}`, [this.encode.ids(ids)], decodeRowStates);
-  }
-
-  blockedKeys(table: QueueBoxTable, limit: number): SqlStatement<BlockedKey[]> {
-    return this.statement(`blockedKeys:${table}`, [this.encode.int(limit)], blockedKeysDecoder(table));
-  }
-
-  claimsAtRisk(table: QueueBoxTable, withinMs: number, limit: number): SqlStatement<ClaimAtRisk[]> {
-    return this.statement(`claimsAtRisk:${table}`, [this.encode.int(withinMs), this.encode.int(limit)], claimsAtRiskDecoder(table));
-  }
-
-  databaseNow(): SqlStatement<Date> {
-    return this.statement('databaseNow', [], decodeNow);
-  }
-
-  pendingWork(): SqlStatement<PendingWorkRow[]> {
-    return this.statement('pendingWork', [], decodePendingWork);
-  }
-
-  schemaExists(schema: string): SqlStatement<boolean> {
-    return this.statement('schemaExists', [this.encode.identifier(schema)], decodePresent);
-  }
-
-  tableColumns(): SqlStatement<TableColumns> {
-    const { schema, outbox, inbox } = this.tables;
-    const e = this.encode;
-    return this.statement('tableColumns', [e.identifier(outbox), e.identifier(inbox), ...(schema ? [e.identifier(schema)] : [])], decodeTableColumns);
-  }
-
   dropSchema(): SqlStatement<void> {
     const { schema } = this.tables;
     if (!schema) throw new InvalidArgumentError('schema', noOwnSchema());
-    return { sql: this.profile.sql.dropSchema({ ...this.tables, schema }), params: [], decode: decodeNothing };
-  }
-
-  private statement<Result>(key: StatementKey, params: unknown[], decode: (rows: readonly DriverRow[]) => Result): SqlStatement<Result> {
-    return { sql: this.text[key], params, decode };
-  }
-
-  /** A hot statement of the text table. */
-  private hot<Result>(key: StatementKey, params: unknown[], decode: (rows: readonly DriverRow[]) => Result): SqlStatement<Result> {
-    return this.named(key, this.text[key], params, decode);
-  }
-
-  /** A hot statement: named after its text where the dialect prepares, so that every connection plans it once. */
-  private named<Result>(key: StatementKey | `completeOne:${ClaimComponent}`, sql: string, params: unknown[], decode: (rows: readonly DriverRow[]) => Result): SqlStatement<Result> {
-    if (!this.prepared) return { sql, params, decode };
-    this.names[key] ??= `queuebox_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
-    return { sql, params, name: this.names[key], decode };
+    return { sql: this.profile.texts.dropSchema({ ...this.tables, schema }), params: [], decode: decodeNothing };
   }
 
   /**
@@ -382,12 +229,14 @@ export class StatementCatalog implements SqlDialect {
     lockAsked: boolean,
     params: unknown[],
     probeParams: unknown[],
-    decode: (rows: readonly DriverRow[]) => ClaimResult<Row>,
+    decode: Decoder<ClaimResult<Row>>,
   ): ClaimPlan<Row> {
     const { claimLock } = this.profile;
     const lock = lockAsked || claimLock.taken === 'always' ? this.lock(claimLockName(this.tables, target, claimLock.maxNameLength)) : undefined;
-    const probe = request.afterIdle && this.probes ? { sql: this.probes[`dueProbe:${target.kind}`], params: probeParams, decode: decodeAnyRow } : undefined;
-    return { probe, lock, isolation: 'READ COMMITTED', claim: this.hot(CLAIM_KEY[target.kind], params, decode) };
+    const probe = request.afterIdle && this.probes ? { sql: this.probes[target.kind], params: probeParams, decode: decodeAnyRow } : undefined;
+    const { sql, name } = this.claims[target.kind];
+    const claim = this.preparing.prepared && name !== undefined ? { sql, params, name, decode } : { sql, params, decode };
+    return { probe, lock, isolation: 'READ COMMITTED', claim };
   }
 
   private lock(name: string): ClaimLock {
@@ -402,11 +251,5 @@ export class StatementCatalog implements SqlDialect {
   private claimParams(request: ClaimRequest): unknown[] {
     const e = this.encode;
     return [e.int(request.batchSize), e.int(request.leaseMs), e.int(request.walkKeys), e.int(request.windowRows), e.key(request.cursor.stream), e.key(request.cursor.key)];
-  }
-
-  /** The parameters of the dead-row statements of a filter: after id, limit, stream, error text, dead since, dead before. */
-  private pageParams({ afterId, limit, filter }: DeadRowPage): unknown[] {
-    const e = this.encode;
-    return [e.id(afterId), e.int(limit), e.key(filter.stream), e.text(filter.errorContains), e.instant(filter.deadSince), e.instant(filter.deadBefore)];
   }
 }

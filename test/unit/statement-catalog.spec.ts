@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { WalkCursor } from '../../lib/engine/walk-cursor.js';
-import type { DialectProfile, ParameterEncoders } from '../../lib/dialects/dialect-profile.interface.js';
-import type { DialectSql } from '../../lib/dialects/dialect-sql.interface.js';
+import type { ParameterEncoders } from '../../lib/database/parameter-encoders.interface.js';
+import type { DialectProfile } from '../../lib/dialects/dialect-profile.interface.js';
+import type { DialectTexts } from '../../lib/dialects/dialect-texts.interface.js';
 import { mssqlDialect } from '../../lib/dialects/mssql/mssql.dialect.js';
 import { postgresDialect } from '../../lib/dialects/postgres/postgres.dialect.js';
-import { postgresSql } from '../../lib/dialects/postgres/postgres-statements.js';
+import { postgresTexts } from '../../lib/dialects/postgres/postgres-statements.js';
 import type { ClaimRequest } from '../../lib/database/sql-dialect.interface.js';
 import { StatementCatalog } from '../../lib/dialects/statement-catalog.js';
 import { resolveOptions } from '../../lib/options/resolve-options.js';
@@ -57,7 +58,7 @@ describe('statement catalog', () => {
 
   it('probes after an idle poll only where the profile has an idle probe, with the claimer’s sources', () => {
     expect(new StatementCatalog(postgresDialect, tables).claimOutbox(['billing', 'sink'], idle, { lock: false }).probe).toBeUndefined();
-    const probing = new StatementCatalog(variant({ idleProbe: { dueProbe: (t, kind) => `probe ${kind} of ${t.outbox}` } }), tables);
+    const probing = new StatementCatalog(variant({ texts: { ...postgresTexts, dueProbe: (t, kind) => `probe ${kind} of ${t.outbox}` } }), tables);
     expect(probing.claimOutbox(['billing', 'sink'], request, { lock: false }).probe).toBeUndefined();
     const probes = [probing.claimOutbox(['billing', 'sink'], idle, { lock: false }).probe!, probing.claimInbox(['a', 'b'], idle).probe!, probing.claimPull('a', idle, { lock: false }).probe!];
     expect(probes.map((probe) => [probe.sql, probe.params])).toEqual([
@@ -90,7 +91,7 @@ describe('statement catalog', () => {
     expect(postgres.insertOutbox([message], wakeUp).sql).toContain('pg_notify($6, $7)');
     expect(postgres.insertOutbox([message], wakeUp).params.slice(5)).toEqual(['c', 's']);
     expect(postgres.insertOutbox([message, message], wakeUp).params.slice(6)).toEqual(['c', 's']);
-    const silent = new StatementCatalog(variant({ wakeUp: { transport: postgresDialect.wakeUp!.transport } }), tables);
+    const silent = new StatementCatalog(variant({ texts: { ...postgresTexts, notifyingInserts: undefined } }), tables);
     expect(silent.insertOutbox([message], wakeUp)).toMatchObject({ sql: postgres.insertOutbox([message]).sql, params: ['m', 'd', null, '{}', '1'] });
     expect(new StatementCatalog(mssqlDialect, tables).insertOutbox([message], wakeUp).params).toHaveLength(5);
   });
@@ -120,9 +121,17 @@ describe('statement catalog', () => {
   });
 
   it('refuses, at compile time, a dialect without a statement', () => {
-    const { claimPull: _claimPull, ...withoutPull } = postgresSql;
-    // @ts-expect-error: a dialect's SQL must have every statement of DialectSql.
-    const incomplete: DialectSql = withoutPull;
-    expect(Object.keys(incomplete)).not.toContain('claimPull');
+    const { claimPull: _claimPull, renewMany: _renewMany, ...withoutTwo } = postgresTexts;
+    // @ts-expect-error: a dialect's texts must have every statement of the definitions and every composite.
+    const incomplete: DialectTexts = withoutTwo;
+    expect(Object.keys(incomplete)).not.toContain('renewMany');
+  });
+
+  it('sends the one-row form only where the dialect has one, with the same parameters', () => {
+    const oneRow = new StatementCatalog(postgresDialect, tables);
+    const manyOnly = new StatementCatalog(variant({ texts: { ...postgresTexts, completeOne: undefined } }), tables);
+    const many = oneRow.completeMany('pull', [row, row], 1);
+    expect(oneRow.completeMany('pull', [row], 1).sql).not.toBe(many.sql);
+    expect(manyOnly.completeMany('pull', [row], 1)).toMatchObject({ sql: many.sql, params: oneRow.completeMany('pull', [row], 1).params });
   });
 });

@@ -48,6 +48,10 @@ FROM ${qualified(t, table)} AS x
 WHERE ${deadMatching(table)}
 ORDER BY x.id;`;
 
+/** The outbox's listing and the inbox's: two statements, whose rows differ. */
+export const listDeadOutbox = (t: ResolvedTableNames): string => listDead(t, 'outbox');
+export const listDeadInbox = (t: ResolvedTableNames): string => listDead(t, 'inbox');
+
 /**
  * @0 id (bigint), @1 with the payload (bit). One dead row in full; no row when it is not dead (or
  * gone). The payload is read only when asked for. Output: `id, message_id, stream,

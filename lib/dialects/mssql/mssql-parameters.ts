@@ -1,5 +1,5 @@
 import { MssqlParameter } from 'typeorm';
-import type { ParameterEncoders } from '../dialect-profile.interface.js';
+import type { ParameterEncoders } from '../../database/parameter-encoders.interface.js';
 
 /*
  * Typed parameters of the SQL Server statements. Left to inference, mssql declares a string as

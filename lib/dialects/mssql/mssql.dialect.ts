@@ -4,13 +4,12 @@ import type { DialectProfile } from '../dialect-profile.interface.js';
 import { runQuery } from '../run-query.js';
 import type { DatabaseFacts, DriverRow } from '../../database/statement-results.js';
 import * as claimLockSql from './claim-lock.sql.js';
-import { dueProbe } from './claim.sql.js';
 import { classifyMssqlError } from './mssql-errors.js';
 import { MAX_RESOURCE_LENGTH } from './mssql-names.js';
 import { mssqlCompatibilityTooLow, mssqlDatabaseMode, mssqlRequestTimeoutTooShort } from './mssql.messages.js';
 import { mssqlEncoders } from './mssql-parameters.js';
 import { mssqlSchemaSteps } from './mssql-schema-steps.js';
-import { mssqlSql } from './mssql-statements.js';
+import { mssqlTexts } from './mssql-statements.js';
 import { startupProbe } from './startup-probe.sql.js';
 
 /** OPENJSON, which every list parameter is read with, needs compatibility level 130 (SQL Server 2016). */
@@ -62,7 +61,7 @@ function flag(url: URL, name: string, fallback: boolean): boolean {
 export const mssqlDialect: DialectProfile<'mssql'> = {
   name: 'mssql',
   displayName: 'SQL Server',
-  sql: mssqlSql,
+  texts: mssqlTexts,
   encode: mssqlEncoders,
   claimLock: {
     // The claim's anti-join (B) relies on it (claim.sql.ts): the `claimLock` options change nothing here.
@@ -74,7 +73,6 @@ export const mssqlDialect: DialectProfile<'mssql'> = {
     granted: (rows) => rows.length === 1 && Number(rows[0].granted) >= 0,
     maxNameLength: MAX_RESOURCE_LENGTH,
   },
-  idleProbe: { dueProbe },
   isolationSticks: true,
   prepares: false,
   asyncCommit: false,

@@ -40,6 +40,10 @@ WHERE ${deadMatching(table)}
 ORDER BY x.id
 LIMIT $2`;
 
+/** The outbox's listing and the inbox's: two statements, whose rows differ. */
+export const listDeadOutbox = (t: ResolvedTableNames): string => listDead(t, 'outbox');
+export const listDeadInbox = (t: ResolvedTableNames): string => listDead(t, 'inbox');
+
 /**
  * $1 id, $2 boolean: with the payload. One dead row in full; no row when it is not dead (or gone).
  * The payload is read only when asked for: it can be large, and a listing never needs it.

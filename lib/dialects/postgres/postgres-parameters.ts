@@ -1,4 +1,4 @@
-import type { ParameterEncoders } from '../dialect-profile.interface.js';
+import type { ParameterEncoders } from '../../database/parameter-encoders.interface.js';
 
 const value = <Value>(given: Value): Value => given;
 const list = <Value>(values: readonly Value[]): Value[] => [...values];

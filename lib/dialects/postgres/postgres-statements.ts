@@ -1,6 +1,5 @@
-import type { DialectSql } from '../dialect-sql.interface.js';
+import type { DialectTexts } from '../dialect-texts.interface.js';
 import type { ClaimComponent, QueueBoxTable } from '../../database/sql-dialect.interface.js';
-import type { ResolvedTableNames } from '../../interfaces/table-names.interface.js';
 import * as blocked from './blocked-keys.sql.js';
 import * as atRisk from './claims-at-risk.sql.js';
 import * as clock from './clock.sql.js';
@@ -21,22 +20,18 @@ import { CLAIMERS } from '../../queuebox.claimers.js';
 const CLAIM_COLUMNS: Record<QueueBoxTable, readonly string[]> = { outbox: outbox.OUTBOX_CLAIM_COLUMNS, inbox: inbox.INBOX_CLAIM_COLUMNS };
 const claimColumnsOf = (kind: ClaimComponent): readonly string[] => CLAIM_COLUMNS[CLAIMERS[kind].table.name];
 
-/** Every PostgreSQL statement (`$n` placeholders): the mirrored *.sql.ts files. */
-export const postgresSql: DialectSql = {
+/** Every PostgreSQL text (`$n` placeholders), by its statement's key: the mirrored *.sql.ts files. */
+export const postgresTexts: DialectTexts = {
   ...clock, ...pendingWork, ...schemaLifecycle, ...tableColumns,
   ...outbox, ...inbox, ...pull,
   ...fenced, ...retention,
   ...deadLetters, ...deadCounts, ...blocked, ...rows, ...atRisk,
-  // The hand-off returns the columns of its claim.
+  // The hand-off returns the columns of its claim; one row has a form of its own.
   completeMany: (t, kind) => fenced.completeMany(t, kind, claimColumnsOf(kind)),
-};
-
-/** The one-row form of each completion (fenced-writes.sql.ts), with completeMany's parameters. */
-export const postgresCompleteOne = (t: ResolvedTableNames, kind: ClaimComponent): string =>
-  fenced.completeOne(t, kind, claimColumnsOf(kind));
-
-/** The outbox inserts that also NOTIFY with the caller's commit: two more parameters, channel and sender. */
-export const postgresNotifyingInserts: Pick<DialectSql, 'insertOutbox' | 'insertOutboxOne'> = {
-  insertOutbox: (t) => outbox.withCommitNotify(outbox.insertOutbox(t), 6),
-  insertOutboxOne: (t) => outbox.withCommitNotify(outbox.insertOutboxOne(t), 5),
+  completeOne: (t, kind) => fenced.completeOne(t, kind, claimColumnsOf(kind)),
+  // The outbox inserts that also NOTIFY with the caller's commit: two more parameters, channel and sender.
+  notifyingInserts: {
+    insertOutbox: (t) => outbox.withCommitNotify(outbox.insertOutbox(t), 6),
+    insertOutboxOne: (t) => outbox.withCommitNotify(outbox.insertOutboxOne(t), 5),
+  },
 };

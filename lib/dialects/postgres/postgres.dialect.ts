@@ -6,7 +6,7 @@ import { guardPoolErrors } from './pool-error-guard.js';
 import { classifyPostgresError } from './postgres-errors.js';
 import { executeOnPostgres } from './postgres-executor.js';
 import { postgresEncoders } from './postgres-parameters.js';
-import { postgresCompleteOne, postgresNotifyingInserts, postgresSql } from './postgres-statements.js';
+import { postgresTexts } from './postgres-statements.js';
 import { postgresSchemaSteps } from './schema.sql.js';
 import { probePostgresPooling } from './session-pooling-probe.js';
 
@@ -24,7 +24,7 @@ const HUNDRED_YEARS_MS = 3_153_600_000_000;
 export const postgresDialect: DialectProfile<'postgres'> = {
   name: 'postgres',
   displayName: 'PostgreSQL',
-  sql: postgresSql,
+  texts: postgresTexts,
   encode: postgresEncoders,
   claimLock: {
     taken: 'on-request',
@@ -34,13 +34,11 @@ export const postgresDialect: DialectProfile<'postgres'> = {
     granted: (rows) => rows.length === 1 && rows[0].granted === true,
     // hashtext() takes a name of any length.
   },
-  completeOne: postgresCompleteOne,
   isolationSticks: false,
   prepares: true,
   asyncCommit: true,
   wakeUp: {
     transport: (dataSource, tables, instanceId, deadline, listenUrl) => new PostgresNotifyTransport(dataSource, tables, instanceId, deadline, listenUrl),
-    notifyingInserts: postgresNotifyingInserts,
   },
   limits: {
     identifierLength: 63,

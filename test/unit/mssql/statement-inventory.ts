@@ -2,14 +2,15 @@ import { WalkCursor } from '../../../lib/engine/walk-cursor.js';
 import { mssqlDialect } from '../../../lib/dialects/mssql/mssql.dialect.js';
 import { mssqlSchemaSteps } from '../../../lib/dialects/mssql/mssql-schema-steps.js';
 import type { ClaimPlan, ClaimRequest, DeadRowPage, SqlStatement } from '../../../lib/database/sql-dialect.interface.js';
+import { statements } from '../../../lib/database/statements.js';
 import { StatementCatalog } from '../../../lib/dialects/statement-catalog.js';
 import { resolveOptions } from '../../../lib/options/resolve-options.js';
 
 /*
  * Every statement the SQL Server dialect can send, by a stable name, for one table configuration:
  * what the grammar gate parses (mssql-grammar.spec.ts) and the semantic checks read
- * (mssql-statements.spec.ts). A method of the statement catalog that returns statements and is not
- * called here fails the inventory's own test: a new statement cannot skip the gate.
+ * (mssql-statements.spec.ts). A statement definition (statements.ts) or a composite of the catalog
+ * that is not called here fails the inventory's own test: a new statement cannot skip the gate.
  */
 
 /** The two configurations CI checks: the defaults, and a schema with custom table names. */
@@ -26,7 +27,7 @@ export interface InventoryStatement {
   statement: Pick<SqlStatement, 'sql' | 'params'>;
 }
 
-/** The members of the statement catalog that do not produce a statement: nothing to parse. */
+/** The members of the statement catalog's class that do not produce a statement: nothing to parse. */
 export const methodsWithoutStatements = new Set([
   'constructor',
   'type',
@@ -43,13 +44,9 @@ export const methodsWithoutStatements = new Set([
   'unprepared',
   'discardConnection',
   'createWakeUpTransport',
-  'statement',
-  'hot',
-  'named',
   'plan',
   'lock',
   'claimParams',
-  'pageParams',
 ]);
 
 const token = '4f0c6c1e-58d6-4c53-9a43-1b2d3e4f5a6b';
@@ -127,7 +124,8 @@ export function mssqlStatementInventory(configuration: TableConfiguration): Map<
   return new Map(entries);
 }
 
-/** The names of the statement catalog's methods that produce statements. */
+/** The names of the statement catalog's methods that produce statements: one per definition, and its composites. */
 export function mssqlStatementMethods(): string[] {
-  return Object.getOwnPropertyNames(StatementCatalog.prototype).filter((name) => !methodsWithoutStatements.has(name));
+  const composites = Object.getOwnPropertyNames(StatementCatalog.prototype).filter((name) => !methodsWithoutStatements.has(name));
+  return [...Object.keys(statements), ...composites];
 }

@@ -1,7 +1,8 @@
 import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, QueueBoxTable, RowStateRow } from '../interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
-import type { BacklogRow, DeadCountRow, ClaimedInboxRow, ClaimedOutboxRow, ClaimProgress, ClaimResult, CompletionRow, DriverRow, InsertedOutboxRow, RenewalRow, TableColumns } from '../database/statement-results.js';
+import type { BacklogRow, DeadCountRow, ClaimedInboxRow, ClaimedOutboxRow, ClaimProgress, ClaimResult, CompletionRow, DriverRow, InsertedOutboxRow, RenewalRow, TableColumns } from './statement-results.js';
 import type { PendingWorkRow } from '../interfaces/pending-work.interface.js';
+import { isQueueBoxTable } from '../queuebox.claimers.js';
 
 /*
  * Decoders of the statement results (statement-results.ts). The dialects alias every column to
@@ -118,6 +119,18 @@ export const decodeDeadInbox = (rows: readonly DriverRow[]): DeadInboxMessage[] 
     finishedAt: nullableDate(row.finished_at),
   }));
 
+/** What identifies a dead row besides its id: the outbox's message id, the inbox's idempotency key. */
+const IDENTITY: Readonly<Record<QueueBoxTable, (row: DriverRow) => { messageId: string } | { idempotencyKey: string }>> = {
+  outbox: (row) => ({ messageId: uuid(row.message_id) }),
+  inbox: (row) => ({ idempotencyKey: text(row.idempotency_key) }),
+};
+
+/** A table named by a statement's row (`table_name`). */
+function tableNamed(name: string): QueueBoxTable {
+  if (!isQueueBoxTable(name)) throw new Error(`QueueBox: a statement returned rows of an unknown table "${name}"`);
+  return name;
+}
+
 /** One dead row in full (`inspectDead`), or undefined when it is not dead. */
 export function deadDetailDecoder(table: QueueBoxTable): (rows: readonly DriverRow[]) => DeadLetterDetail | undefined {
   return (rows) => {
@@ -126,7 +139,7 @@ export function deadDetailDecoder(table: QueueBoxTable): (rows: readonly DriverR
     return {
       table,
       id: text(row.id),
-      ...(table === 'outbox' ? { messageId: uuid(row.message_id) } : { idempotencyKey: text(row.idempotency_key) }),
+      ...IDENTITY[table](row),
       stream: text(row.stream),
       key: nullableText(row.ordering_key),
       attempts: int(row.attempts),
@@ -174,7 +187,7 @@ export const decodeRowStates = (rows: readonly DriverRow[]): RowStateRow[] =>
   rows.map((row) => ({ id: text(row.id), state: text(row.state) as RowStateRow['state'], attempts: int(row.attempts) }));
 export const decodePendingWork = (rows: readonly DriverRow[]): PendingWorkRow[] =>
   rows.map((row) => ({
-    table: text(row.table_name) === 'outbox' ? 'outbox' : 'inbox',
+    table: tableNamed(text(row.table_name)),
     stream: text(row.stream),
     due: int(row.due),
     inFlight: int(row.in_flight),
@@ -193,7 +206,7 @@ export function decodeTableColumns(rows: readonly DriverRow[]): TableColumns {
   const found: { outbox?: string[]; inbox?: string[] } = {};
   for (const row of rows) {
     const table = text(row.table_key);
-    if ((table !== 'outbox' && table !== 'inbox') || !bool(row.present)) continue;
+    if (!isQueueBoxTable(table) || !bool(row.present)) continue;
     const columns = (found[table] ??= []);
     if (row.column_name !== null && row.column_name !== undefined) columns.push(text(row.column_name));
   }
