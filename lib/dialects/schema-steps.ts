@@ -1,4 +1,5 @@
 import { UnsupportedDatabaseError } from '../errors/unsupported-database.error.js';
+import { DEFAULT_INBOX_TABLE, DEFAULT_OUTBOX_TABLE } from '../queuebox.constants.js';
 import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
 import { unsupportedMigrationType } from '../queuebox.messages.js';
 import { dialectOfType, dialectProfiles, type DialectName } from './dialect-registry.js';
@@ -12,4 +13,18 @@ export function schemaSteps(type: string, tables: ResolvedTableNames): SchemaSte
   const profile = dialectOfType(type);
   if (!profile) throw new UnsupportedDatabaseError(type, unsupportedMigrationType(type, dialectProfiles));
   return profile.schema.steps(tables);
+}
+
+/** The class name of a step's migration, which TypeORM records in its migrations table. */
+export function migrationName(step: SchemaStep, tables: ResolvedTableNames): string {
+  return `QueueBox${step.name}${nameSuffix(tables)}${step.version}`;
+}
+
+/** Distinguishes the migrations of non-default tables, so two QueueBox instances can coexist. */
+function nameSuffix(tables: ResolvedTableNames): string {
+  if (!tables.schema && tables.outbox === DEFAULT_OUTBOX_TABLE && tables.inbox === DEFAULT_INBOX_TABLE) return '';
+  return [tables.schema, tables.outbox, tables.inbox]
+    .filter(Boolean)
+    .map((part) => part!.replace(/(^|_)([a-z0-9])/gi, (_, __, c: string) => c.toUpperCase()))
+    .join('');
 }

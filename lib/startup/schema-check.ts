@@ -1,12 +1,11 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { dialectOfType } from '../dialects/dialect-registry.js';
-import { schemaSteps } from '../dialects/schema-steps.js';
+import { migrationName, schemaSteps } from '../dialects/schema-steps.js';
 import { abortableDelay } from '../engine/abortable.js';
 import { errorText } from '../errors/error-text.js';
 import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
 import { MissingMigrationsError } from '../errors/missing-migrations.error.js';
-import { migrationName } from '../migrations/create-queuebox-migrations.js';
 import type { ResolvedQueueBoxOptions } from '../options/resolved-options.interface.js';
 import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
 import { dataSourceNotInitialized, loopStartFailed, missingMigrations, tablesCheckFailed, tablesReady, waitingForMigrations } from '../queuebox.messages.js';

@@ -1,6 +1,6 @@
 import { dialectNames } from '../../dialects/dialect-registry.js';
 import { schemaScript } from '../../dialects/schema-script.js';
-import { migrationName } from '../../migrations/create-queuebox-migrations.js';
+import { migrationName } from '../../dialects/schema-steps.js';
 import type { CliCommand } from '../cli-command.interface.js';
 import { OUTPUT_FLAGS, TABLE_FLAGS, parseFlags, readEnumFlag, readTableFlags } from '../cli-flags.js';
 
