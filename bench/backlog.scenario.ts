@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import { WalkCursor } from '../lib/engine/walk-cursor.js';
-import { postgresDialect } from '../lib/dialects/postgres/postgres.dialect.js';
-import { StatementCatalog } from '../lib/dialects/statement-catalog.js';
-import { resolveOptions } from '../lib/options/resolve-options.js';
+import { postgresDialect } from '../lib/database/dialects/postgres/postgres.dialect.js';
+import { StatementCatalog } from '../lib/database/dialects/statement-catalog.js';
+import { resolveOptions } from '../lib/config/options/resolve-options.js';
 import type { BenchConfig } from './bench-config.js';
 import type { BenchContext } from './bench-context.js';
 import { benchPayload, createBenchSchema, dropBenchSchema, outboxTable } from './bench-schema.js';

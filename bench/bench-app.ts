@@ -5,7 +5,7 @@ import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ClaimRepository, type FencedWriteOptions } from '../lib/engine/claim.repository.js';
 import type { ClaimedInboxRow, ClaimedOutboxRow } from '../lib/database/statement-results.js';
-import type { Claim } from '../lib/interfaces/claim.interface.js';
+import type { Claim } from '../lib/shared/interfaces/claim.interface.js';
 import { OutboxService, QueueBoxModule, type OutboxMessage, type OutboxPublisher, type QueueBoxModuleOptions } from '../lib/index.js';
 import { StatementTimer, sleep } from './bench-stats.js';
 

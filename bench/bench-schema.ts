@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createQueueBoxSchema } from '../tools/queuebox-schema.js';
-import { DEFAULT_OUTBOX_TABLE } from '../lib/queuebox.constants.js';
+import { DEFAULT_OUTBOX_TABLE } from '../lib/shared/queuebox.constants.js';
 
 /** Payload of every bench message: a JSON text of about 200 bytes, like the sql.md pgbench runs. */
 export function benchPayload(seq: number): { seq: number; pad: string } {

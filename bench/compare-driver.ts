@@ -68,7 +68,9 @@ const walBytesSince = async (admin: pg.Pool, lsn: string): Promise<number> =>
 
 async function loadBuild(build: string): Promise<{ qb: QueueBoxApi; migrations: MigrationsApi }> {
   const qb = (await import(pathToFileURL(join(build, 'dist/index.js')).href)) as QueueBoxApi;
-  const migrations = (await import(pathToFileURL(join(build, 'dist/migrations/index.js')).href)) as MigrationsApi;
+  // Where the build's own package.json says its migrations are: builds of other layouts compare too.
+  const manifest = JSON.parse(readFileSync(join(build, 'package.json'), 'utf8')) as { exports: Record<string, { default: string }> };
+  const migrations = (await import(pathToFileURL(join(build, manifest.exports['./migrations'].default)).href)) as MigrationsApi;
   return { qb, migrations };
 }
 

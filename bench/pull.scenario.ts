@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import { DataSource } from 'typeorm';
-import { DEFAULT_INBOX_TABLE } from '../lib/queuebox.constants.js';
+import { DEFAULT_INBOX_TABLE } from '../lib/shared/queuebox.constants.js';
 import { PullWorker, PullWorkerHost, type InboxMessage, type PullContext } from '../lib/index.js';
 import { startBenchApp } from './bench-app.js';
 import type { BenchConfig } from './bench-config.js';

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import { wakeChannel } from '../lib/dialects/postgres/notify-transport.js';
-import { resolveOptions } from '../lib/options/resolve-options.js';
+import { wakeChannel } from '../lib/database/dialects/postgres/notify-transport.js';
+import { resolveOptions } from '../lib/config/options/resolve-options.js';
 import { outboxTable, soakPayload } from './bench-schema.js';
 import { sleep } from './bench-stats.js';
 import type { SoakFleet } from './soak-fleet.js';

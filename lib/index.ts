@@ -2,18 +2,18 @@
  * QueueBox: reliable messaging for NestJS through the application's own database.
  * @packageDocumentation
  */
-export { QueueBoxModule } from './queuebox.module.js';
-export type { QueueBoxModuleExtras } from './queuebox.module-definition.js';
-export { OutboxService, type EnqueueOptions } from './outbox/outbox.service.js';
-export { InboxService, type ReceiveOptions } from './inbox/inbox.service.js';
-export { PullService } from './pull/pull.service.js';
-export { DeadLetterService } from './dead-letters/dead-letter.service.js';
-export { QueueBoxAdmin } from './admin/queuebox-admin.service.js';
-export { QueueBoxAdminModule } from './admin/http/queuebox-admin.module.js';
-export type { AdminRequest, QueueBoxAdminModuleExtras, QueueBoxAdminModuleOptions } from './admin/http/admin-http-options.interface.js';
-export { PullWorker, type PullWorkerMetadata } from './pull/pull-worker.decorator.js';
-export { PullWorkerHost } from './pull/pull-worker.host.js';
-export type { PullClaimOptions, PullContext, PulledMessage, PullWorkerOptions } from './interfaces/pull.interface.js';
+export { QueueBoxModule } from './surfaces/module/queuebox.module.js';
+export type { QueueBoxModuleExtras } from './surfaces/module/queuebox.module-definition.js';
+export { OutboxService, type EnqueueOptions } from './features/outbox/outbox.service.js';
+export { InboxService, type ReceiveOptions } from './features/inbox/inbox.service.js';
+export { PullService } from './features/pull/pull.service.js';
+export { DeadLetterService } from './features/dead-letters/dead-letter.service.js';
+export { QueueBoxAdmin } from './surfaces/admin/queuebox-admin.service.js';
+export { QueueBoxAdminModule } from './surfaces/admin/http/queuebox-admin.module.js';
+export type { AdminRequest, QueueBoxAdminModuleExtras, QueueBoxAdminModuleOptions } from './surfaces/admin/http/admin-http-options.interface.js';
+export { PullWorker, type PullWorkerMetadata } from './features/pull/pull-worker.decorator.js';
+export { PullWorkerHost } from './features/pull/pull-worker.host.js';
+export type { PullClaimOptions, PullContext, PulledMessage, PullWorkerOptions } from './shared/interfaces/pull.interface.js';
 
 export type {
   BackoffOptions,
@@ -33,11 +33,11 @@ export type {
   RetentionOptions,
   RabbitMqDestinationOptions,
   StartupOptions,
-} from './interfaces/queuebox-options.interface.js';
-export type { DestinationName, EnqueuedMessage, OutboxMessage, OutboxMessageInput, QueueBoxDestinations } from './interfaces/outbox-message.interface.js';
-export type { OutboxPublisher, PublishContext } from './interfaces/outbox-publisher.interface.js';
-export type { InboxMessage, InboxMessageInput, InboxReceipt } from './interfaces/inbox-message.interface.js';
-export type { DeadInboxMessage, DeadLetterQuery, DeadOutboxMessage } from './interfaces/dead-letter.interface.js';
+} from './shared/interfaces/queuebox-options.interface.js';
+export type { DestinationName, EnqueuedMessage, OutboxMessage, OutboxMessageInput, QueueBoxDestinations } from './shared/interfaces/outbox-message.interface.js';
+export type { OutboxPublisher, PublishContext } from './shared/interfaces/outbox-publisher.interface.js';
+export type { InboxMessage, InboxMessageInput, InboxReceipt } from './shared/interfaces/inbox-message.interface.js';
+export type { DeadInboxMessage, DeadLetterQuery, DeadOutboxMessage } from './shared/interfaces/dead-letter.interface.js';
 export type {
   Backlog,
   BacklogEntry,
@@ -57,33 +57,33 @@ export type {
   LostClaim,
   QueueBoxTable,
   RowStateRow,
-} from './interfaces/admin.interface.js';
-export type { Claim, ClaimComponent } from './interfaces/claim.interface.js';
-export { QueueBoxEvents, type QueueBoxAnyEventListener } from './events/queuebox-events.service.js';
-export type { QueueBoxEventListener, QueueBoxEventMap, QueueBoxEventName } from './events/queuebox-event-map.interface.js';
-export { LeaseAdvisor } from './leases/lease-advisor.js';
-export type { LeaseAdvice, UtilizationPercentiles } from './interfaces/lease-advice.interface.js';
+} from './shared/interfaces/admin.interface.js';
+export type { Claim, ClaimComponent } from './shared/interfaces/claim.interface.js';
+export { QueueBoxEvents, type QueueBoxAnyEventListener } from './shared/events/queuebox-events.service.js';
+export type { QueueBoxEventListener, QueueBoxEventMap, QueueBoxEventName } from './shared/events/queuebox-event-map.interface.js';
+export { LeaseAdvisor } from './engine/leases/lease-advisor.js';
+export type { LeaseAdvice, UtilizationPercentiles } from './shared/interfaces/lease-advice.interface.js';
 
-export { QueueBoxError, type QueueBoxErrorCode } from './errors/queuebox.error.js';
-export { InvalidQueueBoxOptionsError } from './errors/invalid-queuebox-options.error.js';
-export { UnsupportedDatabaseError } from './errors/unsupported-database.error.js';
-export { MissingMigrationsError } from './errors/missing-migrations.error.js';
-export { InvalidMessageError } from './errors/invalid-message.error.js';
-export { UnknownDestinationError } from './errors/unknown-destination.error.js';
-export { UnknownSourceError } from './errors/unknown-source.error.js';
-export { PayloadTooLargeError } from './errors/payload-too-large.error.js';
-export { ClaimLostError } from './errors/claim-lost.error.js';
-export { StatementTimeoutError } from './errors/statement-timeout.error.js';
-export { InvalidArgumentError } from './errors/invalid-argument.error.js';
-export { InvalidPullWorkerError } from './errors/invalid-pull-worker.error.js';
-export { DuplicatePullWorkerError } from './errors/duplicate-pull-worker.error.js';
-export { PublishFailedError } from './errors/publish-failed.error.js';
-export { DeadLetterNotFoundError } from './errors/dead-letter-not-found.error.js';
-export { ReceiveRacedError } from './errors/receive-raced.error.js';
+export { QueueBoxError, type QueueBoxErrorCode } from './shared/errors/queuebox.error.js';
+export { InvalidQueueBoxOptionsError } from './shared/errors/invalid-queuebox-options.error.js';
+export { UnsupportedDatabaseError } from './shared/errors/unsupported-database.error.js';
+export { MissingMigrationsError } from './shared/errors/missing-migrations.error.js';
+export { InvalidMessageError } from './shared/errors/invalid-message.error.js';
+export { UnknownDestinationError } from './shared/errors/unknown-destination.error.js';
+export { UnknownSourceError } from './shared/errors/unknown-source.error.js';
+export { PayloadTooLargeError } from './shared/errors/payload-too-large.error.js';
+export { ClaimLostError } from './shared/errors/claim-lost.error.js';
+export { StatementTimeoutError } from './shared/errors/statement-timeout.error.js';
+export { InvalidArgumentError } from './shared/errors/invalid-argument.error.js';
+export { InvalidPullWorkerError } from './shared/errors/invalid-pull-worker.error.js';
+export { DuplicatePullWorkerError } from './shared/errors/duplicate-pull-worker.error.js';
+export { PublishFailedError } from './shared/errors/publish-failed.error.js';
+export { DeadLetterNotFoundError } from './shared/errors/dead-letter-not-found.error.js';
+export { ReceiveRacedError } from './shared/errors/receive-raced.error.js';
 
-export { checkWebhookSignatures, webhookSignatures, type SignatureCheck } from './signatures/webhook-signature.js';
-export { decodeWebhookSecret, WEBHOOK_SECRET_PREFIX } from './signatures/webhook-secret.js';
-export { coveredHeadersText, COVERED_HEADERS } from './signatures/covered-headers.js';
+export { checkWebhookSignatures, webhookSignatures, type SignatureCheck } from './shared/signatures/webhook-signature.js';
+export { decodeWebhookSecret, WEBHOOK_SECRET_PREFIX } from './shared/signatures/webhook-secret.js';
+export { coveredHeadersText, COVERED_HEADERS } from './shared/signatures/covered-headers.js';
 export {
   MESSAGE_ID_HEADER,
   MESSAGE_KEY_HEADER,
@@ -93,7 +93,7 @@ export {
   WEBHOOK_TIMESTAMP_HEADER,
   DEFAULT_INBOX_TABLE,
   DEFAULT_OUTBOX_TABLE,
-} from './queuebox.constants.js';
+} from './shared/queuebox.constants.js';
 export {
   CLAIMS_LOST_TOTAL,
   OUTBOX_BACKLOG_MESSAGES,
@@ -117,4 +117,4 @@ export {
   LEASE_ADVISED_SECONDS,
   LEASE_RENEWALS_TOTAL,
   LEASE_UTILIZATION_RATIO,
-} from './metrics/queuebox.metrics.js';
+} from './engine/metrics/queuebox.metrics.js';

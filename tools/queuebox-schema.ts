@@ -1,5 +1,5 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { createQueueBoxMigrations, type QueueBoxMigrationOptions } from '../lib/migrations/index.js';
+import { createQueueBoxMigrations, type QueueBoxMigrationOptions } from '../lib/surfaces/migrations/index.js';
 
 /**
  * Creates `schema` with QueueBox's tables by running its own migrations, as an application

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
-import { postgresTexts } from '../../lib/dialects/postgres/postgres-statements.js';
+import { postgresTexts } from '../../lib/database/dialects/postgres/postgres-statements.js';
 import { createBenchSchema, outboxTable, rawPool, seedOutbox } from '../bench-schema.js';
 import { settleBeforeRun } from '../bench-wal.js';
 import { RunClock, finishTableDrain, poolSizeOf, type DrainOutcome, type DrainRunner } from './drain-run.js';

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { InvalidQueueBoxOptionsError } from '../errors/invalid-queuebox-options.error.js';
-import { pooledPerTransaction, preparedStatementsNotKept } from '../queuebox.messages.js';
+import { InvalidQueueBoxOptionsError } from '../shared/errors/invalid-queuebox-options.error.js';
+import { pooledPerTransaction, preparedStatementsNotKept } from '../shared/queuebox.messages.js';
 import { retryConnectionLost } from './retry-connection-lost.js';
 import type { SqlDialect } from './sql-dialect.interface.js';
 

@@ -2,9 +2,9 @@ import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { retryConnectionLost } from './retry-connection-lost.js';
 import { StatementRunner } from './statement-runner.js';
 import type { SqlDialect } from './sql-dialect.interface.js';
-import { UnsupportedDatabaseError } from '../errors/unsupported-database.error.js';
-import { QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
-import { databaseProblems } from '../queuebox.messages.js';
+import { UnsupportedDatabaseError } from '../shared/errors/unsupported-database.error.js';
+import { QUEUEBOX_SQL_DIALECT } from '../shared/queuebox.constants.js';
+import { databaseProblems } from '../shared/queuebox.messages.js';
 
 /**
  * Checks at start-up what the dialect needs of its database (SQL Server: the compatibility level

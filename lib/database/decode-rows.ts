@@ -1,8 +1,8 @@
-import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, QueueBoxTable, RowStateRow } from '../interfaces/admin.interface.js';
-import type { DeadInboxMessage, DeadOutboxMessage } from '../interfaces/dead-letter.interface.js';
+import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, QueueBoxTable, RowStateRow } from '../shared/interfaces/admin.interface.js';
+import type { DeadInboxMessage, DeadOutboxMessage } from '../shared/interfaces/dead-letter.interface.js';
 import type { BacklogRow, DeadCountRow, ClaimedInboxRow, ClaimedOutboxRow, ClaimProgress, ClaimResult, CompletionRow, DriverRow, InsertedOutboxRow, RenewalRow, TableColumns } from './statement-results.js';
-import type { PendingWorkRow } from '../interfaces/pending-work.interface.js';
-import { isQueueBoxTable } from '../queuebox.claimers.js';
+import type { PendingWorkRow } from '../shared/interfaces/pending-work.interface.js';
+import { isQueueBoxTable } from '../shared/queuebox.claimers.js';
 
 /*
  * Decoders of the statement results (statement-results.ts). The dialects alias every column to

@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
-import { errorText } from '../errors/error-text.js';
-import { startUpConnectionLost } from '../queuebox.messages.js';
+import { errorText } from '../shared/errors/error-text.js';
+import { startUpConnectionLost } from '../shared/queuebox.messages.js';
 import type { DatabaseErrorKind } from './statement-results.js';
 
 /** How long a start-up check is tried again while its connection is lost, before start-up fails. */

@@ -1,13 +1,13 @@
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
-import type { CommitWakeUp, WakeUpTransport } from '../interfaces/wake-up-transport.interface.js';
+import type { ResolvedTableNames } from '../shared/interfaces/table-names.interface.js';
+import type { CommitWakeUp, WakeUpTransport } from '../shared/interfaces/wake-up-transport.interface.js';
 import type { ConnectionPooling } from './connection-pooling.js';
 import type { OutboxInsertRow } from './statement-arguments.js';
 import type { SqlStatement, StatementMethods } from './statement-definition.js';
 import type { ClaimCursor, ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, DatabaseErrorKind, DatabaseFacts, DriverRow, InsertedOutboxRow } from './statement-results.js';
 import type { Statements } from './statements.js';
 
-export type { ClaimComponent, QueueBoxTable } from '../interfaces/claim.interface.js';
+export type { ClaimComponent, QueueBoxTable } from '../shared/interfaces/claim.interface.js';
 
 /** The isolation level of QueueBox's own transactions. */
 export type IsolationLevel = 'READ COMMITTED';
@@ -68,7 +68,7 @@ export interface ClaimOptions {
  * The SQL of one database, and how its driver runs it. Statement builders are pure: they build
  * text from validated identifiers and put every value in `params`. Only the `StatementRunner`
  * executes statements, through `execute`. One implementation serves every database: the
- * statement catalog (lib/dialects/statement-catalog.ts) over the database's profile.
+ * statement catalog (lib/database/dialects/statement-catalog.ts) over the database's profile.
  *
  * Its statement methods (`renew`, `completeMany`, `listDeadOutbox`, …) are those of the
  * definitions in statements.ts, whose docs they carry; the few composed statements (the outbox

@@ -1,8 +1,8 @@
-import type { ClaimComponent, QueueBoxTable } from '../interfaces/claim.interface.js';
-import type { ResolvedTableNames } from '../interfaces/table-names.interface.js';
+import type { ClaimComponent, QueueBoxTable } from '../shared/interfaces/claim.interface.js';
+import type { ResolvedTableNames } from '../shared/interfaces/table-names.interface.js';
 import type { ParameterEncoders } from './parameter-encoders.interface.js';
 import type { DriverRow } from './statement-results.js';
-import { CLAIM_COMPONENTS, QUEUEBOX_TABLE_NAMES } from '../queuebox.claimers.js';
+import { CLAIM_COMPONENTS, QUEUEBOX_TABLE_NAMES } from '../shared/queuebox.claimers.js';
 
 /*
  * How a statement is defined once for every database (statements.ts): the arguments that pick its

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import type { IsolationLevel, SqlDialect, SqlStatement } from './sql-dialect.interface.js';
-import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
+import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_SQL_DIALECT } from '../shared/queuebox.constants.js';
 
 /** Runs statements on the connection of one open transaction. */
 export interface TransactionScope {

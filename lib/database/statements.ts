@@ -1,4 +1,4 @@
-import type { QueueBoxTable } from '../interfaces/claim.interface.js';
+import type { QueueBoxTable } from '../shared/interfaces/claim.interface.js';
 import {
   blockedKeysDecoder,
   claimsAtRiskDecoder,
@@ -21,13 +21,13 @@ import {
 } from './decode-rows.js';
 import type { DeadRowPage, FencedRow, InboxInsertRow } from './statement-arguments.js';
 import { once, perClaimer, perTable, perTableAndState, type BindContext } from './statement-definition.js';
-import { CLAIMERS, QUEUEBOX_TABLES } from '../queuebox.claimers.js';
+import { CLAIMERS, QUEUEBOX_TABLES } from '../shared/queuebox.claimers.js';
 
 /*
  * Every statement QueueBox sends, once for every database: the arguments that pick its text (one
  * text, one per table, one per claimer), its bound values in placeholder order through the
  * dialect's encoder for each kind, the decoder of its rows, and its forms. The port's methods
- * (sql-dialect.interface.ts) and the texts each dialect supplies (lib/dialects/<database>/
+ * (sql-dialect.interface.ts) and the texts each dialect supplies (lib/database/dialects/<database>/
  * <database>-statements.ts) are derived from this table; the statements it cannot describe, the
  * inserts of outbox rows and the claims, are the catalog's composites (statement-catalog.ts).
  */

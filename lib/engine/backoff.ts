@@ -1,4 +1,4 @@
-import type { ResolvedBackoff } from '../options/resolved-options.interface.js';
+import type { ResolvedBackoff } from '../config/options/resolved-options.interface.js';
 
 /**
  * Delay in milliseconds before retry number `attempt` (1 for the first retry): exponential from

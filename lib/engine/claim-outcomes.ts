@@ -1,11 +1,11 @@
-import type { OutcomeMetrics, RowOutcome } from '../metrics/outcome-metrics.interface.js';
+import type { OutcomeMetrics, RowOutcome } from './metrics/outcome-metrics.interface.js';
 import type { Logger } from '@nestjs/common';
-import type { QueueBoxEvents } from '../events/queuebox-events.service.js';
-import type { LostClaim } from '../interfaces/admin.interface.js';
-import type { LeaseAdvisor } from '../leases/lease-advisor.js';
-import type { ClaimerDescriptor } from '../queuebox.claimers.js';
-import { outboxMarkLost, rowClaimLost, rowWriteLost } from '../queuebox.messages.js';
-import { errorText } from '../errors/error-text.js';
+import type { QueueBoxEvents } from '../shared/events/queuebox-events.service.js';
+import type { LostClaim } from '../shared/interfaces/admin.interface.js';
+import type { LeaseAdvisor } from './leases/lease-advisor.js';
+import type { ClaimerDescriptor } from '../shared/queuebox.claimers.js';
+import { outboxMarkLost, rowClaimLost, rowWriteLost } from '../shared/queuebox.messages.js';
+import { errorText } from '../shared/errors/error-text.js';
 
 /** What found a claim lost: a renewal while the work ran, or one of the fenced writes. */
 export type LossFinder = LostClaim['during'];

@@ -1,4 +1,4 @@
-import type { PaceBounds } from '../options/pace-bounds.js';
+import type { PaceBounds } from '../config/options/pace-bounds.js';
 
 /**
  * How many rows a claim worker holds in flight and asks for per claim. `FixedPace` keeps the

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { ClaimRequest } from '../database/sql-dialect.interface.js';
 import type { ClaimResult } from '../database/statement-results.js';
-import type { MessageSpan } from '../tracing/message-span.interface.js';
+import type { MessageSpan } from '../shared/tracing/message-span.interface.js';
 import type { ReportedRow } from './claim-outcomes.js';
 
 /** A claimed row: its id, the token its claim wrote, its claims so far, and its key. */

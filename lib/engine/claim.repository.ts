@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { ClaimOptions, ClaimPlan, ClaimRequest, QueueBoxTable, SqlDialect, SqlStatement } from '../database/sql-dialect.interface.js';
 import type { ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, CompletionRow } from '../database/statement-results.js';
-import type { Claim, FenceResult } from '../interfaces/claim.interface.js';
-import { CLAIMERS } from '../queuebox.claimers.js';
-import { QUEUEBOX_SQL_DIALECT } from '../queuebox.constants.js';
+import type { Claim, FenceResult } from '../shared/interfaces/claim.interface.js';
+import { CLAIMERS } from '../shared/queuebox.claimers.js';
+import { QUEUEBOX_SQL_DIALECT } from '../shared/queuebox.constants.js';
 import { StatementRunner } from '../database/statement-runner.js';
 import { OutageWatch } from './outage-watch.js';
 

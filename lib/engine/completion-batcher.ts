@@ -1,5 +1,5 @@
 import type { ClaimRepository } from './claim.repository.js';
-import type { Claim, FenceResult } from '../interfaces/claim.interface.js';
+import type { Claim, FenceResult } from '../shared/interfaces/claim.interface.js';
 
 interface PendingCompletion {
   claim: Claim;

@@ -1,6 +1,6 @@
-import { ClaimLostError } from '../errors/claim-lost.error.js';
-import type { Claim } from '../interfaces/claim.interface.js';
-import { claimLost } from '../queuebox.messages.js';
+import { ClaimLostError } from '../shared/errors/claim-lost.error.js';
+import type { Claim } from '../shared/interfaces/claim.interface.js';
+import { claimLost } from '../shared/queuebox.messages.js';
 
 /** How a lease group reports a claim it could not keep. */
 export type ClaimLossHandler = (lease: Lease, cause: unknown) => void;

@@ -1,7 +1,7 @@
-import type { ClaimComponent } from '../interfaces/claim.interface.js';
-import { PACE_BOUNDS } from '../options/pace-bounds.js';
-import type { ResolvedLoopOptions } from '../options/resolved-options.interface.js';
-import { type ClaimerDescriptor, loopName } from '../queuebox.claimers.js';
+import type { ClaimComponent } from '../shared/interfaces/claim.interface.js';
+import { PACE_BOUNDS } from '../config/options/pace-bounds.js';
+import type { ResolvedLoopOptions } from '../config/options/resolved-options.interface.js';
+import { type ClaimerDescriptor, loopName } from '../shared/queuebox.claimers.js';
 import { AdaptivePace } from './claim-pace.js';
 import type { ClaimWorkerSettings } from './claim-worker.js';
 

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { whenAborted } from './abortable.js';
-import { errorText } from '../errors/error-text.js';
+import { errorText } from '../shared/errors/error-text.js';
 import type { OutageWatch } from './outage-watch.js';
 
 /** What one tick found: `more` runs the next tick at once, `idle` sleeps until woken or the interval. */

@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, type HealthCheckResult } from '@nestjs/terminus';
-import { QueueBoxHealthIndicator } from '../../lib/health/index.js';
+import { QueueBoxHealthIndicator } from '../../lib/surfaces/health/index.js';
 
 @Controller('health')
 export class HealthController {

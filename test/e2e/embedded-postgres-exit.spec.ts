@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../fixtures/http-receiver.js';
 
-const testing = fileURLToPath(new URL('../../dist/testing/index.js', import.meta.url));
+const testing = fileURLToPath(new URL('../../dist/surfaces/testing/index.js', import.meta.url));
 const NAME = 'queuebox-exit-check';
 
 /** Whether something accepts connections on the loopback port. */

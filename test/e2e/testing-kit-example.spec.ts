@@ -12,7 +12,7 @@ import {
   RecordingPublisher,
   startEmbeddedPostgres,
   type EmbeddedPostgres,
-} from '../../lib/testing/index.js';
+} from '../../lib/surfaces/testing/index.js';
 
 /*
  * The example of docs/guides/testing.md: a user's service tested with queuebox/testing, on an

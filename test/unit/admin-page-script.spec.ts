@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createContext, Script } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { ADMIN_PAGE_BODY } from '../../lib/admin/page/admin-page.markup.js';
-import { ADMIN_PAGE_CSP, ADMIN_PAGE_HTML } from '../../lib/admin/page/admin-page.js';
+import { ADMIN_PAGE_BODY } from '../../lib/surfaces/admin/page/admin-page.markup.js';
+import { ADMIN_PAGE_CSP, ADMIN_PAGE_HTML } from '../../lib/surfaces/admin/page/admin-page.js';
 
 /*
  * The page's script is the source text of a compiled function (admin-page.client.ts), inlined by

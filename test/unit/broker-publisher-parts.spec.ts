@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidQueueBoxOptionsError } from '../../lib/errors/invalid-queuebox-options.error.js';
-import { awaitWithin, WaitEndedError } from '../../lib/publishers/await-within.js';
-import { describeBrokerUrl, scrubCredentials } from '../../lib/publishers/broker-address.js';
-import { loadPeerPackages } from '../../lib/publishers/optional-peer.js';
+import { InvalidQueueBoxOptionsError } from '../../lib/shared/errors/invalid-queuebox-options.error.js';
+import { awaitWithin, WaitEndedError } from '../../lib/features/publishers/await-within.js';
+import { describeBrokerUrl, scrubCredentials } from '../../lib/features/publishers/broker-address.js';
+import { loadPeerPackages } from '../../lib/features/publishers/optional-peer.js';
 
 describe('broker publisher parts', () => {
   it('describes broker addresses without credentials, query or fragment', () => {

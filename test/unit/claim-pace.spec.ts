@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AdaptivePace, type ClaimPace, FixedPace, MIN_PACE_WINDOW_MS, PACE_WINDOW_MS } from '../../lib/engine/claim-pace.js';
-import { RELAY_PACE_BOUNDS } from '../../lib/options/pace-bounds.js';
-import { OUTBOX_PACE_BOUNDS } from '../../lib/options/pace-bounds.js';
+import { RELAY_PACE_BOUNDS } from '../../lib/config/options/pace-bounds.js';
+import { OUTBOX_PACE_BOUNDS } from '../../lib/config/options/pace-bounds.js';
 
 const LEASE_MS = 300_000;
 

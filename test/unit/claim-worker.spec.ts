@@ -2,13 +2,13 @@ import { Logger } from '@nestjs/common';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ClaimRepository } from '../../lib/engine/claim.repository.js';
 import type { ClaimRequest } from '../../lib/database/sql-dialect.interface.js';
-import type { Claim } from '../../lib/interfaces/claim.interface.js';
+import type { Claim } from '../../lib/shared/interfaces/claim.interface.js';
 import type { ClaimResult } from '../../lib/database/statement-results.js';
 import type { ReportedRow } from '../../lib/engine/claim-outcomes.js';
 import type { ClaimPace, PaceOutcome } from '../../lib/engine/claim-pace.js';
 import type { ClaimedRow, ClaimRole, RowFailure, RowJob } from '../../lib/engine/claim-role.interface.js';
 import { ClaimWorker, type ClaimWorkerSettings, type ClaimWorkerStatus } from '../../lib/engine/claim-worker.js';
-import { CLAIMERS } from '../../lib/queuebox.claimers.js';
+import { CLAIMERS } from '../../lib/shared/queuebox.claimers.js';
 
 /** A worker over an in-memory queue: each row's work ends when the test says so. */
 class TestWorker implements ClaimRole<ClaimedRow> {

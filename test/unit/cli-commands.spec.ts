@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES, runCli } from '../../lib/cli/run-cli.js';
+import { EXIT_CODES, runCli } from '../../lib/surfaces/cli/run-cli.js';
 
 const URL = 'postgres://ops:hunter2@127.0.0.1:1/app';
 

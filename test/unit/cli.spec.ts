@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { CliUsageError } from '../../lib/errors/cli-usage.error.js';
-import { MissingMigrationsError } from '../../lib/errors/missing-migrations.error.js';
-import type { CliCommand } from '../../lib/cli/cli-command.interface.js';
-import { CLI_COMMANDS } from '../../lib/cli/cli-commands.js';
-import { OUTPUT_FLAGS, parseFlags, readIdsFlag, readInstantFlag, readIntFlag } from '../../lib/cli/cli-flags.js';
-import { maskUrl, parseConnectionUrl, secretsOf } from '../../lib/cli/connection-url.js';
-import { EXIT_CODES, runCli } from '../../lib/cli/run-cli.js';
-import { textTable } from '../../lib/cli/text-table.js';
+import { CliUsageError } from '../../lib/shared/errors/cli-usage.error.js';
+import { MissingMigrationsError } from '../../lib/shared/errors/missing-migrations.error.js';
+import type { CliCommand } from '../../lib/surfaces/cli/cli-command.interface.js';
+import { CLI_COMMANDS } from '../../lib/surfaces/cli/cli-commands.js';
+import { OUTPUT_FLAGS, parseFlags, readIdsFlag, readInstantFlag, readIntFlag } from '../../lib/surfaces/cli/cli-flags.js';
+import { maskUrl, parseConnectionUrl, secretsOf } from '../../lib/surfaces/cli/connection-url.js';
+import { EXIT_CODES, runCli } from '../../lib/surfaces/cli/run-cli.js';
+import { textTable } from '../../lib/surfaces/cli/text-table.js';
 
 /** Runs the CLI in process, as `queuebox <argv>`, and keeps what it printed. */
 async function cli(argv: string[], commands?: readonly CliCommand[], env: Record<string, string> = {}) {

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { Claim } from '../../lib/interfaces/claim.interface.js';
+import type { Claim } from '../../lib/shared/interfaces/claim.interface.js';
 import type { ClaimRepository } from '../../lib/engine/claim.repository.js';
 import { CompletionBatcher, MAX_MARK_STATEMENTS } from '../../lib/engine/completion-batcher.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { dataSourceOptionsFromUrl } from '../../lib/conformance/connection-url.js';
-import { formatConformanceReport, runConformance } from '../../lib/conformance/index.js';
-import { runCli } from '../../lib/cli/run-cli.js';
-import { InvalidArgumentError } from '../../lib/errors/invalid-argument.error.js';
+import { dataSourceOptionsFromUrl } from '../../lib/surfaces/conformance/connection-url.js';
+import { formatConformanceReport, runConformance } from '../../lib/surfaces/conformance/index.js';
+import { runCli } from '../../lib/surfaces/cli/run-cli.js';
+import { InvalidArgumentError } from '../../lib/shared/errors/invalid-argument.error.js';
 
 describe('the conformance check without a database', () => {
   it('reads PostgreSQL and SQL Server URLs, and refuses others without echoing the password', () => {

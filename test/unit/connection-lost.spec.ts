@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyMssqlError } from '../../lib/dialects/mssql/mssql-errors.js';
-import { classifyPostgresError } from '../../lib/dialects/postgres/postgres-errors.js';
+import { classifyMssqlError } from '../../lib/database/dialects/mssql/mssql-errors.js';
+import { classifyPostgresError } from '../../lib/database/dialects/postgres/postgres-errors.js';
 
 /** The shapes TypeORM's QueryFailedError and the drivers give a lost connection (start-up tries the check again for these only). */
 describe('a lost connection', () => {

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { parseConnectionUrl } from '../../lib/cli/connection-url.js';
-import { notifyCheck } from '../../lib/conformance/checks/notify.check.js';
-import type { ConformanceContext } from '../../lib/conformance/conformance-context.js';
-import { formatConformanceReport } from '../../lib/conformance/conformance-report.js';
-import { dataSourceOptionsFromUrl } from '../../lib/conformance/connection-url.js';
-import type { DialectLimits, DialectProfile } from '../../lib/dialects/dialect-profile.interface.js';
-import { type DialectName, dialectNames, dialectOfScheme, dialectOfType, dialectProfiles, strictestLimits } from '../../lib/dialects/dialect-registry.js';
-import { mssqlDialect } from '../../lib/dialects/mssql/mssql.dialect.js';
-import { postgresDialect } from '../../lib/dialects/postgres/postgres.dialect.js';
-import { StatementCatalog } from '../../lib/dialects/statement-catalog.js';
-import { resolveOptions } from '../../lib/options/resolve-options.js';
+import { parseConnectionUrl } from '../../lib/surfaces/cli/connection-url.js';
+import { notifyCheck } from '../../lib/surfaces/conformance/checks/notify.check.js';
+import type { ConformanceContext } from '../../lib/surfaces/conformance/conformance-context.js';
+import { formatConformanceReport } from '../../lib/surfaces/conformance/conformance-report.js';
+import { dataSourceOptionsFromUrl } from '../../lib/surfaces/conformance/connection-url.js';
+import type { DialectLimits, DialectProfile } from '../../lib/database/dialects/dialect-profile.interface.js';
+import { type DialectName, dialectNames, dialectOfScheme, dialectOfType, dialectProfiles, strictestLimits } from '../../lib/database/dialects/dialect-registry.js';
+import { mssqlDialect } from '../../lib/database/dialects/mssql/mssql.dialect.js';
+import { postgresDialect } from '../../lib/database/dialects/postgres/postgres.dialect.js';
+import { StatementCatalog } from '../../lib/database/dialects/statement-catalog.js';
+import { resolveOptions } from '../../lib/config/options/resolve-options.js';
 
 const tables = resolveOptions({}).tables;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidQueueBoxOptionsError } from '../../lib/index.js';
-import { resolveHealthOptions } from '../../lib/health/resolve-health-options.js';
-import type { QueueBoxHealthOptions } from '../../lib/health/queuebox-health-options.interface.js';
+import { resolveHealthOptions } from '../../lib/surfaces/health/resolve-health-options.js';
+import type { QueueBoxHealthOptions } from '../../lib/surfaces/health/queuebox-health-options.interface.js';
 
 const pathOf = (options: unknown): string => {
   try {

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PublishFailedError } from '../../lib/errors/publish-failed.error.js';
-import { resolveOptions } from '../../lib/options/resolve-options.js';
-import { HttpPublisher } from '../../lib/publishers/http.publisher.js';
+import { PublishFailedError } from '../../lib/shared/errors/publish-failed.error.js';
+import { resolveOptions } from '../../lib/config/options/resolve-options.js';
+import { HttpPublisher } from '../../lib/features/publishers/http.publisher.js';
 
 const message = { id: '1', messageId: 'm-1', destination: 'd', key: null, headers: {}, payload: '{}', attempt: 1 };
 

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { InboxIntakeController } from '../../lib/inbox/inbox-intake.controller.js';
-import type { ResolvedQueueBoxOptions } from '../../lib/options/resolved-options.interface.js';
+import { InboxIntakeController } from '../../lib/features/inbox/inbox-intake.controller.js';
+import type { ResolvedQueueBoxOptions } from '../../lib/config/options/resolved-options.interface.js';
 
 /** The line the intake logs at start-up, for these sources. */
 function startUpLine(sources: Map<string, { secrets?: Buffer[] }>): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { adviseLease, LEASE_MIN_SAMPLES, LEASE_UTILIZATION_THRESHOLD } from '../../lib/leases/lease-advice-rule.js';
-import { LeaseWindow } from '../../lib/leases/lease-window.js';
+import { adviseLease, LEASE_MIN_SAMPLES, LEASE_UTILIZATION_THRESHOLD } from '../../lib/engine/leases/lease-advice-rule.js';
+import { LeaseWindow } from '../../lib/engine/leases/lease-window.js';
 
 const windowOf = (ratios: number[], lost: number[] = [], size = 100): LeaseWindow => {
   const window = new LeaseWindow(size, LEASE_UTILIZATION_THRESHOLD);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Lease, LeaseGroup } from '../../lib/engine/lease-group.js';
-import { ClaimLostError } from '../../lib/errors/claim-lost.error.js';
-import type { Claim } from '../../lib/interfaces/claim.interface.js';
+import { ClaimLostError } from '../../lib/shared/errors/claim-lost.error.js';
+import type { Claim } from '../../lib/shared/interfaces/claim.interface.js';
 
 const LEASE_MS = 3_000;
 const claim = (id: string): Claim => ({ component: 'pull', id, token: `t-${id}`, leaseMs: LEASE_MS });

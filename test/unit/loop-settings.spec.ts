@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { AdaptivePace } from '../../lib/engine/claim-pace.js';
 import type { ClaimWorkerSettings } from '../../lib/engine/claim-worker.js';
 import { claimWorkerSettings, type LoopMetrics } from '../../lib/engine/loop-settings.js';
-import type { ClaimComponent } from '../../lib/interfaces/claim.interface.js';
-import { OUTBOX_PACE_BOUNDS, RELAY_PACE_BOUNDS } from '../../lib/options/pace-bounds.js';
-import { resolveOptions } from '../../lib/options/resolve-options.js';
-import type { ResolvedLoopOptions } from '../../lib/options/resolved-options.interface.js';
-import { resolvePullWorkerOptions } from '../../lib/pull/resolve-pull-worker-options.js';
-import { CLAIMERS } from '../../lib/queuebox.claimers.js';
+import type { ClaimComponent } from '../../lib/shared/interfaces/claim.interface.js';
+import { OUTBOX_PACE_BOUNDS, RELAY_PACE_BOUNDS } from '../../lib/config/options/pace-bounds.js';
+import { resolveOptions } from '../../lib/config/options/resolve-options.js';
+import type { ResolvedLoopOptions } from '../../lib/config/options/resolved-options.interface.js';
+import { resolvePullWorkerOptions } from '../../lib/features/pull/resolve-pull-worker-options.js';
+import { CLAIMERS } from '../../lib/shared/queuebox.claimers.js';
 
 /** Records what each loop reports, by the names it reports under. */
 function recordingMetrics(): LoopMetrics & { reported: string[] } {

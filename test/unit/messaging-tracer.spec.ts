@@ -1,7 +1,7 @@
 import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
-import { messagingTracer, probeTracing } from '../../lib/tracing/messaging-tracer.js';
+import { messagingTracer, probeTracing } from '../../lib/shared/tracing/messaging-tracer.js';
 
 describe('messaging tracer probe', () => {
   afterEach(() => {

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as publicApi from '../../lib/index.js';
-import { QUEUEBOX_EXPORTS } from '../../lib/queuebox.providers.js';
+import { QUEUEBOX_EXPORTS } from '../../lib/surfaces/module/queuebox.providers.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const built = existsSync(`${root}/dist/index.js`);
@@ -38,8 +38,8 @@ describe.skipIf(!built)('built package', { timeout: 60_000 }, () => {
   });
 
   it('publishes no internal members in its types (emit, the lease advisor’s feed) and no bridge from queuebox/event-emitter', () => {
-    expect(readFileSync(`${root}/dist/events/queuebox-events.service.d.ts`, 'utf8')).not.toMatch(/\bemit</);
-    expect(readFileSync(`${root}/dist/leases/lease-advisor.d.ts`, 'utf8')).not.toMatch(/\b(finished|renewed)\(/);
+    expect(readFileSync(`${root}/dist/shared/events/queuebox-events.service.d.ts`, 'utf8')).not.toMatch(/\bemit</);
+    expect(readFileSync(`${root}/dist/engine/leases/lease-advisor.d.ts`, 'utf8')).not.toMatch(/\b(finished|renewed)\(/);
     expect(run(`const e = require('queuebox/event-emitter'); console.log(Object.keys(e).sort().join(','))`, 'commonjs')).toBe('QUEUEBOX_EVENT_PREFIX,QueueBoxEventEmitterModule');
   });
 

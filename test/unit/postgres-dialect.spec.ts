@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { fence } from '../../lib/dialects/postgres/fence.sql.js';
-import { wakeChannel } from '../../lib/dialects/postgres/notify-transport.js';
-import { postgresDialect } from '../../lib/dialects/postgres/postgres.dialect.js';
-import { createInboxTable, createOutboxTable, upgradeToV2 } from '../../lib/dialects/postgres/schema.sql.js';
+import { fence } from '../../lib/database/dialects/postgres/fence.sql.js';
+import { wakeChannel } from '../../lib/database/dialects/postgres/notify-transport.js';
+import { postgresDialect } from '../../lib/database/dialects/postgres/postgres.dialect.js';
+import { createInboxTable, createOutboxTable, upgradeToV2 } from '../../lib/database/dialects/postgres/schema.sql.js';
 import { WalkCursor } from '../../lib/engine/walk-cursor.js';
 import type { ClaimPlan, QueueBoxTable } from '../../lib/database/sql-dialect.interface.js';
-import { StatementCatalog } from '../../lib/dialects/statement-catalog.js';
-import { resolveOptions } from '../../lib/options/resolve-options.js';
-import { InvalidArgumentError } from '../../lib/errors/invalid-argument.error.js';
+import { StatementCatalog } from '../../lib/database/dialects/statement-catalog.js';
+import { resolveOptions } from '../../lib/config/options/resolve-options.js';
+import { InvalidArgumentError } from '../../lib/shared/errors/invalid-argument.error.js';
 
 const tables = resolveOptions({ schema: 'app', tables: { outbox: 'my_outbox', inbox: 'my_inbox' } }).tables;
 const dialect = new StatementCatalog(postgresDialect, tables);

@@ -2,8 +2,8 @@ import { EventEmitter } from 'node:events';
 import type { DataSource } from 'typeorm';
 import { Logger } from '@nestjs/common';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PostgresNotifyTransport } from '../../lib/dialects/postgres/notify-transport.js';
-import { resolveOptions } from '../../lib/options/resolve-options.js';
+import { PostgresNotifyTransport } from '../../lib/database/dialects/postgres/notify-transport.js';
+import { resolveOptions } from '../../lib/config/options/resolve-options.js';
 
 /**
  * The LISTEN connection's recovery, with a stand-in for TypeORM's query runner: how many

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
-import { postgresDialect } from '../../lib/dialects/postgres/postgres.dialect.js';
-import { resolveDialect } from '../../lib/dialects/resolve-dialect.js';
-import { UnsupportedDatabaseError } from '../../lib/errors/unsupported-database.error.js';
-import { resolveOptions } from '../../lib/options/resolve-options.js';
+import { postgresDialect } from '../../lib/database/dialects/postgres/postgres.dialect.js';
+import { resolveDialect } from '../../lib/database/dialects/resolve-dialect.js';
+import { UnsupportedDatabaseError } from '../../lib/shared/errors/unsupported-database.error.js';
+import { resolveOptions } from '../../lib/config/options/resolve-options.js';
 
 const tables = resolveOptions({}).tables;
 const dataSourceOf = (type: string) => ({ options: { type } }) as unknown as DataSource;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidQueueBoxOptionsError } from '../../lib/errors/invalid-queuebox-options.error.js';
-import { resolveOptions } from '../../lib/options/resolve-options.js';
+import { InvalidQueueBoxOptionsError } from '../../lib/shared/errors/invalid-queuebox-options.error.js';
+import { resolveOptions } from '../../lib/config/options/resolve-options.js';
 import { testSecret } from '../fixtures/webhook-secrets.js';
 
 const SECRET_A = testSecret('a');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidQueueBoxOptionsError } from '../../lib/errors/invalid-queuebox-options.error.js';
-import { resolveOptions } from '../../lib/options/resolve-options.js';
-import { loadSchedulePeer } from '../../lib/retention/schedule-peer.js';
+import { InvalidQueueBoxOptionsError } from '../../lib/shared/errors/invalid-queuebox-options.error.js';
+import { resolveOptions } from '../../lib/config/options/resolve-options.js';
+import { loadSchedulePeer } from '../../lib/features/retention/schedule-peer.js';
 
 const AGES = { outboxSentMs: 3_600_000 };
 

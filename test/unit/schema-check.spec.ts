@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { schemaGaps } from '../../lib/startup/schema-gaps.js';
-import { dialectProfiles } from '../../lib/dialects/dialect-registry.js';
-import { createInboxTable, createOutboxTable } from '../../lib/dialects/mssql/schema.sql.js';
-import { mssqlSchemaSteps } from '../../lib/dialects/mssql/mssql-schema-steps.js';
-import { postgresSchemaSteps } from '../../lib/dialects/postgres/schema.sql.js';
-import { INBOX_COLUMNS, OUTBOX_COLUMNS } from '../../lib/dialects/schema-columns.js';
+import { schemaGaps } from '../../lib/engine/startup/schema-gaps.js';
+import { dialectProfiles } from '../../lib/database/dialects/dialect-registry.js';
+import { createInboxTable, createOutboxTable } from '../../lib/database/dialects/mssql/schema.sql.js';
+import { mssqlSchemaSteps } from '../../lib/database/dialects/mssql/mssql-schema-steps.js';
+import { postgresSchemaSteps } from '../../lib/database/dialects/postgres/schema.sql.js';
+import { INBOX_COLUMNS, OUTBOX_COLUMNS } from '../../lib/database/dialects/schema-columns.js';
 import { InvalidQueueBoxOptionsError } from '../../lib/index.js';
-import * as migrations from '../../lib/migrations/index.js';
-import { createQueueBoxMigrations } from '../../lib/migrations/index.js';
-import { resolveOptions } from '../../lib/options/resolve-options.js';
-import { missingMigrations } from '../../lib/queuebox.messages.js';
+import * as migrations from '../../lib/surfaces/migrations/index.js';
+import { createQueueBoxMigrations } from '../../lib/surfaces/migrations/index.js';
+import { resolveOptions } from '../../lib/config/options/resolve-options.js';
+import { missingMigrations } from '../../lib/shared/queuebox.messages.js';
 
 const defaults = resolveOptions({}).tables;
 const custom = resolveOptions({ schema: 'billing', tables: { outbox: 'billing_outbox' } }).tables;

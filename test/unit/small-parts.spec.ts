@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { parseRetryAfter } from '../../lib/publishers/retry-after.js';
-import { uuidv7 } from '../../lib/outbox/message-id.js';
-import { CoalescedNotifier } from '../../lib/wakeup/coalesced-notifier.js';
+import { parseRetryAfter } from '../../lib/features/publishers/retry-after.js';
+import { uuidv7 } from '../../lib/features/outbox/message-id.js';
+import { CoalescedNotifier } from '../../lib/engine/wakeup/coalesced-notifier.js';
 
 describe('uuidv7', () => {
   it('is a version 7 UUID whose first 48 bits are the time, so ids sort by creation', () => {

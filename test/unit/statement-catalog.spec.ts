@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { WalkCursor } from '../../lib/engine/walk-cursor.js';
 import type { ParameterEncoders } from '../../lib/database/parameter-encoders.interface.js';
-import type { DialectProfile } from '../../lib/dialects/dialect-profile.interface.js';
-import type { DialectTexts } from '../../lib/dialects/dialect-texts.interface.js';
-import { mssqlDialect } from '../../lib/dialects/mssql/mssql.dialect.js';
-import { postgresDialect } from '../../lib/dialects/postgres/postgres.dialect.js';
-import { postgresTexts } from '../../lib/dialects/postgres/postgres-statements.js';
+import type { DialectProfile } from '../../lib/database/dialects/dialect-profile.interface.js';
+import type { DialectTexts } from '../../lib/database/dialects/dialect-texts.interface.js';
+import { mssqlDialect } from '../../lib/database/dialects/mssql/mssql.dialect.js';
+import { postgresDialect } from '../../lib/database/dialects/postgres/postgres.dialect.js';
+import { postgresTexts } from '../../lib/database/dialects/postgres/postgres-statements.js';
 import type { ClaimRequest } from '../../lib/database/sql-dialect.interface.js';
-import { StatementCatalog } from '../../lib/dialects/statement-catalog.js';
-import { resolveOptions } from '../../lib/options/resolve-options.js';
+import { StatementCatalog } from '../../lib/database/dialects/statement-catalog.js';
+import { resolveOptions } from '../../lib/config/options/resolve-options.js';
 
 /*
  * The statement catalog builds every statement from a dialect's profile: what differs between

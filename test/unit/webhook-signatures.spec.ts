@@ -1,8 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { coveredHeadersText } from '../../lib/signatures/covered-headers.js';
-import { decodeWebhookSecret } from '../../lib/signatures/webhook-secret.js';
-import { checkWebhookSignatures, webhookSignatures } from '../../lib/signatures/webhook-signature.js';
+import { coveredHeadersText } from '../../lib/shared/signatures/covered-headers.js';
+import { decodeWebhookSecret } from '../../lib/shared/signatures/webhook-secret.js';
+import { checkWebhookSignatures, webhookSignatures } from '../../lib/shared/signatures/webhook-signature.js';
 import { testSecret } from '../fixtures/webhook-secrets.js';
 
 const keyOf = (secret: string): Buffer => {

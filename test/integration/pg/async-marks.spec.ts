@@ -1,6 +1,6 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Claim } from '../../../lib/interfaces/claim.interface.js';
+import type { Claim } from '../../../lib/shared/interfaces/claim.interface.js';
 import { createTestSchema, openDataSource } from '../../fixtures/database.js';
 import { claimOutbox, insertRows, repositoryFor, rowState } from '../../fixtures/outbox-rows.js';
 import { WalkCursor } from '../../../lib/engine/walk-cursor.js';

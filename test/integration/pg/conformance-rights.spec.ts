@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { runCli } from '../../../lib/cli/run-cli.js';
-import { formatConformanceReport, runConformance, type ConformanceReport } from '../../../lib/conformance/index.js';
+import { runCli } from '../../../lib/surfaces/cli/run-cli.js';
+import { formatConformanceReport, runConformance, type ConformanceReport } from '../../../lib/surfaces/conformance/index.js';
 import { describeWithDatabase } from '../../fixtures/database.js';
 import { createLoginRole, type LoginRole } from '../../fixtures/login-role.js';
 

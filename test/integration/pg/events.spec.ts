@@ -3,7 +3,7 @@ import { EventEmitterModule, OnEvent } from '@nestjs/event-emitter';
 import { register } from 'prom-client';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { DataSource } from 'typeorm';
-import { QueueBoxEventEmitterModule } from '../../../lib/event-emitter/index.js';
+import { QueueBoxEventEmitterModule } from '../../../lib/surfaces/event-emitter/index.js';
 import { ClaimLostError, InboxService, type InboxMessage, LEASE_RENEWALS_TOTAL, LEASE_UTILIZATION_RATIO, OutboxService, type PullContext, PullService, PullWorker, PullWorkerHost, QueueBoxEvents, type QueueBoxEventMap, type QueueBoxEventName } from '../../../lib/index.js';
 import { createTestSchema, describeWithDatabase, openDataSource } from '../../fixtures/database.js';
 import { HttpReceiver, waitFor } from '../../fixtures/http-receiver.js';

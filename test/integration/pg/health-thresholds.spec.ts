@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { afterEach, expect, it, vi } from 'vitest';
 import { ClaimRepository } from '../../../lib/engine/claim.repository.js';
-import { type HealthFinding, QueueBoxHealthIndicator, QueueBoxHealthModule, type QueueBoxHealthOptions } from '../../../lib/health/index.js';
+import { type HealthFinding, QueueBoxHealthIndicator, QueueBoxHealthModule, type QueueBoxHealthOptions } from '../../../lib/surfaces/health/index.js';
 import { InboxService, OutboxService, PullWorker, PullWorkerHost } from '../../../lib/index.js';
 import { createTestSchema, describeWithDatabase } from '../../fixtures/database.js';
 import { waitFor } from '../../fixtures/http-receiver.js';

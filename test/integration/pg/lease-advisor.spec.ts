@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { InboxService, type InboxMessage, LEASE_ADVISED_SECONDS, LEASE_RENEWALS_TOTAL, LeaseAdvisor, type LeaseAdvice, PullWorker, PullWorkerHost, QueueBoxEvents } from '../../../lib/index.js';
-import { QueueBoxHealthIndicator, QueueBoxHealthModule } from '../../../lib/health/index.js';
+import { QueueBoxHealthIndicator, QueueBoxHealthModule } from '../../../lib/surfaces/health/index.js';
 import { createTestSchema, describeWithDatabase, openDataSource } from '../../fixtures/database.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
 import { counterValue } from '../../fixtures/metrics.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { describe, expect, inject, it } from 'vitest';
-import { createQueueBoxMigrations } from '../../../lib/migrations/index.js';
+import { createQueueBoxMigrations } from '../../../lib/surfaces/migrations/index.js';
 
 /**
  * A DataSource on a fresh schema with QueueBox's migrations for custom table names, as an

@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { ClaimRepository } from '../../../lib/engine/claim.repository.js';
 import { INBOX_RELAY_ORDER_INVERSIONS_TOTAL, InboxService, LOOP_TICKS_TOTAL, OUTBOX_ORDER_INVERSIONS_TOTAL, OutboxService, QueueBoxEvents, type QueueBoxEventMap } from '../../../lib/index.js';
-import { LOOP_CONCURRENCY } from '../../../lib/metrics/queuebox.metrics.js';
-import type { Claim } from '../../../lib/interfaces/claim.interface.js';
+import { LOOP_CONCURRENCY } from '../../../lib/engine/metrics/queuebox.metrics.js';
+import type { Claim } from '../../../lib/shared/interfaces/claim.interface.js';
 import { createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';
 import { HttpReceiver, waitFor } from '../../fixtures/http-receiver.js';
 import { rowsNotInState } from '../../fixtures/inbox-rows.js';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { afterEach, expect, it } from 'vitest';
 import { type OutboxMessage, type OutboxPublisher, PublishFailedError, QueueBoxAdmin } from '../../../lib/index.js';
-import { LOOP_BATCH_SIZE, LOOP_CONCURRENCY } from '../../../lib/metrics/queuebox.metrics.js';
-import { OUTBOX_PACE_BOUNDS } from '../../../lib/options/pace-bounds.js';
+import { LOOP_BATCH_SIZE, LOOP_CONCURRENCY } from '../../../lib/engine/metrics/queuebox.metrics.js';
+import { OUTBOX_PACE_BOUNDS } from '../../../lib/config/options/pace-bounds.js';
 import { createTestSchema, describeWithDatabase, openDataSource, testDatabase } from '../../fixtures/database.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
 import { counterValue } from '../../fixtures/metrics.js';

@@ -1,9 +1,9 @@
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { PostgresNotifyTransport, wakeChannel } from '../../../lib/dialects/postgres/notify-transport.js';
+import { PostgresNotifyTransport, wakeChannel } from '../../../lib/database/dialects/postgres/notify-transport.js';
 import { OutboxService } from '../../../lib/index.js';
-import { resolveOptions } from '../../../lib/options/resolve-options.js';
-import { OutboxPoller } from '../../../lib/outbox/outbox-poller.js';
+import { resolveOptions } from '../../../lib/config/options/resolve-options.js';
+import { OutboxPoller } from '../../../lib/features/outbox/outbox-poller.js';
 import { createTestSchema, openDataSource } from '../../fixtures/database.js';
 import { HttpReceiver, waitFor } from '../../fixtures/http-receiver.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { retryConnectionLost } from '../../../lib/database/retry-connection-lost.js';
-import { classifyPostgresError } from '../../../lib/dialects/postgres/postgres-errors.js';
+import { classifyPostgresError } from '../../../lib/database/dialects/postgres/postgres-errors.js';
 import { createTestSchema, openDataSource } from '../../fixtures/database.js';
 
 const FAST = { firstDelayMs: 10, maxDelayMs: 50, withinMs: 5_000 };

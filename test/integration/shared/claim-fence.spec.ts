@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
-import type { Claim } from '../../../lib/interfaces/claim.interface.js';
+import type { Claim } from '../../../lib/shared/interfaces/claim.interface.js';
 import type { ClaimRepository } from '../../../lib/engine/claim.repository.js';
 import type { ClaimedOutboxRow } from '../../../lib/database/statement-results.js';
 import { describeWithDatabase, createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { runCli } from '../../../lib/cli/run-cli.js';
-import { formatConformanceReport, runConformance, type ConformanceReport } from '../../../lib/conformance/index.js';
+import { runCli } from '../../../lib/surfaces/cli/run-cli.js';
+import { formatConformanceReport, runConformance, type ConformanceReport } from '../../../lib/surfaces/conformance/index.js';
 import { describeWithDatabase, testDatabase, testListenUrl } from '../../fixtures/database.js';
 
 /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { ClaimRepository } from '../../../lib/engine/claim.repository.js';
-import { QueueBoxHealthIndicator, QueueBoxHealthModule } from '../../../lib/health/index.js';
+import { QueueBoxHealthIndicator, QueueBoxHealthModule } from '../../../lib/surfaces/health/index.js';
 import { INBOX_BACKLOG_MESSAGES, PullWorker, PullWorkerHost } from '../../../lib/index.js';
 import { hasSeries } from '../../fixtures/metrics.js';
 import { describeWithDatabase, createTestSchema } from '../../fixtures/database.js';

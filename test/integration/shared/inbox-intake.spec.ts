@@ -7,9 +7,9 @@ import { inboxRows } from '../../fixtures/inbox-rows.js';
 import { counterValue } from '../../fixtures/metrics.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
 import { standardWebhookHeaders, testSecret } from '../../fixtures/webhook-secrets.js';
-import { webhookSignatures } from '../../../lib/signatures/webhook-signature.js';
-import { coveredHeadersText } from '../../../lib/signatures/covered-headers.js';
-import { decodeWebhookSecret } from '../../../lib/signatures/webhook-secret.js';
+import { webhookSignatures } from '../../../lib/shared/signatures/webhook-signature.js';
+import { coveredHeadersText } from '../../../lib/shared/signatures/covered-headers.js';
+import { decodeWebhookSecret } from '../../../lib/shared/signatures/webhook-secret.js';
 
 const SIGNED = testSecret('intake signed source');
 const LIMIT = 4_096;

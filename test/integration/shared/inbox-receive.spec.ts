@@ -4,15 +4,15 @@ import { describeWithDatabase, createTestSchema, testDatabase } from '../../fixt
 import { inboxRows } from '../../fixtures/inbox-rows.js';
 import { counterValue } from '../../fixtures/metrics.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
-import { DeadLetterService } from '../../../lib/dead-letters/dead-letter.service.js';
+import { DeadLetterService } from '../../../lib/features/dead-letters/dead-letter.service.js';
 import { StatementRunner } from '../../../lib/database/statement-runner.js';
 import type { SqlDialect, SqlStatement } from '../../../lib/database/sql-dialect.interface.js';
 import type { EntityManager } from 'typeorm';
-import { SourceLabels } from '../../../lib/metrics/source-labels.js';
-import { QueueBoxMetrics } from '../../../lib/metrics/queuebox-metrics.service.js';
-import type { ResolvedQueueBoxOptions } from '../../../lib/options/resolved-options.interface.js';
-import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../../../lib/queuebox.constants.js';
-import { WakeUpHub } from '../../../lib/wakeup/wake-up.hub.js';
+import { SourceLabels } from '../../../lib/engine/metrics/source-labels.js';
+import { QueueBoxMetrics } from '../../../lib/engine/metrics/queuebox-metrics.service.js';
+import type { ResolvedQueueBoxOptions } from '../../../lib/config/options/resolved-options.interface.js';
+import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../../../lib/shared/queuebox.constants.js';
+import { WakeUpHub } from '../../../lib/engine/wakeup/wake-up.hub.js';
 
 describeWithDatabase('inbox: receive once per (source, idempotency key)', () => {
   let schema: string;

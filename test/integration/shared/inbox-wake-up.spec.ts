@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { InboxService, PullWorker, PullWorkerHost, type InboxMessage } from '../../../lib/index.js';
-import { InboxRelay } from '../../../lib/inbox/inbox-relay.js';
-import { OutboxPoller } from '../../../lib/outbox/outbox-poller.js';
-import { PullWorkerExplorer } from '../../../lib/pull/pull-worker.explorer.js';
+import { InboxRelay } from '../../../lib/features/inbox/inbox-relay.js';
+import { OutboxPoller } from '../../../lib/features/outbox/outbox-poller.js';
+import { PullWorkerExplorer } from '../../../lib/features/pull/pull-worker.explorer.js';
 import { describeWithDatabase, createTestSchema } from '../../fixtures/database.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
 import { inboxRows } from '../../fixtures/inbox-rows.js';

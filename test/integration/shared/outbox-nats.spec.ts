@@ -3,8 +3,8 @@ import { jetstreamManager, StorageType, type JetStreamManager } from '@nats-io/j
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidQueueBoxOptionsError, OutboxService, PublishFailedError, type OutboxMessage } from '../../../lib/index.js';
-import { uuidv7 } from '../../../lib/outbox/message-id.js';
-import { PublisherRegistry } from '../../../lib/publishers/publisher-registry.js';
+import { uuidv7 } from '../../../lib/features/outbox/message-id.js';
+import { PublisherRegistry } from '../../../lib/features/publishers/publisher-registry.js';
 import { createTestSchema, databaseConfigured } from '../../fixtures/database.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
 import { openSocketsTo } from '../../fixtures/open-sockets.js';

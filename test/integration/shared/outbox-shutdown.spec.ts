@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { OUTBOX_MESSAGES_RECLAIMED_TOTAL, OutboxService } from '../../../lib/index.js';
-import { OutboxPoller } from '../../../lib/outbox/outbox-poller.js';
+import { OutboxPoller } from '../../../lib/features/outbox/outbox-poller.js';
 import { counterValue } from '../../fixtures/metrics.js';
 import { describeWithDatabase, createTestSchema } from '../../fixtures/database.js';
 import { Gate } from '../../fixtures/gate.js';

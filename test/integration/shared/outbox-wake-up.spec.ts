@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { OutboxService } from '../../../lib/index.js';
-import { OutboxPoller } from '../../../lib/outbox/outbox-poller.js';
-import { WakeUpHub } from '../../../lib/wakeup/wake-up.hub.js';
+import { OutboxPoller } from '../../../lib/features/outbox/outbox-poller.js';
+import { WakeUpHub } from '../../../lib/engine/wakeup/wake-up.hub.js';
 import { describeWithDatabase, createTestSchema } from '../../fixtures/database.js';
 import { HttpReceiver, waitFor } from '../../fixtures/http-receiver.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { ClaimRepository } from '../../../lib/engine/claim.repository.js';
 import { CLAIMS_LOST_TOTAL, ClaimLostError, InboxService, PullService, PullWorker, PullWorkerHost, type InboxMessage, type PullContext } from '../../../lib/index.js';
-import { PullWorkerExplorer } from '../../../lib/pull/pull-worker.explorer.js';
+import { PullWorkerExplorer } from '../../../lib/features/pull/pull-worker.explorer.js';
 import { describeWithDatabase, createTestSchema, testDatabase } from '../../fixtures/database.js';
 import { untilLeaseEnded, untilLeaseOutlived } from '../../fixtures/db-clock.js';
 import { Gate } from '../../fixtures/gate.js';

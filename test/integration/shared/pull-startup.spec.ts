@@ -1,7 +1,7 @@
 import { Injectable, Scope } from '@nestjs/common';
 import { beforeAll, expect, it } from 'vitest';
 import { DuplicatePullWorkerError, InboxService, InvalidPullWorkerError, PullWorker, PullWorkerHost, type InboxMessage } from '../../../lib/index.js';
-import { PullWorkerExplorer } from '../../../lib/pull/pull-worker.explorer.js';
+import { PullWorkerExplorer } from '../../../lib/features/pull/pull-worker.explorer.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
 import { describeWithDatabase, createTestSchema } from '../../fixtures/database.js';
 import { startQueueBoxApp } from '../../fixtures/queuebox-app.js';

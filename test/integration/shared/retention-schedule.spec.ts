@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { InvalidQueueBoxOptionsError, QueueBoxAdmin } from '../../../lib/index.js';
 import type { SqlDialect } from '../../../lib/database/sql-dialect.interface.js';
-import { QUEUEBOX_SQL_DIALECT } from '../../../lib/queuebox.constants.js';
+import { QUEUEBOX_SQL_DIALECT } from '../../../lib/shared/queuebox.constants.js';
 import { describeWithDatabase, createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';
 import { inboxRows, outboxRows } from '../../fixtures/inbox-rows.js';
 import type { InboxSeed, OutboxSeed } from '../../fixtures/test-database.js';

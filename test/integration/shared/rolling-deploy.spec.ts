@@ -3,7 +3,7 @@ import { register } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it, type MockInstance, vi } from 'vitest';
 import { OutboxService, type QueueBoxModuleOptions } from '../../../lib/index.js';
-import { OUTBOX_UNKNOWN_DESTINATION_MESSAGES } from '../../../lib/metrics/queuebox.metrics.js';
+import { OUTBOX_UNKNOWN_DESTINATION_MESSAGES } from '../../../lib/engine/metrics/queuebox.metrics.js';
 import { createTestSchema, describeWithDatabase, openDataSource, testDatabase } from '../../fixtures/database.js';
 import { HttpReceiver, waitFor } from '../../fixtures/http-receiver.js';
 import { outboxRows, rowsNotInState } from '../../fixtures/inbox-rows.js';

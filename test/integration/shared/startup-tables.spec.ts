@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { afterAll, afterEach, expect, it, vi } from 'vitest';
 import { StatementRunner } from '../../../lib/database/statement-runner.js';
-import { dialectOfType } from '../../../lib/dialects/dialect-registry.js';
-import { QueueBoxHealthIndicator, QueueBoxHealthModule } from '../../../lib/health/index.js';
+import { dialectOfType } from '../../../lib/database/dialects/dialect-registry.js';
+import { QueueBoxHealthIndicator, QueueBoxHealthModule } from '../../../lib/surfaces/health/index.js';
 import { MissingMigrationsError, OutboxService, QueueBoxAdmin } from '../../../lib/index.js';
 import { createQueueBoxSchema } from '../../../tools/queuebox-schema.js';
 import { databaseType, describeWithDatabase, testDatabase } from '../../fixtures/database.js';

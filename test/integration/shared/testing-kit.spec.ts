@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DeadLetterService, InboxService, InvalidArgumentError, OutboxService, PublishFailedError, PullWorker, PullWorkerHost, UnknownDestinationError, type InboxMessage } from '../../../lib/index.js';
-import { drain, DrainTimeoutError, failNextPublishes, RecordingPublisher } from '../../../lib/testing/index.js';
+import { drain, DrainTimeoutError, failNextPublishes, RecordingPublisher } from '../../../lib/surfaces/testing/index.js';
 import { describeWithDatabase, createTestSchema, testDatabase } from '../../fixtures/database.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';

@@ -2,10 +2,10 @@ import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StatementRunner } from '../../../lib/database/statement-runner.js';
-import { mssqlDialect } from '../../../lib/dialects/mssql/mssql.dialect.js';
+import { mssqlDialect } from '../../../lib/database/dialects/mssql/mssql.dialect.js';
 import type { DeadRowPage, SqlStatement } from '../../../lib/database/sql-dialect.interface.js';
-import { StatementCatalog } from '../../../lib/dialects/statement-catalog.js';
-import { resolveOptions } from '../../../lib/options/resolve-options.js';
+import { StatementCatalog } from '../../../lib/database/dialects/statement-catalog.js';
+import { resolveOptions } from '../../../lib/config/options/resolve-options.js';
 import { createFakeMssql, type FakeMssql, type FakeResponse } from '../../fixtures/fake-mssql/index.js';
 
 /*

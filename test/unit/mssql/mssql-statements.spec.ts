@@ -1,7 +1,7 @@
 import { MssqlParameter } from 'typeorm';
 import { describe, expect, it } from 'vitest';
-import { claimLockName } from '../../../lib/dialects/claim-lock-names.js';
-import { MAX_RESOURCE_LENGTH } from '../../../lib/dialects/mssql/mssql-names.js';
+import { claimLockName } from '../../../lib/database/dialects/claim-lock-names.js';
+import { MAX_RESOURCE_LENGTH } from '../../../lib/database/dialects/mssql/mssql-names.js';
 import { mssqlStatementInventory, mssqlStatementMethods, tableConfigurations, type TableConfiguration } from './statement-inventory.js';
 
 /*

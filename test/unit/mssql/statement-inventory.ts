@@ -1,10 +1,10 @@
 import { WalkCursor } from '../../../lib/engine/walk-cursor.js';
-import { mssqlDialect } from '../../../lib/dialects/mssql/mssql.dialect.js';
-import { mssqlSchemaSteps } from '../../../lib/dialects/mssql/mssql-schema-steps.js';
+import { mssqlDialect } from '../../../lib/database/dialects/mssql/mssql.dialect.js';
+import { mssqlSchemaSteps } from '../../../lib/database/dialects/mssql/mssql-schema-steps.js';
 import type { ClaimPlan, ClaimRequest, DeadRowPage, SqlStatement } from '../../../lib/database/sql-dialect.interface.js';
 import { statements } from '../../../lib/database/statements.js';
-import { StatementCatalog } from '../../../lib/dialects/statement-catalog.js';
-import { resolveOptions } from '../../../lib/options/resolve-options.js';
+import { StatementCatalog } from '../../../lib/database/dialects/statement-catalog.js';
+import { resolveOptions } from '../../../lib/config/options/resolve-options.js';
 
 /*
  * Every statement the SQL Server dialect can send, by a stable name, for one table configuration:

@@ -1,0 +1,163 @@
+import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { ClaimRepository } from '../../engine/claim.repository.js';
+import { SchemaCheck } from '../../engine/startup/schema-check.js';
+import { StatementRunner } from '../../database/statement-runner.js';
+import type { ClaimRequest, SqlDialect } from '../../database/sql-dialect.interface.js';
+import type { ClaimedOutboxRow, ClaimResult } from '../../database/statement-results.js';
+import { PublishFailedError } from '../../shared/errors/publish-failed.error.js';
+import { QueueBoxEvents } from '../../shared/events/queuebox-events.service.js';
+import { LeaseAdvisor } from '../../engine/leases/lease-advisor.js';
+import { BacklogSampler } from '../../engine/metrics/backlog-sampler.js';
+import { QueueBoxMetrics } from '../../engine/metrics/queuebox-metrics.service.js';
+import { UnknownStreams } from '../../engine/metrics/unknown-streams.js';
+import type { ResolvedQueueBoxOptions } from '../../config/options/resolved-options.interface.js';
+import { PublisherRegistry } from '../publishers/publisher-registry.js';
+import { QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../../shared/queuebox.constants.js';
+import { destinationNotHere } from '../../shared/queuebox.messages.js';
+import type { ReportedRow } from '../../engine/claim-outcomes.js';
+import { claimWorkerSettings } from '../../engine/loop-settings.js';
+import { CLAIMERS } from '../../shared/queuebox.claimers.js';
+import type { ClaimRole, RowFailure, RowJob } from '../../engine/claim-role.interface.js';
+import { ClaimWorker, type ClaimWorkerStatus } from '../../engine/claim-worker.js';
+import type { MessageSpan } from '../../shared/tracing/message-span.interface.js';
+import { messagingTracer } from '../../shared/tracing/messaging-tracer.js';
+import { WakeUpHub } from '../../engine/wakeup/wake-up.hub.js';
+import { DestinationLabels } from '../../engine/metrics/destination-labels.js';
+import { toOutboxMessage } from './outbox-message.mapper.js';
+
+/** A claimed row whose destination this instance does not have (a defence: its claims take only its own). */
+class DestinationNotHereError extends Error {}
+
+/**
+ * Claims outbox rows of its configured destinations in batches (rows of any other destination are
+ * left pending for the instances that have it: docs/guides/production.md, "Rolling deploys"),
+ * publishes each to its destination with bounded concurrency, and finishes it with a fenced write:
+ * `sent`, a retry with backoff, or `dead`. Renews each claim every third of the lease while it
+ * publishes, reclaims expired claims at most once per a fifth of the lease (`outbox.claimTimeoutMs`), and drains on shutdown
+ * (docs/concepts/claims-and-leases.md).
+ */
+@Injectable()
+export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly worker: ClaimWorker<ClaimedOutboxRow>;
+  private readonly backlog: BacklogSampler;
+  /** The destinations this instance has: the only ones its claims take rows of. */
+  private readonly destinations: readonly string[];
+  private unsubscribe?: () => void;
+
+  constructor(
+    private readonly repository: ClaimRepository,
+    private readonly publishers: PublisherRegistry,
+    private readonly metrics: QueueBoxMetrics,
+    private readonly wakeUps: WakeUpHub,
+    @Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions,
+    runner: StatementRunner,
+    @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
+    leaseAdvisor: LeaseAdvisor,
+    private readonly events: QueueBoxEvents,
+    private readonly schema: SchemaCheck,
+    private readonly labels: DestinationLabels,
+    private readonly unknown: UnknownStreams,
+  ) {
+    const outbox = options.outbox;
+    this.destinations = publishers.names();
+    this.worker = new ClaimWorker(
+      claimWorkerSettings(CLAIMERS.outbox, outbox, {
+        name: OutboxPoller.name,
+        asyncMarks: outbox.asyncMarks,
+        sampleEveryMs: options.workers.metricsIntervalMs,
+        metrics,
+      }),
+      repository,
+      this,
+      { metrics, events, leaseAdvisor },
+    );
+    this.backlog = new BacklogSampler(
+      runner,
+      () => dialect.outboxBacklog(),
+      () => publishers.names(),
+      (destination, pending, age) => metrics.outboxBacklogSample(destination, pending, age),
+    );
+  }
+
+  /** The poller's loop, as health and the admin read it. */
+  get status(): ClaimWorkerStatus {
+    return this.worker.status;
+  }
+
+  /** Starts the loop, once QueueBox's tables are ready (startup.waitForMigrations may defer it). */
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.options.workers.enabled) return;
+    await this.schema.whenReady(() => {
+      this.unsubscribe = this.wakeUps.subscribe('outbox', () => this.worker.wake());
+      this.worker.start();
+    });
+  }
+
+  /**
+   * Stops claiming, waits up to `outbox.shutdownTimeoutMs` for in-flight publishes, then
+   * returns: rows still in flight stay `processing` and are reclaimed after their lease.
+   * Runs before `@nestjs/typeorm` closes the DataSource.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.unsubscribe?.();
+    await this.worker.stop();
+  }
+
+  describe(): string {
+    const { leaseMs, claimLock } = this.options.outbox;
+    const lock = claimLock || this.dialect.claimLockAlways ? ', claim lock' : '';
+    return `destinations ${this.publishers.names().join(', ') || 'none'}, lease ${leaseMs} ms${lock}`;
+  }
+
+  async reclaim(): Promise<void> {
+    const count = await this.repository.reclaimExpired('outbox');
+    this.metrics.outboxMessagesReclaimed(count);
+    if (count > 0) this.events.emit('rows.reclaimed', { table: 'outbox', count });
+  }
+
+  /** The backlog gauges, and the rows of destinations this instance does not have (one query). */
+  async sample(): Promise<void> {
+    this.unknown.sampled('outbox', await this.backlog.sample());
+  }
+
+  claim(request: ClaimRequest): Promise<ClaimResult<ClaimedOutboxRow>> {
+    return this.repository.claimOutbox(this.destinations, request, { lock: this.options.outbox.claimLock, asyncCommit: this.options.outbox.asyncMarks });
+  }
+
+  identify(row: ClaimedOutboxRow): ReportedRow {
+    // The stream labels metrics: bounded, as sources are (`_other` for a destination not configured here).
+    return { id: row.id, stream: this.labels.of(row.destination), fields: { messageId: row.messageId, rowId: row.id, destination: row.destination } };
+  }
+
+  openSpan(row: ClaimedOutboxRow): MessageSpan | undefined {
+    // One variable read when no SDK records spans: no span, no allocation.
+    return messagingTracer()?.send(row.destination, row.messageId, row.attempts, row.headers);
+  }
+
+  /**
+   * Publishes one claimed row, then marks it `sent` (batched with other rows' marks). A published
+   * message whose mark loses the claim is published again by its new owner: a duplicate with the
+   * same message id (docs/concepts/claims-and-leases.md, "Lost claims").
+   */
+  async work(row: ClaimedOutboxRow, job: RowJob): Promise<void> {
+    const message = toOutboxMessage(row);
+    const publisher = this.publishers.get(message.destination);
+    if (!publisher) throw new DestinationNotHereError(destinationNotHere(message.destination));
+    // The receiver continues the send span's context, not the stored creation context.
+    const sent = job.span ? { ...message, headers: job.span.inject({ ...message.headers }) } : message;
+    // The signal is made only when the publisher reads it.
+    await publisher.publish(sent, {
+      get signal() {
+        return job.signal;
+      },
+    });
+    await job.finish();
+  }
+
+  failureOf(error: unknown): RowFailure {
+    if (error instanceof PublishFailedError) return { error, retryable: error.retryable, retryAfterMs: error.retryAfterMs };
+    // Not the message's failure: it goes back to pending for an instance that has its destination, never dead.
+    if (error instanceof DestinationNotHereError) return { error, retryable: true, giveBack: true };
+    return { error, retryable: true };
+  }
+}
