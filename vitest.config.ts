@@ -42,7 +42,11 @@ export default defineConfig({
         test: {
           name: 'integration',
           // The dialect-neutral specs, the PostgreSQL-only ones, and end to end, on PostgreSQL.
-          include: ['test/integration/shared/**/*.spec.ts', 'test/integration/pg/**/*.spec.ts', 'test/e2e/**/*.spec.ts'],
+          include: [
+            'test/integration/shared/**/*.spec.ts',
+            'test/integration/pg/**/*.spec.ts',
+            'test/e2e/**/*.spec.ts',
+          ],
           env: { QUEUEBOX_TEST_DB: 'postgres' },
           globalSetup: ['./test/setup/global-setup.ts'],
           testTimeout: 60_000,

@@ -39,7 +39,13 @@ interface ExplainJson {
  * Seeds a table: `finished` sent rows, then `pending` rows, both round-robin over `keys` keys
  * (the finished rows first: they are the older ones, as after an outage that is caught up on).
  */
-async function seedBacklog(admin: pg.Pool, schema: string, finished: number, pending: number, keys: number): Promise<void> {
+async function seedBacklog(
+  admin: pg.Pool,
+  schema: string,
+  finished: number,
+  pending: number,
+  keys: number,
+): Promise<void> {
   const t = outboxTable(schema);
   const payload = JSON.stringify(benchPayload(0));
   const insert = (state: 'sent' | 'pending', total: number) =>
@@ -81,7 +87,13 @@ function figures(json: ExplainJson): ClaimPlanFigures {
  * the plan a prepared statement settles on (QueueBox prepares its claim), forced with
  * plan_cache_mode; else a custom plan for the parameter values.
  */
-async function explainClaims(admin: pg.Pool, sql: string, params: readonly unknown[], times: number, generic: boolean): Promise<ClaimPlanFigures[]> {
+async function explainClaims(
+  admin: pg.Pool,
+  sql: string,
+  params: readonly unknown[],
+  times: number,
+  generic: boolean,
+): Promise<ClaimPlanFigures[]> {
   const client = await admin.connect();
   const out: ClaimPlanFigures[] = [];
   try {
@@ -91,10 +103,16 @@ async function explainClaims(admin: pg.Pool, sql: string, params: readonly unkno
       try {
         if (generic) await client.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
         // EXPLAIN EXECUTE takes no bound parameters: the values go in as literals (numbers and the cursor's strings).
-        const literals = params.map((p) => (typeof p === 'number' ? String(p) : client.escapeLiteral(String(p)))).join(', ');
+        const literals = params
+          .map((p) => (typeof p === 'number' ? String(p) : client.escapeLiteral(String(p))))
+          .join(', ');
         const { rows } = generic
-          ? await client.query<{ 'QUERY PLAN': ExplainJson[] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE bench_claim(${literals})`)
-          : await client.query<{ 'QUERY PLAN': ExplainJson[] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, [...params]);
+          ? await client.query<{ 'QUERY PLAN': ExplainJson[] }>(
+              `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE bench_claim(${literals})`,
+            )
+          : await client.query<{ 'QUERY PLAN': ExplainJson[] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, [
+              ...params,
+            ]);
         out.push(figures(rows[0]['QUERY PLAN'][0]));
       } finally {
         await client.query('ROLLBACK');
@@ -107,7 +125,12 @@ async function explainClaims(admin: pg.Pool, sql: string, params: readonly unkno
   return out;
 }
 
-function summarize(list: readonly ClaimPlanFigures[]): { ms: number; planningMs: number; buffers: number; rows: number } {
+function summarize(list: readonly ClaimPlanFigures[]): {
+  ms: number;
+  planningMs: number;
+  buffers: number;
+  rows: number;
+} {
   return {
     ms: median(list.map((f) => f.executionMs)),
     planningMs: median(list.map((f) => f.planningMs)),
@@ -134,7 +157,9 @@ async function measureTable(ctx: BenchContext, schema: string, label: string, cl
   } catch (error) {
     ctx.print(`      (generic plan not measured: ${(error as Error).message})`);
   }
-  const raw = summarize(await explainClaims(ctx.admin, handWrittenStatements(schema, true).claim, [BATCH, RAW_LEASE_MS], 1, false));
+  const raw = summarize(
+    await explainClaims(ctx.admin, handWrittenStatements(schema, true).claim, [BATCH, RAW_LEASE_MS], 1, false),
+  );
   const line = (name: string, s: ReturnType<typeof summarize>): string =>
     `${name}: ${f2(s.ms)} ms execution + ${f2(s.planningMs)} ms planning, ${f0(s.buffers)} buffers, ${f0(s.rows)} rows returned`;
   ctx.print(`    ${label}`);
@@ -175,19 +200,33 @@ export async function backlogScenario(ctx: BenchContext, config: BenchConfig): P
     const results: [StateFigures, StateFigures][] = [];
     const out: BacklogResult[] = [];
     ctx.print('\n  heads of keys free:');
-    results.push([await measureTable(ctx, small, 'small table', cfg.claims), await measureTable(ctx, deep, 'deep backlog', cfg.claims)]);
+    results.push([
+      await measureTable(ctx, small, 'small table', cfg.claims),
+      await measureTable(ctx, deep, 'deep backlog', cfg.claims),
+    ]);
     await holdHeads(ctx.admin, small);
     await holdHeads(ctx.admin, deep);
     ctx.print('\n  every head in flight (processing):');
-    results.push([await measureTable(ctx, small, 'small table', cfg.claims), await measureTable(ctx, deep, 'deep backlog', cfg.claims)]);
+    results.push([
+      await measureTable(ctx, small, 'small table', cfg.claims),
+      await measureTable(ctx, deep, 'deep backlog', cfg.claims),
+    ]);
     for (const [i, [a, b]] of results.entries()) {
       const which = i === 0 ? 'heads free' : 'heads in flight';
       const time = b.custom.ms / a.custom.ms;
       const buffers = b.custom.buffers / Math.max(a.custom.buffers, 1);
-      out.push({ which, smallMs: a.custom.ms, deepMs: b.custom.ms, ratio: time, genericRatio: a.generic && b.generic ? b.generic.ms / a.generic.ms : undefined });
+      out.push({
+        which,
+        smallMs: a.custom.ms,
+        deepMs: b.custom.ms,
+        ratio: time,
+        genericRatio: a.generic && b.generic ? b.generic.ms / a.generic.ms : undefined,
+      });
       ctx.print(
         `  => ${which}: claim time deep/small = ${f2(time)}× (target ≤ 2: ${time <= 2 ? 'met' : 'NOT met'}), buffers per claim small ${f0(a.custom.buffers)} → deep ${f0(b.custom.buffers)} (${f2(buffers)}×)` +
-          (a.generic && b.generic ? `; generic plan: ${f2(b.generic.ms / a.generic.ms)}× time, buffers ${f0(a.generic.buffers)} → ${f0(b.generic.buffers)}` : ''),
+          (a.generic && b.generic
+            ? `; generic plan: ${f2(b.generic.ms / a.generic.ms)}× time, buffers ${f0(a.generic.buffers)} → ${f0(b.generic.buffers)}`
+            : ''),
       );
     }
     return out;

@@ -1,12 +1,26 @@
 import 'reflect-metadata';
-import { Inject, Injectable, Module, type DynamicModule, type Provider, type INestApplicationContext, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Module,
+  type DynamicModule,
+  type Provider,
+  type INestApplicationContext,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { ModuleRef, NestFactory } from '@nestjs/core';
 import { TypeOrmModule, getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ClaimRepository, type FencedWriteOptions } from '../lib/engine/claim.repository.js';
 import type { ClaimedInboxRow, ClaimedOutboxRow } from '../lib/database/statement-results.js';
 import type { Claim } from '../lib/shared/interfaces/claim.interface.js';
-import { OutboxService, QueueBoxModule, type OutboxMessage, type OutboxPublisher, type QueueBoxModuleOptions } from '../lib/index.js';
+import {
+  OutboxService,
+  QueueBoxModule,
+  type OutboxMessage,
+  type OutboxPublisher,
+  type QueueBoxModuleOptions,
+} from '../lib/index.js';
 import { StatementTimer, sleep } from './bench-stats.js';
 
 /** A publisher that does nothing but count, and tell `onPublish` (set by the scenario). */
@@ -39,7 +53,12 @@ export interface RepositoryTimers {
    * Rows a statement claimed, with when it started and returned (epoch ms, for the latency stage
    * breakdown): `claim` by an outbox claim, `hand-off` by a completion that claimed its key's next row.
    */
-  onClaimed?: (rows: readonly ClaimedOutboxRow[], startedAt: number, returnedAt: number, via: 'claim' | 'hand-off') => void;
+  onClaimed?: (
+    rows: readonly ClaimedOutboxRow[],
+    startedAt: number,
+    returnedAt: number,
+    via: 'claim' | 'hand-off',
+  ) => void;
   /** An outbox claim statement failed (a statement timeout, a lost connection), with when it started and failed (epoch ms). */
   onClaimFailed?: (startedAt: number, failedAt: number, error: unknown) => void;
 }
@@ -84,16 +103,32 @@ class RepositoryInstrumentation implements OnModuleInit {
       claimed.catch((error: unknown) => timers.onClaimFailed?.(startedAt, epochNow(), error));
       return claimed;
     };
-    repo.completeMany = async <Row = ClaimedOutboxRow | ClaimedInboxRow>(claims: readonly Claim[], handOffLeaseMs?: number, options?: FencedWriteOptions) => {
+    repo.completeMany = async <Row = ClaimedOutboxRow | ClaimedInboxRow>(
+      claims: readonly Claim[],
+      handOffLeaseMs?: number,
+      options?: FencedWriteOptions,
+    ) => {
       const startedAt = epochNow();
-      const result = await timers.completeMany.time(() => completeMany<Row>(claims, handOffLeaseMs, options), (done) => claims.length - done.lost.length);
-      if (result.claimed.length > 0) timers.onClaimed?.(result.claimed as ClaimedOutboxRow[], startedAt, epochNow(), 'hand-off');
+      const result = await timers.completeMany.time(
+        () => completeMany<Row>(claims, handOffLeaseMs, options),
+        (done) => claims.length - done.lost.length,
+      );
+      if (result.claimed.length > 0)
+        timers.onClaimed?.(result.claimed as ClaimedOutboxRow[], startedAt, epochNow(), 'hand-off');
       timers.sent += claims.length - result.lost.length;
       timers.onSent?.(timers.sent);
       return result;
     };
-    repo.renew = (claim) => timers.renew.time(() => renew(claim), () => 1);
-    repo.reclaimExpired = (table) => timers.reclaim.time(() => reclaimExpired(table), (n) => n);
+    repo.renew = (claim) =>
+      timers.renew.time(
+        () => renew(claim),
+        () => 1,
+      );
+    repo.reclaimExpired = (table) =>
+      timers.reclaim.time(
+        () => reclaimExpired(table),
+        (n) => n,
+      );
   }
 }
 

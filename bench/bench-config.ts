@@ -1,9 +1,25 @@
 /** Sizes of the bench, each overridable by an environment variable (defaults keep the whole run near 2–3 minutes). */
 export interface BenchConfig {
   scenarios: Set<string>;
-  drain: { rows: number; keys: number; batch: number; concurrencies: number[]; pollIntervalMs: number; nullKeys: boolean; repeats: number };
+  drain: {
+    rows: number;
+    keys: number;
+    batch: number;
+    concurrencies: number[];
+    pollIntervalMs: number;
+    nullKeys: boolean;
+    repeats: number;
+  };
   latency: { rate: number; seconds: number; keys: number };
-  enqueue: { rows: number; producers: number; repeats: number; workersOn: boolean; notifyOff: boolean; warmupRows: number; statementCost: number };
+  enqueue: {
+    rows: number;
+    producers: number;
+    repeats: number;
+    workersOn: boolean;
+    notifyOff: boolean;
+    warmupRows: number;
+    statementCost: number;
+  };
   peers: PeersConfig;
 }
 
@@ -65,13 +81,25 @@ function peersConfig(quick: boolean, reps: number): PeersConfig {
     rows: int('QUEUEBOX_BENCH_PEERS_ROWS', 20_000),
     loops: intList('QUEUEBOX_BENCH_PEERS_LOOPS', [1, 10]),
     slotsPerLoop: HAND_WRITTEN_BATCH,
-    ordered: intList('QUEUEBOX_BENCH_ORDERED_KEYS', [100, 10, 1]).map((keys) => ({ keys, rows: ORDERED_ROWS_BY_KEYS.get(keys) ?? 10_000 })),
+    ordered: intList('QUEUEBOX_BENCH_ORDERED_KEYS', [100, 10, 1]).map((keys) => ({
+      keys,
+      rows: ORDERED_ROWS_BY_KEYS.get(keys) ?? 10_000,
+    })),
     orderedLoops: 10,
     runCapMs: int('QUEUEBOX_BENCH_RUN_CAP_MS', 90_000),
     orderedCapMs: int('QUEUEBOX_BENCH_ORDERED_CAP_MS', 30_000),
-    producer: { rates: intList('QUEUEBOX_BENCH_PRODUCER_RATES', [200, 1_000]), seconds: int('QUEUEBOX_BENCH_PRODUCER_SECONDS', 10), keys: 100 },
+    producer: {
+      rates: intList('QUEUEBOX_BENCH_PRODUCER_RATES', [200, 1_000]),
+      seconds: int('QUEUEBOX_BENCH_PRODUCER_SECONDS', 10),
+      keys: 100,
+    },
     pull: { rows: int('QUEUEBOX_BENCH_PULL_ROWS', 5_000), concurrency: 10 },
-    backlog: { finished: int('QUEUEBOX_BENCH_BACKLOG_FINISHED', 1_000_000), pending: int('QUEUEBOX_BENCH_BACKLOG_PENDING', 100_000), keys: 5, claims: 20 },
+    backlog: {
+      finished: int('QUEUEBOX_BENCH_BACKLOG_FINISHED', 1_000_000),
+      pending: int('QUEUEBOX_BENCH_BACKLOG_PENDING', 100_000),
+      keys: 5,
+      claims: 20,
+    },
   };
 }
 
@@ -102,7 +130,8 @@ function intList(name: string, fallback: number[]): number[] {
   if (raw === undefined || raw === '') return fallback;
   return raw.split(',').map((part) => {
     const value = Number(part.trim());
-    if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a comma-separated list of positive integers, got "${raw}"`);
+    if (!Number.isInteger(value) || value < 1)
+      throw new Error(`${name} must be a comma-separated list of positive integers, got "${raw}"`);
     return value;
   });
 }

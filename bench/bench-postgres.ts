@@ -17,8 +17,16 @@ export async function startBenchPostgres(): Promise<BenchPostgres> {
   const external = process.env.QUEUEBOX_PG_URL;
   if (external) return { url: external, description: 'QUEUEBOX_PG_URL', stop: async () => undefined };
   // fsync and synchronous_commit keep their defaults (on).
-  const server = await startEmbeddedPostgres({ name: 'queuebox-bench-pg', database: 'queuebox_bench', settings: { max_connections: '300' } });
-  return { url: server.url, description: `embedded PostgreSQL on 127.0.0.1:${server.port} (fsync on)`, stop: () => server.stop() };
+  const server = await startEmbeddedPostgres({
+    name: 'queuebox-bench-pg',
+    database: 'queuebox_bench',
+    settings: { max_connections: '300' },
+  });
+  return {
+    url: server.url,
+    description: `embedded PostgreSQL on 127.0.0.1:${server.port} (fsync on)`,
+    stop: () => server.stop(),
+  };
 }
 
 /** The embedded server's postmaster, from the first line of postmaster.pid in its data directory. */

@@ -46,7 +46,9 @@ export async function seedOutbox(pool: pg.Pool, schema: string, total: number, k
 }
 
 export async function countByState(pool: pg.Pool, schema: string): Promise<Record<string, number>> {
-  const { rows } = await pool.query<{ state: string; n: number }>(`SELECT state, count(*)::integer AS n FROM ${outboxTable(schema)} GROUP BY state`);
+  const { rows } = await pool.query<{ state: string; n: number }>(
+    `SELECT state, count(*)::integer AS n FROM ${outboxTable(schema)} GROUP BY state`,
+  );
   return Object.fromEntries(rows.map((row) => [row.state, row.n]));
 }
 

@@ -91,7 +91,10 @@ export interface CpuReading {
  */
 export function cpuNow(postmasterPid: number | undefined): CpuReading {
   const usage = process.cpuUsage();
-  return { nodeMs: (usage.user + usage.system) / 1000, postgresMs: postmasterPid === undefined ? undefined : postgresCpuMs(postmasterPid) };
+  return {
+    nodeMs: (usage.user + usage.system) / 1000,
+    postgresMs: postmasterPid === undefined ? undefined : postgresCpuMs(postmasterPid),
+  };
 }
 
 export function readCpu(postmasterPid: number | undefined): Promise<CpuReading> {
@@ -109,11 +112,18 @@ export function cpuSummary(before: CpuReading, after: CpuReading, wallMs: number
 }
 
 /** CPU microseconds per message between two readings: node, and PostgreSQL when it was read. */
-export function cpuPerMessage(before: CpuReading, after: CpuReading, messages: number): { nodeUs: number; postgresUs: number | undefined } {
+export function cpuPerMessage(
+  before: CpuReading,
+  after: CpuReading,
+  messages: number,
+): { nodeUs: number; postgresUs: number | undefined } {
   const per = (ms: number): number => (ms * 1000) / Math.max(messages, 1);
   return {
     nodeUs: per(after.nodeMs - before.nodeMs),
-    postgresUs: before.postgresMs !== undefined && after.postgresMs !== undefined ? per(after.postgresMs - before.postgresMs) : undefined,
+    postgresUs:
+      before.postgresMs !== undefined && after.postgresMs !== undefined
+        ? per(after.postgresMs - before.postgresMs)
+        : undefined,
   };
 }
 
@@ -142,7 +152,8 @@ function postgresCpuMs(postmasterPid: number): number | undefined {
     // Fields after the name: state is 0, ppid 1, utime 11, stime 12, cutime 13, cstime 14.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const pid = Number(entry);
-    if (pid === postmasterPid) ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    if (pid === postmasterPid)
+      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
     else if (Number(fields[1]) === postmasterPid) ticks += Number(fields[11]) + Number(fields[12]);
   }
   return (ticks / ticksPerSecond) * 1000;

@@ -44,7 +44,13 @@ async function readWal(admin: pg.Pool): Promise<WalReading> {
     `SELECT pg_current_wal_lsn()::text AS lsn, wal_records::text AS records, wal_fpi::text AS fpi, wal_sync::text AS syncs, wal_write::text AS writes FROM pg_stat_wal`,
   );
   const row = rows[0];
-  return { lsn: row.lsn, records: Number(row.records), fullPageImages: Number(row.fpi), syncs: Number(row.syncs), writes: Number(row.writes) };
+  return {
+    lsn: row.lsn,
+    records: Number(row.records),
+    fullPageImages: Number(row.fpi),
+    syncs: Number(row.syncs),
+    writes: Number(row.writes),
+  };
 }
 
 /**
@@ -83,7 +89,9 @@ export class WalMeter {
 
   /** Marks the end of the run: the WAL position now. */
   stop(): void {
-    this.lsnAtStop ??= this.admin.query<{ lsn: string }>(`SELECT pg_current_wal_lsn()::text AS lsn`).then((r) => r.rows[0].lsn);
+    this.lsnAtStop ??= this.admin
+      .query<{ lsn: string }>(`SELECT pg_current_wal_lsn()::text AS lsn`)
+      .then((r) => r.rows[0].lsn);
   }
 
   /** Per message; call after the system under test has closed its connections. */
@@ -94,7 +102,10 @@ export class WalMeter {
     await waitForSystemBackendsGone(this.admin);
     await flushAdminStats(this.admin);
     const after = await readWal(this.admin);
-    const { rows } = await this.admin.query<{ bytes: string }>(`SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::text AS bytes`, [lsnAtStop, before.lsn]);
+    const { rows } = await this.admin.query<{ bytes: string }>(
+      `SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::text AS bytes`,
+      [lsnAtStop, before.lsn],
+    );
     const per = (n: number): number => n / Math.max(messages, 1);
     return {
       bytes: per(Number(rows[0].bytes)),

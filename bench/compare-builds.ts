@@ -53,7 +53,9 @@ const COSTS: Figure[] = [
 ];
 
 function readArgs(argv: readonly string[]): { before: string; after: string; reps: number; quick: boolean } {
-  const value = (name: string): string | undefined => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : undefined);
+  const value = (name: string): string | undefined =>
+    argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ??
+    (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : undefined);
   const before = value('before');
   const after = value('after') ?? '.';
   if (!before) throw new Error('usage: compare-builds --before <checkout> [--after <checkout>] [--reps=N] [--quick]');
@@ -69,20 +71,34 @@ function prepareBuild(label: Build['label'], root: string): Build {
   mkdirSync(dir, { recursive: true });
   const driver = join(dir, 'compare-driver.mjs');
   copyFileSync(fileURLToPath(new URL('./compare-driver.js', import.meta.url)), driver);
-  const commit = execFileSync('git', ['-C', root, 'log', '-1', '--format=%h %s'], { encoding: 'utf8' }).trim().slice(0, 100);
+  const commit = execFileSync('git', ['-C', root, 'log', '-1', '--format=%h %s'], { encoding: 'utf8' })
+    .trim()
+    .slice(0, 100);
   return { label, root, driver, commit };
 }
 
-function runDriver(build: Build, args: readonly string[], postmasterPid: number | undefined): Promise<Record<string, number>> {
+function runDriver(
+  build: Build,
+  args: readonly string[],
+  postmasterPid: number | undefined,
+): Promise<Record<string, number>> {
   return new Promise((resolvePromise, reject) => {
-    const env = { ...process.env, ...(postmasterPid === undefined ? {} : { QUEUEBOX_COMPARE_POSTMASTER_PID: String(postmasterPid) }) };
-    const child = spawn(process.execPath, [build.driver, ...args], { cwd: build.root, stdio: ['ignore', 'pipe', 'inherit'], env });
+    const env = {
+      ...process.env,
+      ...(postmasterPid === undefined ? {} : { QUEUEBOX_COMPARE_POSTMASTER_PID: String(postmasterPid) }),
+    };
+    const child = spawn(process.execPath, [build.driver, ...args], {
+      cwd: build.root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env,
+    });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('error', reject);
     child.on('exit', (code) => {
       const line = out.split('\n').find((l) => l.startsWith('RESULT '));
-      if (code !== 0 || !line) reject(new Error(`${build.label} driver ${args[0]} exited ${String(code)}: ${out.slice(-500)}`));
+      if (code !== 0 || !line)
+        reject(new Error(`${build.label} driver ${args[0]} exited ${String(code)}: ${out.slice(-500)}`));
       else resolvePromise(JSON.parse(line.slice('RESULT '.length)) as Record<string, number>);
     });
   });
@@ -97,13 +113,31 @@ async function main(): Promise<void> {
   const rate = 1_000;
   const throughput: Figure = { key: 'msgsPerSecond', higherIsBetter: true, unit: 'msg/s' };
   const scenarios: Scenario[] = [
-    { name: `drain, ${f0(rows)} rows, no keys, defaults, pool 3 (1 loop-equivalent)`, args: (url, b) => ['drain', url, b.root, String(rows), '0', '3'], figures: [throughput, ...COSTS] },
-    { name: `drain, ${f0(rows)} rows, no keys, defaults, pool 12 (10 loops-equivalent)`, args: (url, b) => ['drain', url, b.root, String(rows), '0', '12'], figures: [throughput, ...COSTS] },
-    { name: `ordered drain, ${f0(orderedRows)} rows of 1 key (the hand-off path), defaults, pool 12`, args: (url, b) => ['drain', url, b.root, String(orderedRows), '1', '12'], figures: [throughput, ...COSTS] },
+    {
+      name: `drain, ${f0(rows)} rows, no keys, defaults, pool 3 (1 loop-equivalent)`,
+      args: (url, b) => ['drain', url, b.root, String(rows), '0', '3'],
+      figures: [throughput, ...COSTS],
+    },
+    {
+      name: `drain, ${f0(rows)} rows, no keys, defaults, pool 12 (10 loops-equivalent)`,
+      args: (url, b) => ['drain', url, b.root, String(rows), '0', '12'],
+      figures: [throughput, ...COSTS],
+    },
+    {
+      name: `ordered drain, ${f0(orderedRows)} rows of 1 key (the hand-off path), defaults, pool 12`,
+      args: (url, b) => ['drain', url, b.root, String(orderedRows), '1', '12'],
+      figures: [throughput, ...COSTS],
+    },
     {
       name: `producer in another process, ${f0(rate)} msg/s for ${seconds} s, 100 keys (CPU: both processes)`,
       args: (url, b) => ['latency', url, b.root, String(rate), String(seconds), '100'],
-      figures: [{ key: 'p50', higherIsBetter: false, unit: 'ms p50' }, { key: 'p99', higherIsBetter: false, unit: 'ms p99' }, { key: 'max', higherIsBetter: false, unit: 'ms max' }, { key: 'producerTxPerSecond', higherIsBetter: true, unit: 'producer tx/s' }, ...COSTS],
+      figures: [
+        { key: 'p50', higherIsBetter: false, unit: 'ms p50' },
+        { key: 'p99', higherIsBetter: false, unit: 'ms p99' },
+        { key: 'max', higherIsBetter: false, unit: 'ms max' },
+        { key: 'producerTxPerSecond', higherIsBetter: true, unit: 'producer tx/s' },
+        ...COSTS,
+      ],
     },
   ];
   const server = await startBenchPostgres();
@@ -114,7 +148,11 @@ async function main(): Promise<void> {
   try {
     console.log('QueueBox build comparison (PostgreSQL path)');
     for (const b of builds) console.log(`  ${b.label}: ${b.root} @ ${b.commit}`);
-    console.log(`  server: ${server.description}; reps ${opts.reps}; load average at start ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
+    console.log(
+      `  server: ${server.description}; reps ${opts.reps}; load average at start ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(' ')}`,
+    );
     for (const scenario of scenarios) {
       console.log(`\n=== ${scenario.name}`);
       const results = new Map<string, Record<string, number>[]>(builds.map((b) => [b.label, []]));
@@ -124,23 +162,39 @@ async function main(): Promise<void> {
         for (const b of order) {
           const result = await runDriver(b, scenario.args(server.url, b), postmasterPid);
           results.get(b.label)!.push(result);
-          console.log(`  rep ${rep + 1} ${b.label.padEnd(6)} ${scenario.figures.map((f) => `${f2(result[f.key])} ${f.unit}`).join(', ')}${result.total !== undefined ? `, published ${result.published}/${result.total}` : ''}; load ${loadavg()[0].toFixed(2)}`);
+          console.log(
+            `  rep ${rep + 1} ${b.label.padEnd(6)} ${scenario.figures.map((f) => `${f2(result[f.key])} ${f.unit}`).join(', ')}${result.total !== undefined ? `, published ${result.published}/${result.total}` : ''}; load ${loadavg()[0].toFixed(2)}`,
+          );
         }
       }
       for (const figure of scenario.figures) {
         const before = median(results.get('before')!.map((r) => r[figure.key]));
         const after = median(results.get('after')!.map((r) => r[figure.key]));
         const ratio = after / before;
-        const verdict = Math.abs(ratio - 1) <= 0.05 ? 'same within 5 %' : (figure.higherIsBetter ? ratio > 1 : ratio < 1) ? 'after better' : 'after worse';
+        const verdict =
+          Math.abs(ratio - 1) <= 0.05
+            ? 'same within 5 %'
+            : (figure.higherIsBetter ? ratio > 1 : ratio < 1)
+              ? 'after better'
+              : 'after worse';
         const flagged = figure.costPerMessage === true && ratio > 1 + COST_RISE_FLAG;
-        if (flagged) flags.push(`${scenario.name}: ${figure.unit} ${f2(before)} → ${f2(after)} (+${f0((ratio - 1) * 100)} %)`);
-        console.log(`  median ${figure.unit}: before ${f2(before)}, after ${f2(after)}, after/before ${f2(ratio)} (${verdict})${flagged ? '  ** FLAG: cost per message rose more than 10 % **' : ''}`);
+        if (flagged)
+          flags.push(`${scenario.name}: ${figure.unit} ${f2(before)} → ${f2(after)} (+${f0((ratio - 1) * 100)} %)`);
+        console.log(
+          `  median ${figure.unit}: before ${f2(before)}, after ${f2(after)}, after/before ${f2(ratio)} (${verdict})${flagged ? '  ** FLAG: cost per message rose more than 10 % **' : ''}`,
+        );
       }
     }
-    console.log(`\n=== Costs per message that rose more than ${f0(COST_RISE_FLAG * 100)} % (issue 21: CPU per message must not)`);
+    console.log(
+      `\n=== Costs per message that rose more than ${f0(COST_RISE_FLAG * 100)} % (issue 21: CPU per message must not)`,
+    );
     console.log(flags.length === 0 ? '  none' : flags.map((f) => `  FLAG ${f}`).join('\n'));
     if (postmasterPid === undefined) console.log('  (PostgreSQL CPU not measured: external server)');
-    console.log(`\nload average at end ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
+    console.log(
+      `\nload average at end ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(' ')}`,
+    );
   } finally {
     await server.stop();
   }

@@ -29,7 +29,9 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 /** The part of QueueBox's public API the driver uses, the same in both builds. */
 interface QueueBoxApi {
   QueueBoxModule: { forRoot(options: Record<string, unknown>): DynamicModule };
-  OutboxService: abstract new (...args: never[]) => { enqueue(message: Record<string, unknown>, options: { manager: unknown }): Promise<unknown> };
+  OutboxService: abstract new (...args: never[]) => {
+    enqueue(message: Record<string, unknown>, options: { manager: unknown }): Promise<unknown>;
+  };
 }
 interface MigrationsApi {
   createQueueBoxMigrations(options: { type: 'postgres'; schema: string }): NonNullable<DataSourceOptions['migrations']>;
@@ -56,27 +58,45 @@ function postgresCpuMs(): number {
       continue;
     }
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(entry) === POSTMASTER_PID) ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    if (Number(entry) === POSTMASTER_PID)
+      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
     else if (Number(fields[1]) === POSTMASTER_PID) ticks += Number(fields[11]) + Number(fields[12]);
   }
   return ticks * 10;
 }
 
-const walLsn = async (admin: pg.Pool): Promise<string> => (await admin.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0].lsn;
+const walLsn = async (admin: pg.Pool): Promise<string> =>
+  (await admin.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0].lsn;
 const walBytesSince = async (admin: pg.Pool, lsn: string): Promise<number> =>
-  Number((await admin.query<{ bytes: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::text AS bytes', [lsn])).rows[0].bytes);
+  Number(
+    (
+      await admin.query<{ bytes: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::text AS bytes', [
+        lsn,
+      ])
+    ).rows[0].bytes,
+  );
 
 async function loadBuild(build: string): Promise<{ qb: QueueBoxApi; migrations: MigrationsApi }> {
   const qb = (await import(pathToFileURL(join(build, 'dist/index.js')).href)) as QueueBoxApi;
   // Where the build's own package.json says its migrations are: builds of other layouts compare too.
-  const manifest = JSON.parse(readFileSync(join(build, 'package.json'), 'utf8')) as { exports: Record<string, { default: string }> };
-  const migrations = (await import(pathToFileURL(join(build, manifest.exports['./migrations'].default)).href)) as MigrationsApi;
+  const manifest = JSON.parse(readFileSync(join(build, 'package.json'), 'utf8')) as {
+    exports: Record<string, { default: string }>;
+  };
+  const migrations = (await import(
+    pathToFileURL(join(build, manifest.exports['./migrations'].default)).href
+  )) as MigrationsApi;
   return { qb, migrations };
 }
 
 async function createSchema(url: string, migrations: MigrationsApi): Promise<string> {
   const schema = `qbc_${randomBytes(4).toString('hex')}`;
-  const dataSource = new DataSource({ type: 'postgres', url, schema, migrations: migrations.createQueueBoxMigrations({ type: 'postgres', schema }), migrationsTableName: 'queuebox_compare_migrations' });
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url,
+    schema,
+    migrations: migrations.createQueueBoxMigrations({ type: 'postgres', schema }),
+    migrationsTableName: 'queuebox_compare_migrations',
+  });
   await dataSource.initialize();
   try {
     await dataSource.query(`CREATE SCHEMA "${schema}"`);
@@ -99,14 +119,25 @@ class CountingPublisher {
   }
 }
 
-async function startApp(qb: QueueBoxApi, url: string, schema: string, publisher: CountingPublisher, workers: boolean, poolSize = 20): Promise<INestApplicationContext> {
+async function startApp(
+  qb: QueueBoxApi,
+  url: string,
+  schema: string,
+  publisher: CountingPublisher,
+  workers: boolean,
+  poolSize = 20,
+): Promise<INestApplicationContext> {
   @Module({})
   class CompareRootModule {}
   const root: DynamicModule = {
     module: CompareRootModule,
     imports: [
       TypeOrmModule.forRoot({ type: 'postgres', url, schema, extra: { max: poolSize } }),
-      qb.QueueBoxModule.forRoot({ schema, workers: { enabled: workers }, destinations: { noop: { type: 'custom', publisher: CountingPublisher } } }),
+      qb.QueueBoxModule.forRoot({
+        schema,
+        workers: { enabled: workers },
+        destinations: { noop: { type: 'custom', publisher: CountingPublisher } },
+      }),
     ],
     providers: [{ provide: CountingPublisher, useValue: publisher }],
   };
@@ -119,7 +150,13 @@ async function closeApp(app: INestApplicationContext): Promise<void> {
   await app.close();
 }
 
-async function drain(url: string, build: string, rows: number, keys: number, poolSize: number): Promise<Record<string, number>> {
+async function drain(
+  url: string,
+  build: string,
+  rows: number,
+  keys: number,
+  poolSize: number,
+): Promise<Record<string, number>> {
   const { qb, migrations } = await loadBuild(build);
   const schema = await createSchema(url, migrations);
   const admin = new pg.Pool({ connectionString: url, max: 2 });
@@ -149,7 +186,12 @@ async function drain(url: string, build: string, rows: number, keys: number, poo
     try {
       const deadline = performance.now() + 180_000;
       while (publisher.published < rows && performance.now() < deadline) await sleep(2);
-      const sent = async (): Promise<number> => (await admin.query<{ n: number }>(`SELECT count(*)::integer AS n FROM "${schema}".${TABLE} WHERE state = 'sent'`)).rows[0].n;
+      const sent = async (): Promise<number> =>
+        (
+          await admin.query<{ n: number }>(
+            `SELECT count(*)::integer AS n FROM "${schema}".${TABLE} WHERE state = 'sent'`,
+          )
+        ).rows[0].n;
       let done = await sent();
       while (done < rows && performance.now() < deadline) {
         await sleep(2);
@@ -206,7 +248,12 @@ async function producer(job: ProducerJob): Promise<void> {
       while (next < due) {
         const seq = next++;
         const task: Promise<void> = dataSource
-          .transaction((manager) => outbox.enqueue({ destination: 'noop', payload: { seq, pad: PAD }, key: `key-${seq % Math.max(job.keys, 1)}` }, { manager }))
+          .transaction((manager) =>
+            outbox.enqueue(
+              { destination: 'noop', payload: { seq, pad: PAD }, key: `key-${seq % Math.max(job.keys, 1)}` },
+              { manager },
+            ),
+          )
           .then(() => {
             commitAt[seq] = nowEpochMs();
           });
@@ -220,11 +267,23 @@ async function producer(job: ProducerJob): Promise<void> {
     await closeApp(app);
   }
   const cpu = process.cpuUsage(cpu0);
-  const report: ProducerReport = { commitAt, cpuUs: cpu.user + cpu.system, txPerSecond: (total / (performance.now() - started)) * 1000 };
-  await new Promise<void>((resolve, reject) => process.send!(report, (error: Error | null) => (error ? reject(error) : resolve())));
+  const report: ProducerReport = {
+    commitAt,
+    cpuUs: cpu.user + cpu.system,
+    txPerSecond: (total / (performance.now() - started)) * 1000,
+  };
+  await new Promise<void>((resolve, reject) =>
+    process.send!(report, (error: Error | null) => (error ? reject(error) : resolve())),
+  );
 }
 
-async function latency(url: string, build: string, rate: number, seconds: number, keys: number): Promise<Record<string, number>> {
+async function latency(
+  url: string,
+  build: string,
+  rate: number,
+  seconds: number,
+  keys: number,
+): Promise<Record<string, number>> {
   const { qb, migrations } = await loadBuild(build);
   const schema = await createSchema(url, migrations);
   const total = rate * seconds;
@@ -242,7 +301,9 @@ async function latency(url: string, build: string, rate: number, seconds: number
     const lsn0 = await walLsn(admin);
     const cpu0 = process.cpuUsage();
     const pg0 = postgresCpuMs();
-    const child = fork(fileURLToPath(import.meta.url), ['producer', JSON.stringify(job)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(fileURLToPath(import.meta.url), ['producer', JSON.stringify(job)], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     const exited = once(child, 'exit');
     const [report] = (await once(child, 'message')) as [ProducerReport];
     await exited;
@@ -259,7 +320,8 @@ async function latency(url: string, build: string, rate: number, seconds: number
       if (!Number.isNaN(l)) latencies.push(l);
     }
     latencies.sort((a, b) => a - b);
-    const at = (p: number): number => latencies[Math.min(latencies.length - 1, Math.max(0, Math.ceil((p / 100) * latencies.length) - 1))];
+    const at = (p: number): number =>
+      latencies[Math.min(latencies.length - 1, Math.max(0, Math.ceil((p / 100) * latencies.length) - 1))];
     return {
       p50: at(50),
       p99: at(99),

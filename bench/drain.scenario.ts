@@ -11,7 +11,13 @@ interface DrainResult {
   msgsPerSecond: number;
 }
 
-async function rawRun(ctx: BenchContext, cfg: BenchConfig['drain'], keys: number, loops: number, statements: (schema: string) => RawStatements): Promise<DrainResult> {
+async function rawRun(
+  ctx: BenchContext,
+  cfg: BenchConfig['drain'],
+  keys: number,
+  loops: number,
+  statements: (schema: string) => RawStatements,
+): Promise<DrainResult> {
   const schema = await createBenchSchema(ctx.url, 'drain');
   await seedOutbox(ctx.admin, schema, cfg.rows, keys);
   const pool = rawPool(ctx.url, loops + 1);
@@ -39,7 +45,12 @@ async function rawRun(ctx: BenchContext, cfg: BenchConfig['drain'], keys: number
   }
 }
 
-async function queueBoxRun(ctx: BenchContext, cfg: BenchConfig['drain'], keys: number, concurrency: number): Promise<DrainResult> {
+async function queueBoxRun(
+  ctx: BenchContext,
+  cfg: BenchConfig['drain'],
+  keys: number,
+  concurrency: number,
+): Promise<DrainResult> {
   const schema = await createBenchSchema(ctx.url, 'drain');
   await seedOutbox(ctx.admin, schema, cfg.rows, keys);
   let finished!: (at: number) => void;
@@ -79,7 +90,9 @@ async function queueBoxRun(ctx: BenchContext, cfg: BenchConfig['drain'], keys: n
     ctx.print(`                    rows per completeMany: ${timers.completeMany.sizeHistogram()}`);
     if (timers.renew.calls > 0) ctx.print(`      renew:        ${timers.renew.summary()}`);
     ctx.print(`      reclaim:      ${timers.reclaim.summary()}`);
-    ctx.print(`      cpu:          ${cpuSummary(cpu0, cpu1, doneAt - bootStarted)}; event loop utilization ${f2(elu.utilization)}`);
+    ctx.print(
+      `      cpu:          ${cpuSummary(cpu0, cpu1, doneAt - bootStarted)}; event loop utilization ${f2(elu.utilization)}`,
+    );
     return { label, msgsPerSecond: Number.isNaN(ms) ? 0 : rate };
   } finally {
     clearTimeout(timeout);
@@ -91,10 +104,14 @@ async function queueBoxRun(ctx: BenchContext, cfg: BenchConfig['drain'], keys: n
 /** Scenario 1: drain a pre-inserted backlog with a no-op publisher; QueueBox against a hand-written loop. */
 export async function drainScenario(ctx: BenchContext, config: BenchConfig): Promise<void> {
   const cfg = config.drain;
-  const cases: { name: string; keys: number }[] = [{ name: `${cfg.keys} keys x ${Math.ceil(cfg.rows / Math.max(cfg.keys, 1))} rows`, keys: cfg.keys }];
+  const cases: { name: string; keys: number }[] = [
+    { name: `${cfg.keys} keys x ${Math.ceil(cfg.rows / Math.max(cfg.keys, 1))} rows`, keys: cfg.keys },
+  ];
   if (cfg.nullKeys && cfg.keys > 0) cases.push({ name: 'NULL keys (unordered)', keys: 0 });
 
-  ctx.heading(`1. Drain: ${f0(cfg.rows)} pre-inserted rows, claim batch ${cfg.batch}, no-op publisher, ${cfg.repeats} round(s) per case`);
+  ctx.heading(
+    `1. Drain: ${f0(cfg.rows)} pre-inserted rows, claim batch ${cfg.batch}, no-op publisher, ${cfg.repeats} round(s) per case`,
+  );
   for (const drainCase of cases) {
     ctx.print(`\n  case: ${drainCase.name}`);
     const results = new Map<string, number[]>();
@@ -105,7 +122,8 @@ export async function drainScenario(ctx: BenchContext, config: BenchConfig): Pro
     for (let repeat = 0; repeat < cfg.repeats; repeat++) {
       ctx.print(`  round ${repeat + 1}:`);
       const runRaw = async (): Promise<void> => {
-        for (const n of repeat % 2 === 0 ? [1, 2] : [2, 1]) record(await rawRun(ctx, cfg, drainCase.keys, n, referenceStatements));
+        for (const n of repeat % 2 === 0 ? [1, 2] : [2, 1])
+          record(await rawRun(ctx, cfg, drainCase.keys, n, referenceStatements));
       };
       const runQueueBox = async (): Promise<void> => {
         const order = repeat % 2 === 0 ? cfg.concurrencies : [...cfg.concurrencies].reverse();
@@ -124,10 +142,13 @@ export async function drainScenario(ctx: BenchContext, config: BenchConfig): Pro
     const rawLabels = [...results.keys()].filter((label) => label.startsWith('raw loop (sql.md'));
     const bestRaw = rawLabels.reduce((a, b) => (med(b) > med(a) ? b : a));
     ctx.print(`  summary (median msg/s over ${cfg.repeats} round(s); every run is listed above):`);
-    for (const [label, values] of results) ctx.print(`      ${f0(med(label)).padStart(7)}  ${label}  [${values.map(f0).join(', ')}]`);
+    for (const [label, values] of results)
+      ctx.print(`      ${f0(med(label)).padStart(7)}  ${label}  [${values.map(f0).join(', ')}]`);
     for (const label of results.keys()) {
       if (!label.startsWith('QueueBox')) continue;
-      ctx.print(`  => ${label}: ratio QueueBox/best raw (${bestRaw.replace('raw loop ', '')}) = ${f2(med(label) / med(bestRaw))} (goal >= 0.80)`);
+      ctx.print(
+        `  => ${label}: ratio QueueBox/best raw (${bestRaw.replace('raw loop ', '')}) = ${f2(med(label) / med(bestRaw))} (goal >= 0.80)`,
+      );
     }
   }
 }

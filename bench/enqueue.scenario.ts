@@ -18,7 +18,11 @@ const KEYS = 1_000;
 type Variant = 'plain' | 'queuebox' | 'queuebox-notify-off' | 'queuebox+workers';
 
 /** `producers` concurrent producers, each running transactions one after another until `rows` are written. */
-async function runProducers(producers: number, rows: number, transaction: (seq: number) => Promise<void>): Promise<{ ms: number; txMs: number[] }> {
+async function runProducers(
+  producers: number,
+  rows: number,
+  transaction: (seq: number) => Promise<void>,
+): Promise<{ ms: number; txMs: number[] }> {
   let next = 0;
   const txMs: number[] = [];
   const started = performance.now();
@@ -34,7 +38,13 @@ async function runProducers(producers: number, rows: number, transaction: (seq: 
   return { ms: performance.now() - started, txMs };
 }
 
-async function run(ctx: BenchContext, cfg: BenchConfig['enqueue'], variant: Variant, rows: number, quiet = false): Promise<number> {
+async function run(
+  ctx: BenchContext,
+  cfg: BenchConfig['enqueue'],
+  variant: Variant,
+  rows: number,
+  quiet = false,
+): Promise<number> {
   const schema = await createBenchSchema(ctx.url, 'enqueue');
   let plain: DataSource | undefined;
   let app: BenchApp | undefined;
@@ -45,7 +55,9 @@ async function run(ctx: BenchContext, cfg: BenchConfig['enqueue'], variant: Vari
       const source = plain;
       const insert = `INSERT INTO ${outboxTable(schema)} (message_id, destination, ordering_key, headers, payload) VALUES ($1, $2, $3, $4::jsonb, $5)`;
       transaction = async (seq) => {
-        await source.transaction((manager) => manager.query(insert, [randomUUID(), 'noop', `key-${seq % KEYS}`, '{}', JSON.stringify(benchPayload(seq))]));
+        await source.transaction((manager) =>
+          manager.query(insert, [randomUUID(), 'noop', `key-${seq % KEYS}`, '{}', JSON.stringify(benchPayload(seq))]),
+        );
       };
     } else {
       const started = await startBenchApp({
@@ -60,7 +72,10 @@ async function run(ctx: BenchContext, cfg: BenchConfig['enqueue'], variant: Vari
       app = started;
       transaction = async (seq) => {
         await started.dataSource.transaction((manager) =>
-          started.outbox.enqueue({ destination: 'noop', payload: benchPayload(seq), key: `key-${seq % KEYS}` }, { manager }),
+          started.outbox.enqueue(
+            { destination: 'noop', payload: benchPayload(seq), key: `key-${seq % KEYS}` },
+            { manager },
+          ),
         );
       };
     }
@@ -73,11 +88,14 @@ async function run(ctx: BenchContext, cfg: BenchConfig['enqueue'], variant: Vari
         plain: 'plain INSERT ... VALUES in a transaction',
         queuebox: 'outboxService.enqueue in a transaction (workers disabled, notify on)',
         'queuebox-notify-off': 'outboxService.enqueue in a transaction (workers disabled, notify OFF)',
-        'queuebox+workers': 'outboxService.enqueue in a transaction (workers ENABLED, defaults: the poller drains meanwhile)',
+        'queuebox+workers':
+          'outboxService.enqueue in a transaction (workers ENABLED, defaults: the poller drains meanwhile)',
       }[variant];
       ctx.print(`  ${label}: ${f0(rate)} rows/s (${f0(ms)} ms)`);
       ctx.print(`      transaction ${latencySummary(txMs)}`);
-      ctx.print(`      cpu: ${cpuSummary(cpu0, cpu1, ms)}; states at the end ${JSON.stringify(await countByState(ctx.admin, schema))}`);
+      ctx.print(
+        `      cpu: ${cpuSummary(cpu0, cpu1, ms)}; states at the end ${JSON.stringify(await countByState(ctx.admin, schema))}`,
+      );
     }
     return rate;
   } finally {
@@ -90,7 +108,9 @@ async function run(ctx: BenchContext, cfg: BenchConfig['enqueue'], variant: Vari
 /** Scenario 3: enqueue throughput of concurrent producers, one row per transaction. */
 export async function enqueueScenario(ctx: BenchContext, config: BenchConfig): Promise<void> {
   const cfg = config.enqueue;
-  ctx.heading(`3. Enqueue throughput: ${cfg.producers} concurrent producers, ${f0(cfg.rows)} transactions of one row each, ${KEYS} keys`);
+  ctx.heading(
+    `3. Enqueue throughput: ${cfg.producers} concurrent producers, ${f0(cfg.rows)} transactions of one row each, ${KEYS} keys`,
+  );
   if (cfg.warmupRows > 0) {
     await run(ctx, cfg, 'plain', cfg.warmupRows, true);
     await run(ctx, cfg, 'queuebox', cfg.warmupRows, true);
@@ -115,7 +135,10 @@ export async function enqueueScenario(ctx: BenchContext, config: BenchConfig): P
       `  => overall (median of ${cfg.repeats} rounds): plain ${f0(plainMedian)} rows/s, QueueBox ${f0(median(queueBoxRates))} rows/s, ratio QueueBox/plain = ${f2(median(queueBoxRates) / plainMedian)} (goal >= 0.90); per-round ratios [${ratios.map(f2).join(', ')}]`,
     );
   }
-  const extra: Variant[] = [...(cfg.notifyOff ? (['queuebox-notify-off'] as const) : []), ...(cfg.workersOn ? (['queuebox+workers'] as const) : [])];
+  const extra: Variant[] = [
+    ...(cfg.notifyOff ? (['queuebox-notify-off'] as const) : []),
+    ...(cfg.workersOn ? (['queuebox+workers'] as const) : []),
+  ];
   for (const variant of extra) {
     const rate = await run(ctx, cfg, variant, cfg.rows);
     if (plainRates.length > 0) ctx.print(`  => ${variant}: ratio to median plain = ${f2(rate / plainMedian)}`);
@@ -133,7 +156,13 @@ async function insertStatementCost(ctx: BenchContext, count: number): Promise<vo
   const schema = await createBenchSchema(ctx.url, 'stmt');
   const dialect = new StatementCatalog(postgresDialect, resolveOptions({ schema }).tables);
   const plain = `INSERT INTO ${outboxTable(schema)} (message_id, destination, ordering_key, headers, payload) VALUES ($1, $2, $3, $4::jsonb, $5)`;
-  const values = (seq: number): unknown[] => [randomUUID(), 'noop', `key-${seq % KEYS}`, '{}', JSON.stringify(benchPayload(seq))];
+  const values = (seq: number): unknown[] => [
+    randomUUID(),
+    'noop',
+    `key-${seq % KEYS}`,
+    '{}',
+    JSON.stringify(benchPayload(seq)),
+  ];
   // The statement enqueue sends for one message (the single-row form).
   const queueBox = (seq: number) => {
     const [messageId, destination, key, headers, payload] = values(seq) as string[];
@@ -142,9 +171,18 @@ async function insertStatementCost(ctx: BenchContext, count: number): Promise<vo
   const queueBoxSql = queueBox(0).sql;
   const variants: { name: string; query: (seq: number) => pg.QueryConfig }[] = [
     { name: 'plain INSERT ... VALUES', query: (seq) => ({ text: plain, values: values(seq) }) },
-    { name: "QueueBox's insertOutbox for one message (INSERT ... VALUES ... RETURNING)", query: (seq) => ({ text: queueBoxSql, values: [...queueBox(seq).params] }) },
-    { name: 'plain INSERT ... VALUES, prepared', query: (seq) => ({ name: 'bench_plain_insert', text: plain, values: values(seq) }) },
-    { name: "QueueBox's insertOutbox, prepared", query: (seq) => ({ name: 'bench_queuebox_insert', text: queueBoxSql, values: [...queueBox(seq).params] }) },
+    {
+      name: "QueueBox's insertOutbox for one message (INSERT ... VALUES ... RETURNING)",
+      query: (seq) => ({ text: queueBoxSql, values: [...queueBox(seq).params] }),
+    },
+    {
+      name: 'plain INSERT ... VALUES, prepared',
+      query: (seq) => ({ name: 'bench_plain_insert', text: plain, values: values(seq) }),
+    },
+    {
+      name: "QueueBox's insertOutbox, prepared",
+      query: (seq) => ({ name: 'bench_queuebox_insert', text: queueBoxSql, values: [...queueBox(seq).params] }),
+    },
     { name: 'SELECT 1 (round-trip floor)', query: () => ({ text: 'SELECT 1' }) },
   ];
   const client = await ctx.admin.connect();
@@ -167,6 +205,9 @@ async function insertStatementCost(ctx: BenchContext, count: number): Promise<vo
     client.release();
     await dropBenchSchema(ctx.admin, schema);
   }
-  ctx.print(`  insert statement cost (one connection, ${f0(count)} statements per variant in a rolled-back transaction, no commit; two rounds after a warm-up round):`);
-  for (const [name, us] of perStatement) ctx.print(`      ${f0(median(us)).padStart(5)} us/statement  ${name}  [${us.map(f0).join(', ')}]`);
+  ctx.print(
+    `  insert statement cost (one connection, ${f0(count)} statements per variant in a rolled-back transaction, no commit; two rounds after a warm-up round):`,
+  );
+  for (const [name, us] of perStatement)
+    ctx.print(`      ${f0(median(us)).padStart(5)} us/statement  ${name}  [${us.map(f0).join(', ')}]`);
 }

@@ -90,7 +90,8 @@ const STAGE_NAMES: readonly [keyof Stages, string][] = [
 ];
 
 const finite = (values: readonly number[]): number[] => values.filter((v) => Number.isFinite(v));
-const mean = (values: readonly number[]): number => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : Number.NaN);
+const mean = (values: readonly number[]): number =>
+  values.length ? values.reduce((a, b) => a + b, 0) / values.length : Number.NaN;
 
 /**
  * The latency broken into stages, to find where a tail comes from: p50 / p99 of each stage over
@@ -104,14 +105,26 @@ export function latencyStages(trace: LatencyTrace): string[] {
     if (stages) all.push(stages);
   }
   if (all.length === 0) return ['stages: no published message'];
-  const p99 = percentile(all.map((s) => s.latency), 99);
+  const p99 = percentile(
+    all.map((s) => s.latency),
+    99,
+  );
   const tail = all.filter((s) => s.latency >= p99);
   const cell = (values: readonly number[], p: number): string => {
     const list = finite(values);
     return list.length ? f2(percentile(list, p)) : 'n/a';
   };
   const lines = [
-    `stages p50 / p99 (ms): ${STAGE_NAMES.map(([key, name]) => `${name} ${cell(all.map((s) => s[key] as number), 50)} / ${cell(all.map((s) => s[key] as number), 99)}`).join('; ')}` +
+    `stages p50 / p99 (ms): ${STAGE_NAMES.map(
+      ([key, name]) =>
+        `${name} ${cell(
+          all.map((s) => s[key] as number),
+          50,
+        )} / ${cell(
+          all.map((s) => s[key] as number),
+          99,
+        )}`,
+    ).join('; ')}` +
       `; ${f2((all.filter((s) => s.withoutNotify).length / all.length) * 100)} % claimed with no NOTIFY received since their INSERT`,
     `tail (${tail.length} messages ≥ p99 ${f2(p99)} ms), mean ms: ${STAGE_NAMES.map(([key, name]) => `${name} ${finite(tail.map((s) => s[key] as number)).length ? f2(mean(finite(tail.map((s) => s[key] as number)))) : 'n/a'}`).join('; ')}` +
       `; ${tail.filter((s) => s.withoutNotify).length} with no NOTIFY of their own, ${tail.filter((s) => s.via === 'hand-off').length} handed off, ` +

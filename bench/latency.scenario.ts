@@ -4,7 +4,14 @@ import { DataSource } from 'typeorm';
 import { startBenchApp } from './bench-app.js';
 import type { BenchConfig } from './bench-config.js';
 import type { BenchContext } from './bench-context.js';
-import { benchPayload, countByState, createBenchSchema, dropBenchSchema, outboxTable, rawPool } from './bench-schema.js';
+import {
+  benchPayload,
+  countByState,
+  createBenchSchema,
+  dropBenchSchema,
+  outboxTable,
+  rawPool,
+} from './bench-schema.js';
 import { cpuSummary, f0, f2, latencySummary, percentile, readCpu, sleep } from './bench-stats.js';
 import { Waker, referenceStatements, startRawConsumer } from './raw-outbox.js';
 
@@ -23,7 +30,12 @@ interface Timeline {
  * Starts `rate` transactions per second for `seconds`, open loop (a slow commit does not slow
  * the schedule), each one message; records the time right after each commit returns.
  */
-async function steadyProducer(rate: number, seconds: number, send: (seq: number) => Promise<void>, timeline: Timeline): Promise<{ ms: number; maxInFlight: number }> {
+async function steadyProducer(
+  rate: number,
+  seconds: number,
+  send: (seq: number) => Promise<void>,
+  timeline: Timeline,
+): Promise<{ ms: number; maxInFlight: number }> {
   const total = rate * seconds;
   const intervalMs = 1000 / rate;
   const inFlight = new Set<Promise<void>>();
@@ -51,7 +63,11 @@ async function steadyProducer(rate: number, seconds: number, send: (seq: number)
 }
 
 function newTimeline(total: number): Timeline {
-  return { commitAt: new Float64Array(total).fill(Number.NaN), publishedAt: new Float64Array(total).fill(Number.NaN), commitMs: [] };
+  return {
+    commitAt: new Float64Array(total).fill(Number.NaN),
+    publishedAt: new Float64Array(total).fill(Number.NaN),
+    commitMs: [],
+  };
 }
 
 function recordPublish(timeline: Timeline, payload: string): void {
@@ -64,7 +80,12 @@ async function waitForPublishes(timeline: Timeline, timeoutMs: number): Promise<
   while (timeline.publishedAt.some(Number.isNaN) && performance.now() < deadline) await sleep(10);
 }
 
-function report(ctx: BenchContext, label: string, timeline: Timeline, produced: { ms: number; maxInFlight: number }): number {
+function report(
+  ctx: BenchContext,
+  label: string,
+  timeline: Timeline,
+  produced: { ms: number; maxInFlight: number },
+): number {
   const latencies: number[] = [];
   let missing = 0;
   for (let seq = 0; seq < timeline.commitAt.length; seq++) {
@@ -75,8 +96,12 @@ function report(ctx: BenchContext, label: string, timeline: Timeline, produced: 
   const negative = latencies.filter((l) => l < 0).length;
   ctx.print(`  ${label}`);
   ctx.print(`      publish - commit: ${latencySummary(latencies)}${missing ? `; ${missing} NOT PUBLISHED` : ''}`);
-  ctx.print(`      (${negative} published before the producer saw its commit return: a claim already in flight picked the row up)`);
-  ctx.print(`      producer: ${f0(timeline.commitAt.length)} tx in ${f0(produced.ms)} ms = ${f0((timeline.commitAt.length / produced.ms) * 1000)} tx/s, commit ${latencySummary(timeline.commitMs)}, max ${produced.maxInFlight} in flight`);
+  ctx.print(
+    `      (${negative} published before the producer saw its commit return: a claim already in flight picked the row up)`,
+  );
+  ctx.print(
+    `      producer: ${f0(timeline.commitAt.length)} tx in ${f0(produced.ms)} ms = ${f0((timeline.commitAt.length / produced.ms) * 1000)} tx/s, commit ${latencySummary(timeline.commitMs)}, max ${produced.maxInFlight} in flight`,
+  );
   return percentile(latencies, 50);
 }
 
@@ -100,18 +125,28 @@ async function queueBoxRun(ctx: BenchContext, cfg: BenchConfig['latency']): Prom
       cfg.seconds,
       async (seq) => {
         await app.dataSource.transaction((manager) =>
-          app.outbox.enqueue({ destination: 'noop', payload: benchPayload(seq), key: `key-${seq % Math.max(cfg.keys, 1)}` }, { manager }),
+          app.outbox.enqueue(
+            { destination: 'noop', payload: benchPayload(seq), key: `key-${seq % Math.max(cfg.keys, 1)}` },
+            { manager },
+          ),
         );
       },
       timeline,
     );
     const cpu1 = await readCpu(ctx.postmasterPid);
     await waitForPublishes(timeline, 30_000);
-    const p50 = report(ctx, `QueueBox (defaults: batchSize 50, concurrency 100, pollIntervalMs ${POLL_MS}, notify on; wake-up after commit)`, timeline, produced);
+    const p50 = report(
+      ctx,
+      `QueueBox (defaults: batchSize 50, concurrency 100, pollIntervalMs ${POLL_MS}, notify on; wake-up after commit)`,
+      timeline,
+      produced,
+    );
     ctx.print(`      claim: ${app.timers.claim.summary()}`);
     ctx.print(`             rows per claim: ${app.timers.claim.sizeHistogram()}`);
     ctx.print(`      completeMany: ${app.timers.completeMany.summary()}`);
-    ctx.print(`      cpu during the run: ${cpuSummary(cpu0, cpu1, produced.ms)}; states ${JSON.stringify(await countByState(ctx.admin, schema))}`);
+    ctx.print(
+      `      cpu during the run: ${cpuSummary(cpu0, cpu1, produced.ms)}; states ${JSON.stringify(await countByState(ctx.admin, schema))}`,
+    );
     return p50;
   } finally {
     await app.close();
@@ -123,15 +158,26 @@ async function rawRun(ctx: BenchContext, cfg: BenchConfig['latency']): Promise<n
   const schema = await createBenchSchema(ctx.url, 'latency');
   const total = cfg.rate * cfg.seconds;
   const timeline = newTimeline(total);
-  const producerSource = await new DataSource({ type: 'postgres', url: ctx.url, schema, extra: { max: POOL_SIZE } }).initialize();
+  const producerSource = await new DataSource({
+    type: 'postgres',
+    url: ctx.url,
+    schema,
+    extra: { max: POOL_SIZE },
+  }).initialize();
   const consumerPool = rawPool(ctx.url, 2);
   const waker = new Waker();
   const sql = referenceStatements(schema);
   const insert = `INSERT INTO ${outboxTable(schema)} (message_id, destination, ordering_key, headers, payload) VALUES ($1, $2, $3, $4::jsonb, $5)`;
-  const consumer = startRawConsumer(consumerPool, sql, { batch: 50, pollMs: POLL_MS }, (row) => {
-    recordPublish(timeline, row.payload);
-    return Promise.resolve();
-  }, waker);
+  const consumer = startRawConsumer(
+    consumerPool,
+    sql,
+    { batch: 50, pollMs: POLL_MS },
+    (row) => {
+      recordPublish(timeline, row.payload);
+      return Promise.resolve();
+    },
+    waker,
+  );
   try {
     const cpu0 = await readCpu(ctx.postmasterPid);
     const produced = await steadyProducer(
@@ -139,7 +185,13 @@ async function rawRun(ctx: BenchContext, cfg: BenchConfig['latency']): Promise<n
       cfg.seconds,
       async (seq) => {
         await producerSource.transaction((manager) =>
-          manager.query(insert, [randomUUID(), 'noop', `key-${seq % Math.max(cfg.keys, 1)}`, '{}', JSON.stringify(benchPayload(seq))]),
+          manager.query(insert, [
+            randomUUID(),
+            'noop',
+            `key-${seq % Math.max(cfg.keys, 1)}`,
+            '{}',
+            JSON.stringify(benchPayload(seq)),
+          ]),
         );
         waker.wake();
       },
@@ -147,11 +199,18 @@ async function rawRun(ctx: BenchContext, cfg: BenchConfig['latency']): Promise<n
     );
     const cpu1 = await readCpu(ctx.postmasterPid);
     await waitForPublishes(timeline, 30_000);
-    const p50 = report(ctx, `raw loop (sql.md 2.2 claim of 50 + 2.5 batched complete; in-process wake after each commit, ${POLL_MS} ms fallback poll)`, timeline, produced);
+    const p50 = report(
+      ctx,
+      `raw loop (sql.md 2.2 claim of 50 + 2.5 batched complete; in-process wake after each commit, ${POLL_MS} ms fallback poll)`,
+      timeline,
+      produced,
+    );
     ctx.print(`      claim: ${consumer.stats.claim.summary()}`);
     ctx.print(`             rows per claim: ${consumer.stats.claim.sizeHistogram()}`);
     ctx.print(`      complete: ${consumer.stats.complete.summary()}`);
-    ctx.print(`      cpu during the run: ${cpuSummary(cpu0, cpu1, produced.ms)}; states ${JSON.stringify(await countByState(ctx.admin, schema))}`);
+    ctx.print(
+      `      cpu during the run: ${cpuSummary(cpu0, cpu1, produced.ms)}; states ${JSON.stringify(await countByState(ctx.admin, schema))}`,
+    );
     return p50;
   } finally {
     await consumer.stop();
@@ -164,7 +223,9 @@ async function rawRun(ctx: BenchContext, cfg: BenchConfig['latency']): Promise<n
 /** Scenario 2: commit-to-publish latency at a steady rate, one message per transaction. */
 export async function latencyScenario(ctx: BenchContext, config: BenchConfig): Promise<void> {
   const cfg = config.latency;
-  ctx.heading(`2. Latency: ${cfg.rate} msg/s for ${cfg.seconds} s, one enqueue per transaction, ${cfg.keys} keys, no-op publisher; latency = publish time - time the commit returned`);
+  ctx.heading(
+    `2. Latency: ${cfg.rate} msg/s for ${cfg.seconds} s, one enqueue per transaction, ${cfg.keys} keys, no-op publisher; latency = publish time - time the commit returned`,
+  );
   const raw = await rawRun(ctx, cfg);
   const qb = await queueBoxRun(ctx, cfg);
   ctx.print(`  => p50 QueueBox ${f2(qb)} ms (goal < 5 ms), raw ${f2(raw)} ms`);

@@ -43,11 +43,19 @@ async function main(): Promise<void> {
       heading: (title) => print(`\n=== ${title}`),
     };
     print('QueueBox outbox benchmark');
-    print(`  server: ${server.description}; ${version.split(',')[0]}; fsync=${fsync}, synchronous_commit=${syncCommit}`);
+    print(
+      `  server: ${server.description}; ${version.split(',')[0]}; fsync=${fsync}, synchronous_commit=${syncCommit}`,
+    );
     print(`  client: node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'})`);
     print(`  scenarios: ${[...config.scenarios].join(', ')} (QUEUEBOX_BENCH_SCENARIOS); reps ${config.peers.reps}`);
-    print(`  load average at start: ${loadavg().map((n) => n.toFixed(2)).join(' ')} (the machine may be shared: compare ratios, not absolute figures)`);
-    print(`  postgres CPU: ${postmasterPid === undefined ? 'not measured (external server)' : `/proc of postmaster ${postmasterPid} and its children`}`);
+    print(
+      `  load average at start: ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(' ')} (the machine may be shared: compare ratios, not absolute figures)`,
+    );
+    print(
+      `  postgres CPU: ${postmasterPid === undefined ? 'not measured (external server)' : `/proc of postmaster ${postmasterPid} and its children`}`,
+    );
 
     const results: RunResults = { cases: [], producer: [], backlog: [] };
     const cases: CaseResult[] = results.cases;
@@ -61,7 +69,11 @@ async function main(): Promise<void> {
     if (config.scenarios.has('enqueue')) await enqueueScenario(ctx, config);
     printSummary(ctx, cases);
     printTargets(ctx, results);
-    print(`  load average at end: ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
+    print(
+      `  load average at end: ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(' ')}`,
+    );
     print(`\nbench finished in ${f0((performance.now() - started) / 1000)} s`);
   } finally {
     await admin.end();

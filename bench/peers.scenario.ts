@@ -8,8 +8,21 @@ import { pgBossDrainRunner } from './peers/pg-boss.runner.js';
 import { queueBoxDefaultsRunner, queueBoxTunedRunner } from './peers/queuebox-drain.runner.js';
 import { rawDrainRunner } from './peers/raw-drain.runner.js';
 
-const RUNNERS = [rawDrainRunner, queueBoxDefaultsRunner, queueBoxTunedRunner, graphileDrainRunner(true), pgBossDrainRunner];
-const ORDERED_RUNNERS = [rawDrainRunner, handOffChainRunner, queueBoxDefaultsRunner, graphileDrainRunner(true), graphileDrainRunner(false), pgBossDrainRunner];
+const RUNNERS = [
+  rawDrainRunner,
+  queueBoxDefaultsRunner,
+  queueBoxTunedRunner,
+  graphileDrainRunner(true),
+  pgBossDrainRunner,
+];
+const ORDERED_RUNNERS = [
+  rawDrainRunner,
+  handOffChainRunner,
+  queueBoxDefaultsRunner,
+  graphileDrainRunner(true),
+  graphileDrainRunner(false),
+  pgBossDrainRunner,
+];
 
 /**
  * Unordered drain at each loops-equivalent: the raw loop (L loops claiming 100 rows per round
@@ -23,7 +36,15 @@ export async function peersDrainScenario(ctx: BenchContext, config: BenchConfig)
   );
   const results: CaseResult[] = [];
   for (const loops of cfg.loops) {
-    results.push(await compareDrain(ctx, `drain, ${loops} loop(s)-equivalent`, { rows: cfg.rows, keys: 0, loops, slotsPerLoop: cfg.slotsPerLoop, capMs: cfg.runCapMs }, RUNNERS, cfg.reps));
+    results.push(
+      await compareDrain(
+        ctx,
+        `drain, ${loops} loop(s)-equivalent`,
+        { rows: cfg.rows, keys: 0, loops, slotsPerLoop: cfg.slotsPerLoop, capMs: cfg.runCapMs },
+        RUNNERS,
+        cfg.reps,
+      ),
+    );
   }
   return results;
 }
@@ -41,7 +62,13 @@ export async function orderedDrainScenario(ctx: BenchContext, config: BenchConfi
   const results: CaseResult[] = [];
   for (const { keys, rows } of cfg.ordered) {
     results.push(
-      await compareDrain(ctx, `ordered, ${keys} key(s), ${f0(rows)} rows`, { rows, keys, loops: cfg.orderedLoops, slotsPerLoop: cfg.slotsPerLoop, capMs: cfg.orderedCapMs }, ORDERED_RUNNERS, cfg.reps),
+      await compareDrain(
+        ctx,
+        `ordered, ${keys} key(s), ${f0(rows)} rows`,
+        { rows, keys, loops: cfg.orderedLoops, slotsPerLoop: cfg.slotsPerLoop, capMs: cfg.orderedCapMs },
+        ORDERED_RUNNERS,
+        cfg.reps,
+      ),
     );
   }
   return results;

@@ -40,7 +40,11 @@ export interface ProducerReport {
 
 const nowEpochMs = (): number => performance.timeOrigin + performance.now();
 
-async function produce(rate: number, seconds: number, send: (seq: number, inside: () => void) => Promise<void>): Promise<ProducerReport> {
+async function produce(
+  rate: number,
+  seconds: number,
+  send: (seq: number, inside: () => void) => Promise<void>,
+): Promise<ProducerReport> {
   const total = rate * seconds;
   const intervalMs = 1000 / rate;
   const commitAt = Array.from({ length: total }, () => Number.NaN);
@@ -72,7 +76,15 @@ async function produce(rate: number, seconds: number, send: (seq: number, inside
   }
   await Promise.all(inFlight);
   const cpu = process.cpuUsage(cpu0);
-  return { commitAt, beganAt, insideAt, commitMs, cpuUs: cpu.user + cpu.system, ms: performance.now() - started, maxInFlight };
+  return {
+    commitAt,
+    beganAt,
+    insideAt,
+    commitMs,
+    cpuUs: cpu.user + cpu.system,
+    ms: performance.now() - started,
+    maxInFlight,
+  };
 }
 
 async function main(): Promise<void> {
@@ -82,13 +94,18 @@ async function main(): Promise<void> {
   if (request.system === 'queuebox') {
     // An API-only replica: enqueue commits, then its wake-up NOTIFY reaches the consumer process.
     // QUEUEBOX_BENCH_COALESCE_MS: an experiment with the producer's wake-up window (default: QueueBox's).
-    const coalesceMs = process.env.QUEUEBOX_BENCH_COALESCE_MS ? Number(process.env.QUEUEBOX_BENCH_COALESCE_MS) : undefined;
+    const coalesceMs = process.env.QUEUEBOX_BENCH_COALESCE_MS
+      ? Number(process.env.QUEUEBOX_BENCH_COALESCE_MS)
+      : undefined;
     const app = await startBenchApp({
       url: request.url,
       schema: request.schema,
       poolSize: 20,
       applicationName: PRODUCER_APPLICATION_NAME,
-      queuebox: { workers: { enabled: false }, ...(coalesceMs === undefined ? {} : { outbox: { notify: { coalesceMs } } }) },
+      queuebox: {
+        workers: { enabled: false },
+        ...(coalesceMs === undefined ? {} : { outbox: { notify: { coalesceMs } } }),
+      },
     });
     try {
       report = await produce(request.rate, request.seconds, async (seq, inside) => {
@@ -101,7 +118,11 @@ async function main(): Promise<void> {
       await app.close();
     }
   } else {
-    const utils = await makeWorkerUtils({ connectionString: withApplicationName(request.url, PRODUCER_APPLICATION_NAME), schema: request.schema, logger: new Logger(() => () => undefined) });
+    const utils = await makeWorkerUtils({
+      connectionString: withApplicationName(request.url, PRODUCER_APPLICATION_NAME),
+      schema: request.schema,
+      logger: new Logger(() => () => undefined),
+    });
     try {
       report = await produce(request.rate, request.seconds, async (seq, inside) => {
         // One statement (add_job) on a pooled connection: "inside" is as it is sent.
@@ -113,7 +134,9 @@ async function main(): Promise<void> {
       await utils.release();
     }
   }
-  await new Promise<void>((resolve, reject) => process.send!(report, (error: Error | null) => (error ? reject(error) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    process.send!(report, (error: Error | null) => (error ? reject(error) : resolve())),
+  );
 }
 
 main().catch((error: unknown) => {

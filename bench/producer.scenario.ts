@@ -49,7 +49,10 @@ interface LatencyOutcome {
 const nowEpochMs = (): number => performance.timeOrigin + performance.now();
 
 /** Counts the notifications of `channel` on a connection of its own, and when each arrived (epoch ms). */
-async function countNotifies(url: string, channel: string): Promise<{ count(): number; times: number[]; stop(): Promise<void> }> {
+async function countNotifies(
+  url: string,
+  channel: string,
+): Promise<{ count(): number; times: number[]; stop(): Promise<void> }> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const times: number[] = [];
@@ -66,7 +69,8 @@ async function runProducer(request: ProducerRequest): Promise<ProducerReport> {
   const exited = once(child, 'exit') as Promise<[number | null]>;
   const message = once(child, 'message') as Promise<[ProducerReport]>;
   const first = await Promise.race([message.then(([report]) => report), exited.then(([code]) => code)]);
-  if (typeof first === 'number' || first === null) throw new Error(`producer process exited (${String(first)}) without a report`);
+  if (typeof first === 'number' || first === null)
+    throw new Error(`producer process exited (${String(first)}) without a report`);
   await exited;
   return first;
 }
@@ -133,7 +137,11 @@ async function measure(
   return { outcome, wal };
 }
 
-async function queueBoxLatency(ctx: BenchContext, rate: number, cfg: BenchConfig['peers']['producer']): Promise<LatencyOutcome> {
+async function queueBoxLatency(
+  ctx: BenchContext,
+  rate: number,
+  cfg: BenchConfig['peers']['producer'],
+): Promise<LatencyOutcome> {
   const schema = await createBenchSchema(ctx.url, 'prod');
   const total = rate * cfg.seconds;
   const publishedAt = new Float64Array(total).fill(Number.NaN);
@@ -180,7 +188,11 @@ async function queueBoxLatency(ctx: BenchContext, rate: number, cfg: BenchConfig
   }
 }
 
-async function graphileLatency(ctx: BenchContext, rate: number, cfg: BenchConfig['peers']['producer']): Promise<LatencyOutcome> {
+async function graphileLatency(
+  ctx: BenchContext,
+  rate: number,
+  cfg: BenchConfig['peers']['producer'],
+): Promise<LatencyOutcome> {
   const schema = await createGraphileSchema(ctx.url);
   const total = rate * cfg.seconds;
   const publishedAt = new Float64Array(total).fill(Number.NaN);
@@ -202,7 +214,13 @@ async function graphileLatency(ctx: BenchContext, rate: number, cfg: BenchConfig
   });
   let measured: { outcome: LatencyOutcome; wal: WalMeter } | undefined;
   try {
-    measured = await measure(ctx, { system: 'graphile', url: ctx.url, schema, rate, seconds: cfg.seconds, keys: cfg.keys }, publishedAt, listener, `concurrency ${CONSUMER_CONCURRENCY}, localQueue.size ${CONSUMER_CONCURRENCY}, no queue_name`);
+    measured = await measure(
+      ctx,
+      { system: 'graphile', url: ctx.url, schema, rate, seconds: cfg.seconds, keys: cfg.keys },
+      publishedAt,
+      listener,
+      `concurrency ${CONSUMER_CONCURRENCY}, localQueue.size ${CONSUMER_CONCURRENCY}, no queue_name`,
+    );
   } finally {
     await runner.stop();
     await listener.stop();
@@ -244,7 +262,9 @@ export interface ProducerResult {
  */
 export async function producerScenario(ctx: BenchContext, config: BenchConfig): Promise<ProducerResult[]> {
   const cfg = config.peers.producer;
-  ctx.heading(`Producer in a separate process: one message per transaction, open loop, ${cfg.seconds} s per run; latency = publish − commit returned, the first 10 % of messages left out as warm-up; ${config.peers.reps} paired rep(s); pg-boss not run (polling only)`);
+  ctx.heading(
+    `Producer in a separate process: one message per transaction, open loop, ${cfg.seconds} s per run; latency = publish − commit returned, the first 10 % of messages left out as warm-up; ${config.peers.reps} paired rep(s); pg-boss not run (polling only)`,
+  );
   const results: ProducerResult[] = [];
   for (const rate of cfg.rates) {
     ctx.print(`\n  case: ${rate} msg/s`);
@@ -287,7 +307,9 @@ export async function producerScenario(ctx: BenchContext, config: BenchConfig): 
       );
     }
     const qb = results.find((r) => r.rate === rate && r.system === 'QueueBox')!;
-    ctx.print(`    => QueueBox p50 ${f2(qb.p50)} ms (target ≤ 2), p99 ${f2(qb.p99)} ms (target ≤ 20): ${qb.p50 <= 2 && qb.p99 <= 20 && qb.allPublished ? 'met' : 'NOT met'}`);
+    ctx.print(
+      `    => QueueBox p50 ${f2(qb.p50)} ms (target ≤ 2), p99 ${f2(qb.p99)} ms (target ≤ 20): ${qb.p50 <= 2 && qb.p99 <= 20 && qb.allPublished ? 'met' : 'NOT met'}`,
+    );
   }
   return results;
 }

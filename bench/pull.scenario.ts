@@ -11,7 +11,14 @@ import { benchPayload, createBenchSchema, dropBenchSchema, rawPool } from './ben
 import { sleep } from './bench-stats.js';
 import { settleBeforeRun } from './bench-wal.js';
 import { compareDrain, type CaseResult } from './peers/compare.js';
-import { RunClock, waitFor, waitForCount, type DrainOutcome, type DrainRunner, type DrainSpec } from './peers/drain-run.js';
+import {
+  RunClock,
+  waitFor,
+  waitForCount,
+  type DrainOutcome,
+  type DrainRunner,
+  type DrainSpec,
+} from './peers/drain-run.js';
 import { RAW_LEASE_MS } from './raw-outbox.js';
 
 const SOURCE = 'bench';
@@ -33,7 +40,9 @@ async function seedPull(ctx: BenchContext, rows: number): Promise<string> {
 }
 
 async function processedCount(admin: pg.Pool, schema: string): Promise<number> {
-  const { rows } = await admin.query<{ n: number }>(`SELECT count(*)::integer AS n FROM ${inboxTable(schema)} WHERE state = 'processed'`);
+  const { rows } = await admin.query<{ n: number }>(
+    `SELECT count(*)::integer AS n FROM ${inboxTable(schema)} WHERE state = 'processed'`,
+  );
   return rows[0].n;
 }
 
@@ -55,18 +64,31 @@ const queueBoxPullRunner: DrainRunner = {
     class BenchPullWorker extends PullWorkerHost<{ seq: number }> {
       async handle(message: InboxMessage<{ seq: number }>, { manager }: PullContext): Promise<void> {
         clock.start();
-        await manager.query(`INSERT INTO ${effectsTable(schema)} (seq, message_id) VALUES ($1, $2)`, [message.payload.seq, message.id]);
+        await manager.query(`INSERT INTO ${effectsTable(schema)} (seq, message_id) VALUES ($1, $2)`, [
+          message.payload.seq,
+          message.id,
+        ]);
         handled += 1;
       }
     }
 
     let outcome: DrainOutcome | undefined;
-    const app = await startBenchApp({ url: ctx.url, schema, poolSize: spec.loops * spec.slotsPerLoop + 2, queuebox: {}, providers: [BenchPullWorker] });
+    const app = await startBenchApp({
+      url: ctx.url,
+      schema,
+      poolSize: spec.loops * spec.slotsPerLoop + 2,
+      queuebox: {},
+      providers: [BenchPullWorker],
+    });
     try {
       const deadline = performance.now() + spec.capMs;
       await waitFor(() => handled >= spec.rows, deadline);
       const done = await waitForCount(() => processedCount(ctx.admin, schema), spec.rows, deadline, 2);
-      outcome = clock.stop(done, spec.rows, `@PullWorker concurrency ${spec.loops * spec.slotsPerLoop}, pool ${spec.loops * spec.slotsPerLoop + 2}; ${handled} handler calls`);
+      outcome = clock.stop(
+        done,
+        spec.rows,
+        `@PullWorker concurrency ${spec.loops * spec.slotsPerLoop}, pool ${spec.loops * spec.slotsPerLoop + 2}; ${handled} handler calls`,
+      );
     } finally {
       await app.close();
     }
@@ -98,7 +120,9 @@ WHERE id = $1 AND state = 'processing' AND claim_token = $2 AND lease_expires_at
 }
 
 /** One message of the raw pull loop: the business INSERT and the fenced completion, in one transaction. */
-type RawTransaction = (work: (query: (sql: string, params: unknown[]) => Promise<{ rowCount: number }>) => Promise<void>) => Promise<void>;
+type RawTransaction = (
+  work: (query: (sql: string, params: unknown[]) => Promise<{ rowCount: number }>) => Promise<void>,
+) => Promise<void>;
 
 /**
  * The raw pull loop: one claim of `concurrency` rows (SKIP LOCKED, its own statement), then each
@@ -107,7 +131,18 @@ type RawTransaction = (work: (query: (sql: string, params: unknown[]) => Promise
  * how a transaction runs: on node-postgres directly, or through TypeORM's `DataSource.transaction`
  * (what a user's business code runs on, and what QueueBox gives a handler).
  */
-function rawPullRunner(name: string, open: (url: string, poolSize: number) => Promise<{ transaction: RawTransaction; claim: (sql: string, params: unknown[]) => Promise<{ id: string; claim_token: string; payload: string }[]>; close(): Promise<void> }>, how: string): DrainRunner {
+function rawPullRunner(
+  name: string,
+  open: (
+    url: string,
+    poolSize: number,
+  ) => Promise<{
+    transaction: RawTransaction;
+    claim: (sql: string, params: unknown[]) => Promise<{ id: string; claim_token: string; payload: string }[]>;
+    close(): Promise<void>;
+  }>,
+  how: string,
+): DrainRunner {
   return {
     name,
     async run(ctx, spec) {
@@ -142,7 +177,11 @@ function rawPullRunner(name: string, open: (url: string, poolSize: number) => Pr
             ),
           );
         }
-        outcome = clock.stop(done, spec.rows, `claims of ${concurrency} + one ${how} transaction per message (INSERT + fenced UPDATE), pool ${concurrency + 2}; ${claims} claims`);
+        outcome = clock.stop(
+          done,
+          spec.rows,
+          `claims of ${concurrency} + one ${how} transaction per message (INSERT + fenced UPDATE), pool ${concurrency + 2}; ${claims} claims`,
+        );
       } finally {
         await db.close();
       }
@@ -162,7 +201,8 @@ const rawPgPullRunner = rawPullRunner(
     const pool = rawPool(url, poolSize);
     await Promise.all(Array.from({ length: poolSize - 2 }, () => pool.query('SELECT 1')));
     return {
-      claim: async (sql, params) => (await pool.query<{ id: string; claim_token: string; payload: string }>(sql, params)).rows,
+      claim: async (sql, params) =>
+        (await pool.query<{ id: string; claim_token: string; payload: string }>(sql, params)).rows,
       async transaction(work) {
         const client = await pool.connect();
         try {
@@ -190,7 +230,8 @@ const rawTypeOrmPullRunner = rawPullRunner(
     await Promise.all(Array.from({ length: poolSize - 2 }, () => dataSource.query('SELECT 1')));
     return {
       // An UPDATE answers [rows, count].
-      claim: async (sql, params) => ((await dataSource.query(sql, params)) as [{ id: string; claim_token: string; payload: string }[], number])[0],
+      claim: async (sql, params) =>
+        ((await dataSource.query(sql, params)) as [{ id: string; claim_token: string; payload: string }[], number])[0],
       transaction: (work) =>
         dataSource.transaction(async (manager) => {
           // A plain `manager.query` (no structured result): rows of INSERT, [rows, count] of UPDATE.
@@ -208,7 +249,23 @@ const rawTypeOrmPullRunner = rawPullRunner(
 /** Pull workers completing in the business transaction against a raw loop with one fenced commit per message. */
 export async function pullScenario(ctx: BenchContext, config: BenchConfig): Promise<CaseResult[]> {
   const cfg = config.peers;
-  ctx.heading(`Pull workers: ${cfg.pull.rows} unordered inbox rows, each handled by one business INSERT committed with its completion; concurrency ${cfg.pull.concurrency}; ${cfg.reps} paired rep(s)`);
-  const spec: DrainSpec = { rows: cfg.pull.rows, keys: 0, loops: 1, slotsPerLoop: cfg.pull.concurrency, capMs: cfg.runCapMs };
-  return [await compareDrain(ctx, `pull, concurrency ${cfg.pull.concurrency}`, spec, [rawPgPullRunner, rawTypeOrmPullRunner, queueBoxPullRunner], cfg.reps)];
+  ctx.heading(
+    `Pull workers: ${cfg.pull.rows} unordered inbox rows, each handled by one business INSERT committed with its completion; concurrency ${cfg.pull.concurrency}; ${cfg.reps} paired rep(s)`,
+  );
+  const spec: DrainSpec = {
+    rows: cfg.pull.rows,
+    keys: 0,
+    loops: 1,
+    slotsPerLoop: cfg.pull.concurrency,
+    capMs: cfg.runCapMs,
+  };
+  return [
+    await compareDrain(
+      ctx,
+      `pull, concurrency ${cfg.pull.concurrency}`,
+      spec,
+      [rawPgPullRunner, rawTypeOrmPullRunner, queueBoxPullRunner],
+      cfg.reps,
+    ),
+  ];
 }

@@ -107,7 +107,13 @@ export function newRawLoopStats(): RawLoopStats {
 export type RawPublish = (row: RawClaimedRow) => Promise<void>;
 
 /** One claim, the publishes of its rows, one batched complete. Returns the rows claimed and marked. */
-export async function rawCycle(pool: pg.Pool, sql: RawStatements, batch: number, publish: RawPublish, stats: RawLoopStats): Promise<{ claimed: number; sent: number }> {
+export async function rawCycle(
+  pool: pg.Pool,
+  sql: RawStatements,
+  batch: number,
+  publish: RawPublish,
+  stats: RawLoopStats,
+): Promise<{ claimed: number; sent: number }> {
   const claimed = await stats.claim.time(
     () => pool.query<RawClaimedRow>(sql.claim, [batch, RAW_LEASE_MS]),
     (result) => result.rows.length,
@@ -130,7 +136,12 @@ export async function rawCycle(pool: pg.Pool, sql: RawStatements, batch: number,
  * rows are sent. A loop whose claim comes back empty (the other loop holds every claimable head)
  * sleeps 1 ms.
  */
-export async function rawDrain(pool: pg.Pool, sql: RawStatements, opts: { loops: number; batch: number; total: number }, publish: RawPublish): Promise<{ ms: number; stats: RawLoopStats }> {
+export async function rawDrain(
+  pool: pg.Pool,
+  sql: RawStatements,
+  opts: { loops: number; batch: number; total: number },
+  publish: RawPublish,
+): Promise<{ ms: number; stats: RawLoopStats }> {
   const stats = newRawLoopStats();
   let sent = 0;
   const started = performance.now();
@@ -179,7 +190,13 @@ export class Waker {
  * at once while claims come back full; after a short claim it sleeps until the producer wakes
  * it (in process, right after each commit) or `pollMs` passes.
  */
-export function startRawConsumer(pool: pg.Pool, sql: RawStatements, opts: { batch: number; pollMs: number }, publish: RawPublish, waker: Waker): { stats: RawLoopStats; stop(): Promise<void> } {
+export function startRawConsumer(
+  pool: pg.Pool,
+  sql: RawStatements,
+  opts: { batch: number; pollMs: number },
+  publish: RawPublish,
+  waker: Waker,
+): { stats: RawLoopStats; stop(): Promise<void> } {
   const stats = newRawLoopStats();
   let stopped = false;
   const running = (async () => {

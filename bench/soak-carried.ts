@@ -24,7 +24,12 @@ export interface CarriedRate {
  * below the drain rate of a backlog; offering a share of the drain rate there would measure a
  * queue that only grows. The queue is left empty for what follows.
  */
-export async function measureCarriedRate(admin: pg.Pool, fleet: SoakFleet, schema: string, flatOut: { messagesPerSecond: number; batch: number; keys: number; maxInFlight: number }): Promise<CarriedRate> {
+export async function measureCarriedRate(
+  admin: pg.Pool,
+  fleet: SoakFleet,
+  schema: string,
+  flatOut: { messagesPerSecond: number; batch: number; keys: number; maxInFlight: number },
+): Promise<CarriedRate> {
   fleet.produce(flatOut.messagesPerSecond, flatOut.batch, flatOut.keys, flatOut.maxInFlight);
   await sleep(RAMP_MS);
   await fleet.windows();
@@ -35,9 +40,12 @@ export async function measureCarriedRate(admin: pg.Pool, fleet: SoakFleet, schem
   await fleet.stopProducing();
   const deadline = performance.now() + EMPTY_CAP_MS;
   for (;;) {
-    const { rows } = await admin.query<{ n: number }>(`SELECT count(*)::integer AS n FROM ${outboxTable(schema)} WHERE state IN ('pending', 'processing')`);
+    const { rows } = await admin.query<{ n: number }>(
+      `SELECT count(*)::integer AS n FROM ${outboxTable(schema)} WHERE state IN ('pending', 'processing')`,
+    );
     if (rows[0].n === 0) break;
-    if (performance.now() > deadline) throw new Error(`${rows[0].n} rows still unfinished ${EMPTY_CAP_MS / 1000} s after the carried-rate measurement`);
+    if (performance.now() > deadline)
+      throw new Error(`${rows[0].n} rows still unfinished ${EMPTY_CAP_MS / 1000} s after the carried-rate measurement`);
     if (fleet.failure) throw new Error(fleet.failure);
     await sleep(500);
   }

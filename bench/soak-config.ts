@@ -36,7 +36,17 @@ export const RETENTION_INTERVAL_MS = 60_000;
 /** One sample per minute: the issue's series are per minute. */
 export const SAMPLE_MS = 60_000;
 
-const FLAGS = ['minutes', 'replicas', 'load', 'rate', 'retention-seconds', 'keys', 'batch', 'drain-rows', 'label'] as const;
+const FLAGS = [
+  'minutes',
+  'replicas',
+  'load',
+  'rate',
+  'retention-seconds',
+  'keys',
+  'batch',
+  'drain-rows',
+  'label',
+] as const;
 type Flag = (typeof FLAGS)[number];
 
 /** `--name value` and `--name=value`; an unknown flag or a missing value is an error that names it. */
@@ -46,7 +56,8 @@ function parseArgs(argv: readonly string[]): Map<Flag, string> {
     const arg = argv[i];
     const match = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
     const name = match?.[1] as Flag | undefined;
-    if (!match || !FLAGS.includes(name!)) throw new Error(`bench:soak: unknown argument "${arg}" (known: ${FLAGS.map((f) => `--${f}`).join(', ')})`);
+    if (!match || !FLAGS.includes(name!))
+      throw new Error(`bench:soak: unknown argument "${arg}" (known: ${FLAGS.map((f) => `--${f}`).join(', ')})`);
     const value = match[2] ?? argv[++i];
     if (value === undefined || value.startsWith('--')) throw new Error(`bench:soak: --${name} needs a value`);
     values.set(name!, value);
@@ -58,7 +69,8 @@ function positiveInt(values: Map<Flag, string>, name: Flag, fallback: number, mi
   const raw = values.get(name);
   if (raw === undefined) return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`bench:soak: --${name} must be an integer ≥ ${min}, got "${raw}"`);
+  if (!Number.isInteger(value) || value < min)
+    throw new Error(`bench:soak: --${name} must be an integer ≥ ${min}, got "${raw}"`);
   return value;
 }
 
@@ -67,12 +79,14 @@ export function readSoakConfig(argv: readonly string[] = process.argv.slice(2)):
   const minutes = positiveInt(values, 'minutes', 60, 3);
   const rawLoad = values.get('load');
   const loadShare = rawLoad === undefined ? 0.7 : Number(rawLoad);
-  if (!(loadShare > 0 && loadShare <= 2)) throw new Error(`bench:soak: --load must be a share of the drain rate in (0, 2], got "${rawLoad}"`);
+  if (!(loadShare > 0 && loadShare <= 2))
+    throw new Error(`bench:soak: --load must be a share of the drain rate in (0, 2], got "${rawLoad}"`);
   // Short enough that rows are deleted for most of the run, long enough that the table holds minutes of messages.
   const defaultRetentionS = Math.min(300, Math.max(60, Math.round((minutes * 60) / 10)));
   const retentionS = positiveInt(values, 'retention-seconds', defaultRetentionS);
   const label = values.get('label') ?? `soak-${minutes}min`;
-  if (!/^[A-Za-z0-9._-]{1,80}$/.test(label)) throw new Error(`bench:soak: --label must be 1–80 letters, digits, ".", "_" or "-", got "${label}"`);
+  if (!/^[A-Za-z0-9._-]{1,80}$/.test(label))
+    throw new Error(`bench:soak: --label must be 1–80 letters, digits, ".", "_" or "-", got "${label}"`);
   return {
     minutes,
     replicas: positiveInt(values, 'replicas', 4),

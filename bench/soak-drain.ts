@@ -20,7 +20,13 @@ export interface DrainMeasurement {
  * Inserts `rows` pending messages in one statement (the soak's payload, keys spread as the
  * producers spread theirs), wakes the replicas, and times them until the last one is published.
  */
-async function drainOnce(admin: pg.Pool, fleet: SoakFleet, schema: string, rows: number, keys: number): Promise<DrainMeasurement> {
+async function drainOnce(
+  admin: pg.Pool,
+  fleet: SoakFleet,
+  schema: string,
+  rows: number,
+  keys: number,
+): Promise<DrainMeasurement> {
   const before = await fleet.status();
   const payload = JSON.stringify(soakPayload(0, 0));
   await admin.query(
@@ -40,7 +46,10 @@ async function drainOnce(admin: pg.Pool, fleet: SoakFleet, schema: string, rows:
       const ms = status.lastPublishAt - committedAt;
       return { rows, ms, rate: (rows / ms) * 1000 };
     }
-    if (performance.now() > deadline) throw new Error(`the drain of ${rows} rows did not finish within ${DRAIN_CAP_MS / 1000} s (${status.published - before.published} published)`);
+    if (performance.now() > deadline)
+      throw new Error(
+        `the drain of ${rows} rows did not finish within ${DRAIN_CAP_MS / 1000} s (${status.published - before.published} published)`,
+      );
     if (fleet.failure) throw new Error(fleet.failure);
     await sleep(100);
   }
@@ -50,7 +59,13 @@ async function drainOnce(admin: pg.Pool, fleet: SoakFleet, schema: string, rows:
  * The drain rate of the replicas as they are, on this server: a warm-up drain of a fifth of the
  * rows (JIT, pools, prepared statements, the adaptive pace), then the measured one.
  */
-export async function measureDrainRate(admin: pg.Pool, fleet: SoakFleet, schema: string, rows: number, keys: number): Promise<{ warmup: DrainMeasurement; measured: DrainMeasurement }> {
+export async function measureDrainRate(
+  admin: pg.Pool,
+  fleet: SoakFleet,
+  schema: string,
+  rows: number,
+  keys: number,
+): Promise<{ warmup: DrainMeasurement; measured: DrainMeasurement }> {
   const warmup = await drainOnce(admin, fleet, schema, Math.ceil(rows / 5), keys);
   const measured = await drainOnce(admin, fleet, schema, rows, keys);
   return { warmup, measured };

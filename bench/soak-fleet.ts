@@ -1,6 +1,11 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { SoakReplicaCommand, SoakReplicaConfig, SoakReplicaMessage, SoakReplicaWindow } from './soak-replica.process.js';
+import type {
+  SoakReplicaCommand,
+  SoakReplicaConfig,
+  SoakReplicaMessage,
+  SoakReplicaWindow,
+} from './soak-replica.process.js';
 
 const REPLICA_ENTRY = fileURLToPath(new URL('./soak-replica.process.js', import.meta.url));
 
@@ -38,7 +43,8 @@ export class SoakFleet {
   produce(messagesPerSecond: number, batch: number, keys: number, maxInFlight: number): void {
     const share = messagesPerSecond / this.children.length;
     const keysEach = Math.ceil(keys / this.children.length);
-    for (const child of this.children) this.send(child, { type: 'produce', messagesPerSecond: share, batch, keys: keysEach, maxInFlight });
+    for (const child of this.children)
+      this.send(child, { type: 'produce', messagesPerSecond: share, batch, keys: keysEach, maxInFlight });
   }
 
   /** Stops every replica's producer; resolves once their transactions in flight have finished. */
@@ -54,7 +60,10 @@ export class SoakFleet {
   /** Messages published so far, over all replicas, and when the last one was (epoch ms). */
   async status(): Promise<{ published: number; lastPublishAt: number }> {
     const all = await Promise.all(this.children.map((child) => this.ask(child, { type: 'status' }, 'status')));
-    return { published: all.reduce((sum, s) => sum + s.published, 0), lastPublishAt: Math.max(...all.map((s) => s.lastPublishAt)) };
+    return {
+      published: all.reduce((sum, s) => sum + s.published, 0),
+      lastPublishAt: Math.max(...all.map((s) => s.lastPublishAt)),
+    };
   }
 
   /** Stops the producers and closes the applications (their shutdown waits for publishes in flight); SIGKILL for one that does not finish. */
@@ -83,15 +92,26 @@ export class SoakFleet {
     if (child.connected) child.send(command);
   }
 
-  private ask<T extends SoakReplicaMessage['type']>(child: ChildProcess, command: SoakReplicaCommand, type: T): Promise<Reply<T>> {
+  private ask<T extends SoakReplicaMessage['type']>(
+    child: ChildProcess,
+    command: SoakReplicaCommand,
+    type: T,
+  ): Promise<Reply<T>> {
     const answer = this.next(child, type, ANSWER_TIMEOUT_MS);
     this.send(child, command);
     return answer;
   }
 
-  private next<T extends SoakReplicaMessage['type']>(child: ChildProcess, type: T, timeoutMs: number): Promise<Reply<T>> {
+  private next<T extends SoakReplicaMessage['type']>(
+    child: ChildProcess,
+    type: T,
+    timeoutMs: number,
+  ): Promise<Reply<T>> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => finish(new Error(`replica pid ${child.pid} did not answer "${type}" within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => finish(new Error(`replica pid ${child.pid} did not answer "${type}" within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       const onMessage = (message: SoakReplicaMessage): void => {
         if (message.type === type) finish(undefined, message as Reply<T>);
       };

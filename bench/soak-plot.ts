@@ -70,7 +70,9 @@ function tickText(value: number): string {
 
 function panelSvg(panel: Panel, top: number, lastMinute: number, showPoints: boolean): string {
   const width = WIDTH - LEFT - RIGHT;
-  const values = panel.series.flatMap((s) => s.values).filter((v): v is number => v !== null && Number.isFinite(v) && (!panel.log || v > 0));
+  const values = panel.series
+    .flatMap((s) => s.values)
+    .filter((v): v is number => v !== null && Number.isFinite(v) && (!panel.log || v > 0));
   const x = (minute: number): number => LEFT + (minute / lastMinute) * width;
   let y: (value: number) => number;
   const ticks: number[] = [];
@@ -90,30 +92,48 @@ function panelSvg(panel: Panel, top: number, lastMinute: number, showPoints: boo
   parts.push(`<text x="${LEFT}" y="${top - 12}" font-size="15" font-weight="bold">${escape(panel.title)}</text>`);
   for (const shade of panel.shades ?? []) {
     const x0 = x(shade.from - 1);
-    parts.push(`<rect x="${x0}" y="${top}" width="${x(shade.to) - x0}" height="${PANEL_HEIGHT}" fill="#000" fill-opacity="0.05"/>`);
-    parts.push(`<text x="${(x0 + x(shade.to)) / 2}" y="${top + 14}" font-size="11" fill="#666" text-anchor="middle">${escape(shade.label)}</text>`);
+    parts.push(
+      `<rect x="${x0}" y="${top}" width="${x(shade.to) - x0}" height="${PANEL_HEIGHT}" fill="#000" fill-opacity="0.05"/>`,
+    );
+    parts.push(
+      `<text x="${(x0 + x(shade.to)) / 2}" y="${top + 14}" font-size="11" fill="#666" text-anchor="middle">${escape(shade.label)}</text>`,
+    );
   }
   for (const v of ticks) {
     parts.push(`<line x1="${LEFT}" x2="${LEFT + width}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/>`);
     parts.push(`<text x="${LEFT - 6}" y="${y(v) + 4}" font-size="11" text-anchor="end">${tickText(v)}</text>`);
   }
   const xStep = Math.max(1, niceStep(lastMinute, 10));
-  for (let m = 0; m <= lastMinute; m += xStep) parts.push(`<text x="${x(m)}" y="${top + PANEL_HEIGHT + 16}" font-size="11" text-anchor="middle">${m}</text>`);
-  parts.push(`<text x="${LEFT + width / 2}" y="${top + PANEL_HEIGHT + 32}" font-size="11" text-anchor="middle" fill="#444">minute</text>`);
-  parts.push(`<text transform="translate(${LEFT - 58},${top + PANEL_HEIGHT / 2}) rotate(-90)" font-size="12" text-anchor="middle">${escape(panel.unit)}</text>`);
+  for (let m = 0; m <= lastMinute; m += xStep)
+    parts.push(`<text x="${x(m)}" y="${top + PANEL_HEIGHT + 16}" font-size="11" text-anchor="middle">${m}</text>`);
+  parts.push(
+    `<text x="${LEFT + width / 2}" y="${top + PANEL_HEIGHT + 32}" font-size="11" text-anchor="middle" fill="#444">minute</text>`,
+  );
+  parts.push(
+    `<text transform="translate(${LEFT - 58},${top + PANEL_HEIGHT / 2}) rotate(-90)" font-size="12" text-anchor="middle">${escape(panel.unit)}</text>`,
+  );
   parts.push(`<rect x="${LEFT}" y="${top}" width="${width}" height="${PANEL_HEIGHT}" fill="none" stroke="#888"/>`);
   if (panel.marker) {
     const mx = x(panel.marker.minute);
-    parts.push(`<line x1="${mx}" x2="${mx}" y1="${top}" y2="${top + PANEL_HEIGHT}" stroke="#555" stroke-dasharray="3,3"/>`);
+    parts.push(
+      `<line x1="${mx}" x2="${mx}" y1="${top}" y2="${top + PANEL_HEIGHT}" stroke="#555" stroke-dasharray="3,3"/>`,
+    );
     parts.push(`<text x="${mx + 4}" y="${top + 28}" font-size="11" fill="#555">${escape(panel.marker.label)}</text>`);
   }
   for (const event of panel.events ?? []) {
     const ex = x(event.minute);
     parts.push(`<path d="M ${ex} ${top + PANEL_HEIGHT - 9} l -5 9 l 10 0 z" fill="#444"/>`);
-    if (event.count > 1) parts.push(`<text x="${ex}" y="${top + PANEL_HEIGHT - 12}" font-size="10" text-anchor="middle">${event.count}</text>`);
+    if (event.count > 1)
+      parts.push(
+        `<text x="${ex}" y="${top + PANEL_HEIGHT - 12}" font-size="10" text-anchor="middle">${event.count}</text>`,
+      );
   }
   panel.series.forEach((series, i) => {
-    const points = series.values.map((v, m) => (v === null || !Number.isFinite(v) || (panel.log && v <= 0) ? undefined : `${x(m + 1).toFixed(1)},${y(v).toFixed(1)}`));
+    const points = series.values.map((v, m) =>
+      v === null || !Number.isFinite(v) || (panel.log && v <= 0)
+        ? undefined
+        : `${x(m + 1).toFixed(1)},${y(v).toFixed(1)}`,
+    );
     // A gap (a minute without a value) breaks the line.
     const runs: string[][] = [[]];
     for (const p of points) {
@@ -124,10 +144,14 @@ function panelSvg(panel: Panel, top: number, lastMinute: number, showPoints: boo
       parts.push(
         `<polyline points="${run.join(' ')}" fill="none" stroke="${series.color}" stroke-width="${series.thin ? 1.2 : 2.2}"${series.dashed ? ' stroke-dasharray="6,4"' : ''}/>`,
       );
-      if (showPoints) for (const p of run) parts.push(`<circle cx="${p.split(',')[0]}" cy="${p.split(',')[1]}" r="2.5" fill="${series.color}"/>`);
+      if (showPoints)
+        for (const p of run)
+          parts.push(`<circle cx="${p.split(',')[0]}" cy="${p.split(',')[1]}" r="2.5" fill="${series.color}"/>`);
     }
     const ly = top + 16 + i * 18;
-    parts.push(`<line x1="${LEFT + width + 14}" x2="${LEFT + width + 38}" y1="${ly - 4}" y2="${ly - 4}" stroke="${series.color}" stroke-width="2.5"${series.dashed ? ' stroke-dasharray="6,4"' : ''}/>`);
+    parts.push(
+      `<line x1="${LEFT + width + 14}" x2="${LEFT + width + 38}" y1="${ly - 4}" y2="${ly - 4}" stroke="${series.color}" stroke-width="2.5"${series.dashed ? ' stroke-dasharray="6,4"' : ''}/>`,
+    );
     parts.push(`<text x="${LEFT + width + 44}" y="${ly}" font-size="12">${escape(series.name)}</text>`);
   });
   if (panel.events?.length) {
@@ -143,12 +167,17 @@ export function soakSvg(input: PlotInput): { svg: string; width: number; height:
   const m = input.minutes;
   const lastMinute = Math.max(1, m.at(-1)?.minute ?? 1);
   const w = input.window;
-  const shades = w.minutes > 0 && m.length >= 2 * w.minutes
-    ? [
-        { from: 1, to: w.minutes, label: w.thirds ? 'first third' : `first ${w.minutes} min` },
-        { from: lastMinute - w.minutes + 1, to: lastMinute, label: w.thirds ? 'last third' : `last ${w.minutes} min` },
-      ]
-    : [];
+  const shades =
+    w.minutes > 0 && m.length >= 2 * w.minutes
+      ? [
+          { from: 1, to: w.minutes, label: w.thirds ? 'first third' : `first ${w.minutes} min` },
+          {
+            from: lastMinute - w.minutes + 1,
+            to: lastMinute,
+            label: w.thirds ? 'last third' : `last ${w.minutes} min`,
+          },
+        ]
+      : [];
   const steady = { minute: input.steadyFrom, label: `retention steady from here (minute ${input.steadyFrom})` };
   const mbOf = (bytes: number): number => bytes / 1024 / 1024;
   const panels: Panel[] = [
@@ -188,7 +217,9 @@ export function soakSvg(input: PlotInput): { svg: string; width: number; height:
       title: 'Tuples (pg_stat_user_tables)',
       unit: 'tuples',
       marker: steady,
-      events: m.filter((r) => r.autovacuums > 0).map((r) => ({ minute: r.minute, count: r.autovacuums, label: 'autovacuum run(s)' })),
+      events: m
+        .filter((r) => r.autovacuums > 0)
+        .map((r) => ({ minute: r.minute, count: r.autovacuums, label: 'autovacuum run(s)' })),
       series: [
         { name: 'dead, most in the minute', color: '#8c564b', values: m.map((r) => r.deadTuplesMax) },
         { name: 'dead at the minute’s end', color: '#c49c94', values: m.map((r) => r.deadTuples), thin: true },
@@ -206,9 +237,13 @@ export function soakSvg(input: PlotInput): { svg: string; width: number; height:
   const height = headerHeight + panels.length * (PANEL_HEIGHT + PANEL_GAP);
   const header = [
     `<text x="${LEFT}" y="32" font-size="20" font-weight="bold">${escape(input.title)}</text>`,
-    ...subtitle.map((line, i) => `<text x="${LEFT}" y="${58 + i * 18}" font-size="13" fill="#333">${escape(line)}</text>`),
+    ...subtitle.map(
+      (line, i) => `<text x="${LEFT}" y="${58 + i * 18}" font-size="13" fill="#333">${escape(line)}</text>`,
+    ),
   ];
-  const body = panels.map((panel, i) => panelSvg(panel, headerHeight + i * (PANEL_HEIGHT + PANEL_GAP), lastMinute, m.length <= 30));
+  const body = panels.map((panel, i) =>
+    panelSvg(panel, headerHeight + i * (PANEL_HEIGHT + PANEL_GAP), lastMinute, m.length <= 30),
+  );
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="DejaVu Sans, Arial, sans-serif">
 <rect width="${WIDTH}" height="${height}" fill="#fff"/>
 ${header.join('\n')}
@@ -228,7 +263,14 @@ export async function writeSoakPlot(input: PlotInput, pngPath: string): Promise<
     const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
     try {
       const page = await browser.newPage({ viewport: { width, height }, deviceScaleFactor: 1 });

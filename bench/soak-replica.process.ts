@@ -124,7 +124,12 @@ class ReplicaWindowRecorder {
   }
 }
 
-function startProducer(app: BenchApp, slot: number, recorder: ReplicaWindowRecorder, command: Extract<SoakReplicaCommand, { type: 'produce' }>): OpenLoopProducer {
+function startProducer(
+  app: BenchApp,
+  slot: number,
+  recorder: ReplicaWindowRecorder,
+  command: Extract<SoakReplicaCommand, { type: 'produce' }>,
+): OpenLoopProducer {
   // Each replica owns its share of the keys, as an aggregate's events come from one place.
   const key = (seq: number): string | undefined => (command.keys === 0 ? undefined : `r${slot}-${seq % command.keys}`);
   let failuresLogged = 0;
@@ -132,7 +137,11 @@ function startProducer(app: BenchApp, slot: number, recorder: ReplicaWindowRecor
     async (first, count, at) => {
       await app.dataSource.transaction((manager) =>
         app.outbox.enqueue(
-          Array.from({ length: count }, (_, i) => ({ destination: 'noop', key: key(first + i), payload: soakPayload(first + i, at) })),
+          Array.from({ length: count }, (_, i) => ({
+            destination: 'noop',
+            key: key(first + i),
+            payload: soakPayload(first + i, at),
+          })),
           { manager },
         ),
       );
@@ -178,7 +187,13 @@ async function main(): Promise<void> {
       producer = undefined;
       void (stopping?.stop() ?? Promise.resolve()).then(() => reply({ type: 'stopped', slot: config.slot }));
     } else if (command.type === 'window') reply(recorder.take(config.slot, producer));
-    else if (command.type === 'status') reply({ type: 'status', slot: config.slot, published: recorder.published, lastPublishAt: recorder.lastPublishAt });
+    else if (command.type === 'status')
+      reply({
+        type: 'status',
+        slot: config.slot,
+        published: recorder.published,
+        lastPublishAt: recorder.lastPublishAt,
+      });
     else if (command.type === 'close') {
       void (async () => {
         await producer?.stop();

@@ -38,7 +38,11 @@ export interface SoakPaths {
 }
 
 export function soakPaths(config: Pick<SoakConfig, 'label' | 'dataDir' | 'imageDir'>): SoakPaths {
-  return { json: join(config.dataDir, `${config.label}.json`), csv: join(config.dataDir, `${config.label}.csv`), png: join(config.imageDir, `${config.label}.png`) };
+  return {
+    json: join(config.dataDir, `${config.label}.json`),
+    csv: join(config.dataDir, `${config.label}.csv`),
+    png: join(config.imageDir, `${config.label}.png`),
+  };
 }
 
 /** The series so far, as JSON (everything) and CSV (a row per minute). */
@@ -51,19 +55,36 @@ export async function writeSoakData(results: SoakResults, paths: SoakPaths): Pro
 /** Prints the verdict and the facts beside it, renders the plot and writes the results a last time. */
 export async function reportSoak(
   results: SoakResults,
-  run: { first: WindowSamples; last: WindowSamples; failure: string | undefined; paths: SoakPaths; print: (line: string) => void },
+  run: {
+    first: WindowSamples;
+    last: WindowSamples;
+    failure: string | undefined;
+    paths: SoakPaths;
+    print: (line: string) => void;
+  },
 ): Promise<void> {
   const { config, window } = results;
   const print = run.print;
-  print(`\n=== Verdict (${window.thirds ? 'a short run: the last third of its minutes against the first third, where an hour compares its last 10 against its first 10' : 'the last 10 minutes against the first 10'})`);
+  print(
+    `\n=== Verdict (${window.thirds ? 'a short run: the last third of its minutes against the first third, where an hour compares its last 10 against its first 10' : 'the last 10 minutes against the first 10'})`,
+  );
   if (results.minutes.length < 2 * Math.max(window.minutes, 1)) {
     results.verdict = `FAIL (${run.failure ?? 'the run ended'} after ${results.minutes.length} minute(s): too few to compare)`;
   } else {
-    const input = { minutes: results.minutes, window, first: run.first, last: run.last, steadyFrom: results.steadyFrom, retentionMs: config.retentionMs, failure: run.failure };
+    const input = {
+      minutes: results.minutes,
+      window,
+      first: run.first,
+      last: run.last,
+      steadyFrom: results.steadyFrom,
+      retentionMs: config.retentionMs,
+      failure: run.failure,
+    };
     results.checks = soakChecks(input);
     results.facts = soakFacts(input);
     results.verdict = soakVerdictLine(results.checks);
-    for (const check of results.checks) print(`  ${check.pass === undefined ? 'n/a ' : check.pass ? 'pass' : 'FAIL'}  ${check.name}: ${check.measured}`);
+    for (const check of results.checks)
+      print(`  ${check.pass === undefined ? 'n/a ' : check.pass ? 'pass' : 'FAIL'}  ${check.name}: ${check.measured}`);
     for (const fact of results.facts) print(`  -     ${fact}`);
   }
   print(`  => ${results.verdict}`);

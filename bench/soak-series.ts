@@ -3,7 +3,10 @@ import type { SoakReplicaWindow } from './soak-replica.process.js';
 import type { TableReading, TupleReading } from './soak-table-stats.js';
 
 /** One minute of the soak: the row of the CSV and the point of every plotted series; sizes and tuples as the minute's last reading found them. */
-export interface SoakMinute extends Pick<TableReading, 'totalBytes' | 'tableBytes' | 'indexBytes' | 'indexes' | 'liveTuples' | 'deadTuples'> {
+export interface SoakMinute extends Pick<
+  TableReading,
+  'totalBytes' | 'tableBytes' | 'indexBytes' | 'indexes' | 'liveTuples' | 'deadTuples'
+> {
   minute: number;
   /** When the minute ended (UTC, ISO 8601). */
   endedAt: string;
@@ -61,7 +64,8 @@ export interface MinuteInput {
   waits: string;
 }
 
-const round = (value: number, digits: number): number => (Number.isFinite(value) ? Number(value.toFixed(digits)) : value);
+const round = (value: number, digits: number): number =>
+  Number.isFinite(value) ? Number(value.toFixed(digits)) : value;
 
 /** Merges the replicas' windows and the table's readings into the minute's row. */
 export function buildMinute(input: MinuteInput): SoakMinute {
@@ -72,7 +76,10 @@ export function buildMinute(input: MinuteInput): SoakMinute {
   const claims = windows.flatMap((w) => w.claimMs);
   const commits = windows.flatMap((w) => w.commitMs);
   const readings = [...input.tuples, { deadTuples: table.deadTuples, liveTuples: table.liveTuples }];
-  const oldest = input.tuples.reduce<TupleReading | undefined>((max, t) => (max === undefined || t.oldestSnapshotSeconds > max.oldestSnapshotSeconds ? t : max), undefined);
+  const oldest = input.tuples.reduce<TupleReading | undefined>(
+    (max, t) => (max === undefined || t.oldestSnapshotSeconds > max.oldestSnapshotSeconds ? t : max),
+    undefined,
+  );
   return {
     minute: input.minute,
     endedAt: new Date().toISOString(),
@@ -84,7 +91,10 @@ export function buildMinute(input: MinuteInput): SoakMinute {
     backlog: table.backlog,
     endToEndP50Ms: round(percentile(endToEnd, 50), 2),
     endToEndP99Ms: round(percentile(endToEnd, 99), 2),
-    endToEndMaxMs: round(endToEnd.reduce((max, v) => Math.max(max, v), Number.NaN), 2),
+    endToEndMaxMs: round(
+      endToEnd.reduce((max, v) => Math.max(max, v), Number.NaN),
+      2,
+    ),
     claimP50Ms: round(percentile(claims, 50), 2),
     claimP99Ms: round(percentile(claims, 99), 2),
     claims: claims.length,
@@ -104,7 +114,8 @@ export function buildMinute(input: MinuteInput): SoakMinute {
     autovacuumCount: table.autovacuumCount,
     autovacuums: table.autovacuumCount - previous.autovacuumCount,
     lastAutovacuum: table.lastAutovacuum,
-    vacuumBusyShare: input.tuples.length === 0 ? 0 : round(input.tuples.filter((t) => t.vacuuming).length / input.tuples.length, 2),
+    vacuumBusyShare:
+      input.tuples.length === 0 ? 0 : round(input.tuples.filter((t) => t.vacuuming).length / input.tuples.length, 2),
     oldestFinishedSeconds: round(table.oldestFinishedSeconds, 1),
     oldestSnapshotSeconds: round(oldest?.oldestSnapshotSeconds ?? 0, 1),
     oldestSnapshotHolder: oldest?.oldestSnapshotHolder ?? '',
@@ -117,14 +128,52 @@ export function buildMinute(input: MinuteInput): SoakMinute {
 
 /** The CSV columns: every scalar of a minute (the per-index sizes are in the JSON). */
 const COLUMNS = [
-  'minute', 'endedAt', 'offeredPerSecond', 'enqueuedPerSecond', 'publishedPerSecond', 'producerBehind', 'failedTransactions', 'backlog',
-  'endToEndP50Ms', 'endToEndP99Ms', 'endToEndMaxMs', 'claimP50Ms', 'claimP99Ms', 'claims', 'claimErrors', 'rowsPerClaim', 'commitP50Ms', 'commitP99Ms',
-  'totalBytes', 'tableBytes', 'indexBytes', 'liveTuples', 'deadTuples', 'deadTuplesMax', 'deletedRows', 'insertedRows',
-  'autovacuumCount', 'autovacuums', 'lastAutovacuum', 'vacuumBusyShare', 'oldestFinishedSeconds', 'oldestSnapshotSeconds', 'oldestSnapshotHolder', 'replicasCpuPercent', 'postgresCpuPercent', 'loadAverage', 'waits',
+  'minute',
+  'endedAt',
+  'offeredPerSecond',
+  'enqueuedPerSecond',
+  'publishedPerSecond',
+  'producerBehind',
+  'failedTransactions',
+  'backlog',
+  'endToEndP50Ms',
+  'endToEndP99Ms',
+  'endToEndMaxMs',
+  'claimP50Ms',
+  'claimP99Ms',
+  'claims',
+  'claimErrors',
+  'rowsPerClaim',
+  'commitP50Ms',
+  'commitP99Ms',
+  'totalBytes',
+  'tableBytes',
+  'indexBytes',
+  'liveTuples',
+  'deadTuples',
+  'deadTuplesMax',
+  'deletedRows',
+  'insertedRows',
+  'autovacuumCount',
+  'autovacuums',
+  'lastAutovacuum',
+  'vacuumBusyShare',
+  'oldestFinishedSeconds',
+  'oldestSnapshotSeconds',
+  'oldestSnapshotHolder',
+  'replicasCpuPercent',
+  'postgresCpuPercent',
+  'loadAverage',
+  'waits',
 ] as const satisfies readonly (keyof SoakMinute)[];
 
 export function seriesCsv(minutes: readonly SoakMinute[]): string {
   // The wait profile holds commas: quoted, as CSV quotes.
-  const cell = (value: unknown): string => (value === null || value === undefined ? '' : typeof value === 'string' && /[",]/.test(value) ? `"${value.replaceAll('"', '""')}"` : String(value));
+  const cell = (value: unknown): string =>
+    value === null || value === undefined
+      ? ''
+      : typeof value === 'string' && /[",]/.test(value)
+        ? `"${value.replaceAll('"', '""')}"`
+        : String(value);
   return [COLUMNS.join(','), ...minutes.map((m) => COLUMNS.map((c) => cell(m[c])).join(','))].join('\n') + '\n';
 }

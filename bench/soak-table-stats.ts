@@ -74,7 +74,9 @@ export async function readTable(admin: pg.Pool, schema: string): Promise<TableRe
     totalBytes: n(row.total),
     tableBytes: n(row.table_bytes),
     indexBytes: n(row.index_bytes),
-    indexes: Object.fromEntries(indexes.rows.map((r) => [r.name.replace(/^.*\./, '').replaceAll('"', ''), Number(r.bytes)])),
+    indexes: Object.fromEntries(
+      indexes.rows.map((r) => [r.name.replace(/^.*\./, '').replaceAll('"', ''), Number(r.bytes)]),
+    ),
     liveTuples: n(row.n_live_tup),
     deadTuples: n(row.n_dead_tup),
     insertedRows: n(row.n_tup_ins),
@@ -88,7 +90,13 @@ export async function readTable(admin: pg.Pool, schema: string): Promise<TableRe
 }
 
 export async function readTuples(admin: pg.Pool, schema: string): Promise<TupleReading> {
-  const { rows } = await admin.query<{ dead: string; live: string; vacuuming: boolean; oldest: string | null; holder: string | null }>(
+  const { rows } = await admin.query<{
+    dead: string;
+    live: string;
+    vacuuming: boolean;
+    oldest: string | null;
+    holder: string | null;
+  }>(
     `SELECT s.n_dead_tup AS dead, s.n_live_tup AS live,
             EXISTS (SELECT 1 FROM pg_stat_progress_vacuum p WHERE p.relid = s.relid) AS vacuuming,
             h.oldest, h.holder

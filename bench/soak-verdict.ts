@@ -69,7 +69,9 @@ const pct = (ratio: number): string => `${ratio >= 0 ? '+' : ''}${f1(ratio * 100
  */
 export function soakChecks(input: VerdictInput): SoakCheck[] {
   const { first, last, window } = input;
-  const span = window.thirds ? `last third (${window.minutes} min) against the first third` : `last ${window.minutes} min against the first ${window.minutes}`;
+  const span = window.thirds
+    ? `last third (${window.minutes} min) against the first third`
+    : `last ${window.minutes} min against the first ${window.minutes}`;
   const checks: SoakCheck[] = [];
   if (input.failure) checks.push({ name: 'run completed', measured: input.failure, pass: false });
 
@@ -85,7 +87,11 @@ export function soakChecks(input: VerdictInput): SoakCheck[] {
   ] as const) {
     const before = percentile(a, 99);
     const after = percentile(b, 99);
-    checks.push({ name: `${name}, ${span}`, measured: `${f2(before)} → ${f2(after)} ms (${pct(after / before - 1)}; may fall, not rise past 15 %)`, pass: after <= before * (1 + SAME_WITHIN) });
+    checks.push({
+      name: `${name}, ${span}`,
+      measured: `${f2(before)} → ${f2(after)} ms (${pct(after / before - 1)}; may fall, not rise past 15 %)`,
+      pass: after <= before * (1 + SAME_WITHIN),
+    });
   }
 
   // Not among the issue's criteria, but without it a run whose first minutes already broke down
@@ -102,7 +108,10 @@ export function soakChecks(input: VerdictInput): SoakCheck[] {
   const steady = input.minutes.filter((m) => m.minute >= input.steadyFrom);
   if (steady.length < 3) {
     const why = `only ${steady.length} minute(s) from minute ${input.steadyFrom}, when retention should hold the table steady: a longer run tells`;
-    checks.push({ name: 'table + index size flat', measured: why, pass: undefined }, { name: 'dead tuples bounded', measured: why, pass: undefined });
+    checks.push(
+      { name: 'table + index size flat', measured: why, pass: undefined },
+      { name: 'dead tuples bounded', measured: why, pass: undefined },
+    );
     return checks;
   }
   const x0 = steady[0].minute;
@@ -154,7 +163,9 @@ export function soakFacts(input: VerdictInput): string[] {
         `the oldest finished row at most ${f0(oldest)} s old (${oldest <= bound ? 'kept up' : 'BEHIND'}: retention + two sweeps is ${f0(bound)} s)`,
     );
   } else {
-    facts.push(`retention: first deletes in minute ${firstDelete?.minute ?? '–'}; no minute from ${input.steadyFrom} on to judge it by`);
+    facts.push(
+      `retention: first deletes in minute ${firstDelete?.minute ?? '–'}; no minute from ${input.steadyFrom} on to judge it by`,
+    );
   }
   return facts;
 }

@@ -15,7 +15,14 @@ import { readPostmasterPid, startBenchPostgres } from './bench-postgres.js';
 import { createBenchSchema, dropBenchSchema, rawPool } from './bench-schema.js';
 import { cpuNow, f0, f1, f2 } from './bench-stats.js';
 import { ADMIN_APPLICATION_NAME } from './bench-wal.js';
-import { comparisonWindow, readSoakConfig, RETENTION_INTERVAL_MS, SAMPLE_MS, steadyFromMinute, type SoakConfig } from './soak-config.js';
+import {
+  comparisonWindow,
+  readSoakConfig,
+  RETENTION_INTERVAL_MS,
+  SAMPLE_MS,
+  steadyFromMinute,
+  type SoakConfig,
+} from './soak-config.js';
 import { measureCarriedRate } from './soak-carried.js';
 import { measureDrainRate } from './soak-drain.js';
 import { SoakFleet } from './soak-fleet.js';
@@ -33,8 +40,18 @@ const WAIT_SAMPLE_MS = 200;
 
 /** The server settings that decide how the table ages: printed, and kept with the results. */
 const SETTINGS = [
-  'fsync', 'synchronous_commit', 'shared_buffers', 'max_wal_size', 'autovacuum', 'autovacuum_naptime', 'autovacuum_max_workers',
-  'autovacuum_vacuum_threshold', 'autovacuum_vacuum_scale_factor', 'autovacuum_vacuum_insert_scale_factor', 'autovacuum_vacuum_cost_delay', 'autovacuum_vacuum_cost_limit',
+  'fsync',
+  'synchronous_commit',
+  'shared_buffers',
+  'max_wal_size',
+  'autovacuum',
+  'autovacuum_naptime',
+  'autovacuum_max_workers',
+  'autovacuum_vacuum_threshold',
+  'autovacuum_vacuum_scale_factor',
+  'autovacuum_vacuum_insert_scale_factor',
+  'autovacuum_vacuum_cost_delay',
+  'autovacuum_vacuum_cost_limit',
 ];
 
 /** Sleeps until `deadline` (performance.now() ms), or until the run is stopped. */
@@ -54,7 +71,14 @@ function sleepUntil(deadline: number, signal: AbortSignal): Promise<void> {
  * What a minute sees between its ends: the wait profile (5 samples a second) and, every
  * `TUPLE_READING_MS`, dead tuples, VACUUM progress and the oldest snapshot.
  */
-async function sampleUntil(url: string, admin: pg.Pool, schema: string, from: number, end: number, signal: AbortSignal): Promise<{ waits: string; tuples: TupleReading[] }> {
+async function sampleUntil(
+  url: string,
+  admin: pg.Pool,
+  schema: string,
+  from: number,
+  end: number,
+  signal: AbortSignal,
+): Promise<{ waits: string; tuples: TupleReading[] }> {
   const sampler = await startWaitSampler(url, WAIT_SAMPLE_MS);
   const tuples: TupleReading[] = [];
   try {
@@ -77,17 +101,35 @@ async function sampleUntil(url: string, admin: pg.Pool, schema: string, from: nu
  * by these replicas, or of the rate they carry while they also produce, whichever is lower (or
  * `--rate`). Records both measurements in `results`.
  */
-async function chooseOfferedRate(config: SoakConfig, admin: pg.Pool, fleet: SoakFleet, schema: string, results: SoakResults, print: (line: string) => void): Promise<number> {
-  print(`\n=== Drain rate: ${f0(config.drainRows)} pending rows (after a warm-up of ${f0(Math.ceil(config.drainRows / 5))}), ${config.replicas} replicas, nothing else running`);
+async function chooseOfferedRate(
+  config: SoakConfig,
+  admin: pg.Pool,
+  fleet: SoakFleet,
+  schema: string,
+  results: SoakResults,
+  print: (line: string) => void,
+): Promise<number> {
+  print(
+    `\n=== Drain rate: ${f0(config.drainRows)} pending rows (after a warm-up of ${f0(Math.ceil(config.drainRows / 5))}), ${config.replicas} replicas, nothing else running`,
+  );
   const drain = await measureDrainRate(admin, fleet, schema, config.drainRows, config.keys);
   results.drain = drain;
-  print(`  warm-up ${f0(drain.warmup.rate)} msg/s; measured ${f0(drain.measured.rate)} msg/s (${f0(drain.measured.rows)} rows in ${f2(drain.measured.ms / 1000)} s)`);
+  print(
+    `  warm-up ${f0(drain.warmup.rate)} msg/s; measured ${f0(drain.measured.rate)} msg/s (${f0(drain.measured.rows)} rows in ${f2(drain.measured.ms / 1000)} s)`,
+  );
   if (config.rate !== undefined) {
     results.offeredFrom = `--rate ${config.rate}`;
     return config.rate;
   }
-  print(`\n=== Carried rate: every replica's producer flat out (${config.producerInFlight} transactions of ${config.batch} in flight each) for 60 s, the publishes of the last 40 s counted`);
-  const carried = await measureCarriedRate(admin, fleet, schema, { messagesPerSecond: drain.measured.rate * 2, batch: config.batch, keys: config.keys, maxInFlight: config.producerInFlight });
+  print(
+    `\n=== Carried rate: every replica's producer flat out (${config.producerInFlight} transactions of ${config.batch} in flight each) for 60 s, the publishes of the last 40 s counted`,
+  );
+  const carried = await measureCarriedRate(admin, fleet, schema, {
+    messagesPerSecond: drain.measured.rate * 2,
+    batch: config.batch,
+    keys: config.keys,
+    maxInFlight: config.producerInFlight,
+  });
   results.carried = carried;
   print(`  published ${f0(carried.published)} msg/s, enqueued ${f0(carried.enqueued)} msg/s`);
   // The producers share the machine with the workers and the server: where they cannot offer a
@@ -103,8 +145,14 @@ async function chooseOfferedRate(config: SoakConfig, admin: pg.Pool, fleet: Soak
 
 async function serverFacts(admin: pg.Pool): Promise<{ version: string; settings: Record<string, string> }> {
   const version = (await admin.query<{ version: string }>('SELECT version() AS version')).rows[0].version.split(',')[0];
-  const { rows } = await admin.query<{ name: string; setting: string; unit: string | null }>(`SELECT name, setting, unit FROM pg_settings WHERE name = ANY($1::text[]) ORDER BY name`, [SETTINGS]);
-  return { version, settings: Object.fromEntries(rows.map((r) => [r.name, r.unit ? `${r.setting} ${r.unit}` : r.setting])) };
+  const { rows } = await admin.query<{ name: string; setting: string; unit: string | null }>(
+    `SELECT name, setting, unit FROM pg_settings WHERE name = ANY($1::text[]) ORDER BY name`,
+    [SETTINGS],
+  );
+  return {
+    version,
+    settings: Object.fromEntries(rows.map((r) => [r.name, r.unit ? `${r.setting} ${r.unit}` : r.setting])),
+  };
 }
 
 function minuteLine(m: SoakMinute, of: number): string {
@@ -151,7 +199,12 @@ async function main(): Promise<number> {
   const results: SoakResults = {
     label: config.label,
     startedAt: new Date().toISOString(),
-    machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, loadAverageAtStart: loadavg() },
+    machine: {
+      cores: cpus().length,
+      cpu: cpus()[0]?.model ?? 'unknown',
+      node: process.version,
+      loadAverageAtStart: loadavg(),
+    },
     server: { description: server.description, ...(await serverFacts(admin)) },
     config: { ...shown, retentionIntervalMs: RETENTION_INTERVAL_MS },
     steadyFrom,
@@ -164,8 +217,16 @@ async function main(): Promise<number> {
   try {
     print('QueueBox soak');
     print(`  server: ${server.description}; ${results.server.version}`);
-    print(`  settings: ${Object.entries(results.server.settings).map(([k, v]) => `${k}=${v}`).join(', ')}`);
-    print(`  client: node ${process.version}, ${cpus().length} cores; load average at start ${loadavg().map((n) => n.toFixed(2)).join(' ')} (a shared machine moves every figure)`);
+    print(
+      `  settings: ${Object.entries(results.server.settings)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')}`,
+    );
+    print(
+      `  client: node ${process.version}, ${cpus().length} cores; load average at start ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(' ')} (a shared machine moves every figure)`,
+    );
     print(
       `  plan: ${config.replicas} replica processes at QueueBox's defaults (pool ${config.poolSize} each), each producing its share in transactions of ${config.batch} message(s) ` +
         `over ${config.keys === 0 ? 'no ordering key' : `${f0(config.keys)} ordering keys`}; ${config.rate === undefined ? `${f0(config.loadShare * 100)} % of the rate measured first` : `${f0(config.rate)} msg/s (--rate)`} for ${config.minutes} min; ` +
@@ -178,7 +239,13 @@ async function main(): Promise<number> {
     const replicaFleet = new SoakFleet((reason) => stop.abort(reason));
     fleet = replicaFleet;
     await replicaFleet.start(
-      Array.from({ length: config.replicas }, (_, slot) => ({ slot, url: server.url, schema: schema!, poolSize: config.poolSize, retentionMs: config.retentionMs })),
+      Array.from({ length: config.replicas }, (_, slot) => ({
+        slot,
+        url: server.url,
+        schema: schema!,
+        poolSize: config.poolSize,
+        retentionMs: config.retentionMs,
+      })),
     );
 
     const offered = await chooseOfferedRate(config, admin, replicaFleet, schema, results, print);
@@ -192,7 +259,14 @@ async function main(): Promise<number> {
     const startedAt = performance.now();
     let minuteStartedAt = startedAt;
     for (let minute = 1; minute <= config.minutes && !stop.signal.aborted; minute++) {
-      const { waits, tuples } = await sampleUntil(server.url, admin, schema, minuteStartedAt, startedAt + minute * SAMPLE_MS, stop.signal);
+      const { waits, tuples } = await sampleUntil(
+        server.url,
+        admin,
+        schema,
+        minuteStartedAt,
+        startedAt + minute * SAMPLE_MS,
+        stop.signal,
+      );
       if (stop.signal.aborted) break;
       const [windows, table] = await Promise.all([replicaFleet.windows(), readTable(admin, schema)]);
       const now = performance.now();
@@ -205,11 +279,17 @@ async function main(): Promise<number> {
         table,
         previous,
         tuples,
-        postgresCpuMs: cpu.postgresMs === undefined || cpuBefore.postgresMs === undefined ? null : cpu.postgresMs - cpuBefore.postgresMs,
+        postgresCpuMs:
+          cpu.postgresMs === undefined || cpuBefore.postgresMs === undefined
+            ? null
+            : cpu.postgresMs - cpuBefore.postgresMs,
         loadAverage: loadavg()[0],
         waits,
       });
-      for (const target of [minute <= window.minutes ? first : undefined, minute > config.minutes - window.minutes ? last : undefined]) {
+      for (const target of [
+        minute <= window.minutes ? first : undefined,
+        minute > config.minutes - window.minutes ? last : undefined,
+      ]) {
         target?.add(
           windows.reduce((sum, w) => sum + w.published, 0),
           (now - minuteStartedAt) / 1000,

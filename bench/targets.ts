@@ -18,11 +18,14 @@ interface TargetLine {
   met: boolean | undefined;
 }
 
-const system = (result: CaseResult | undefined, name: string): SystemMedians | undefined => result?.systems.find((s) => s.system === name);
+const system = (result: CaseResult | undefined, name: string): SystemMedians | undefined =>
+  result?.systems.find((s) => s.system === name);
 const drainCase = (results: RunResults, loops: number): CaseResult | undefined =>
   results.cases.find((c) => c.title.startsWith('drain') && c.spec.keys === 0 && c.spec.loops === loops);
-const ratio = (a: SystemMedians | undefined, b: SystemMedians | undefined): number | undefined => (a && b ? a.msgsPerSecond / b.msgsPerSecond : undefined);
-const cpu = (s: SystemMedians | undefined): string => (s ? `${f1(s.nodeUsPerMsg)} / ${s.postgresUsPerMsg === undefined ? '–' : f1(s.postgresUsPerMsg)}` : '–');
+const ratio = (a: SystemMedians | undefined, b: SystemMedians | undefined): number | undefined =>
+  a && b ? a.msgsPerSecond / b.msgsPerSecond : undefined;
+const cpu = (s: SystemMedians | undefined): string =>
+  s ? `${f1(s.nodeUsPerMsg)} / ${s.postgresUsPerMsg === undefined ? '–' : f1(s.postgresUsPerMsg)}` : '–';
 
 function drainTargets(results: RunResults): TargetLine[] {
   const lines: TargetLine[] = [];
@@ -46,7 +49,12 @@ function drainTargets(results: RunResults): TargetLine[] {
 
 function producerTarget(results: RunResults): TargetLine {
   const qb = results.producer.find((p) => p.rate === 1_000 && p.system === 'QueueBox');
-  if (!qb) return { target: 'Producer in another process at 1,000 msg/s: p50 ≤ 2 ms, p99 ≤ 20 ms', measured: 'not run', met: undefined };
+  if (!qb)
+    return {
+      target: 'Producer in another process at 1,000 msg/s: p50 ≤ 2 ms, p99 ≤ 20 ms',
+      measured: 'not run',
+      met: undefined,
+    };
   const carried = qb.producerTxPerSecond >= 0.95 * qb.rate;
   return {
     target: 'Producer in another process at 1,000 msg/s: p50 ≤ 2 ms, p99 ≤ 20 ms',
@@ -73,16 +81,25 @@ function pullTarget(results: RunResults): TargetLine {
   const r = ratio(system(c, 'QueueBox'), system(c, 'raw, TypeORM'));
   return {
     target: 'Pull workers ≥ 0.9× the raw loop through TypeORM',
-    measured: r === undefined ? 'not run' : `${f2(r)}× (${f2(ratio(system(c, 'QueueBox'), system(c, 'raw loop'))!)}× the raw loop on node-postgres); CPU QueueBox ${cpu(system(c, 'QueueBox'))}, raw TypeORM ${cpu(system(c, 'raw, TypeORM'))} µs/msg`,
+    measured:
+      r === undefined
+        ? 'not run'
+        : `${f2(r)}× (${f2(ratio(system(c, 'QueueBox'), system(c, 'raw loop'))!)}× the raw loop on node-postgres); CPU QueueBox ${cpu(system(c, 'QueueBox'))}, raw TypeORM ${cpu(system(c, 'raw, TypeORM'))} µs/msg`,
     met: r === undefined ? undefined : r >= 0.9,
   };
 }
 
 function backlogTarget(results: RunResults): TargetLine {
-  if (results.backlog.length === 0) return { target: 'Claim on 1M sent + 100k blocked vs a small table ≤ 2×', measured: 'not run', met: undefined };
+  if (results.backlog.length === 0)
+    return { target: 'Claim on 1M sent + 100k blocked vs a small table ≤ 2×', measured: 'not run', met: undefined };
   return {
     target: 'Claim on 1M sent + 100k blocked vs a small table ≤ 2×',
-    measured: results.backlog.map((b) => `${b.which} ${f2(b.ratio)}× (${f2(b.deepMs)} vs ${f2(b.smallMs)} ms; generic plan ${b.genericRatio === undefined ? '–' : `${f2(b.genericRatio)}×`})`).join('; '),
+    measured: results.backlog
+      .map(
+        (b) =>
+          `${b.which} ${f2(b.ratio)}× (${f2(b.deepMs)} vs ${f2(b.smallMs)} ms; generic plan ${b.genericRatio === undefined ? '–' : `${f2(b.genericRatio)}×`})`,
+      )
+      .join('; '),
     met: results.backlog.every((b) => b.ratio <= 2),
   };
 }
@@ -93,9 +110,17 @@ function backlogTarget(results: RunResults): TargetLine {
  */
 export function printTargets(ctx: BenchContext, results: RunResults): void {
   ctx.heading("Issue 21's targets (QueueBox at its defaults; medians of this run)");
-  const lines = [...drainTargets(results), producerTarget(results), orderedTarget(results), pullTarget(results), backlogTarget(results)];
+  const lines = [
+    ...drainTargets(results),
+    producerTarget(results),
+    orderedTarget(results),
+    pullTarget(results),
+    backlogTarget(results),
+  ];
   for (const line of lines) {
-    ctx.print(`  [${line.met === undefined ? ' n/a ' : line.met ? ' met ' : ' NOT '}] ${line.target}\n          ${line.measured}`);
+    ctx.print(
+      `  [${line.met === undefined ? ' n/a ' : line.met ? ' met ' : ' NOT '}] ${line.target}\n          ${line.measured}`,
+    );
   }
   ctx.print('  CPU per message before/after a change: npm run bench:compare (flags a rise above 10 %)');
 }

@@ -64,5 +64,7 @@ export async function startWaitSampler(url: string, everyMs = 20): Promise<{ sto
 /** The profile's largest entries, e.g. `producer: IO:WALSync 0.41, consumer: CPU 0.30`. */
 export function waitProfileText(profile: WaitProfile, top = 8): string {
   const entries = [...profile.backends].sort((a, b) => b[1] - a[1]).slice(0, top);
-  return entries.length === 0 ? `nothing active in ${profile.samples} samples` : `${entries.map(([key, n]) => `${key} ${n.toFixed(2)}`).join(', ')} (backends on average over ${profile.samples} samples)`;
+  return entries.length === 0
+    ? `nothing active in ${profile.samples} samples`
+    : `${entries.map(([key, n]) => `${key} ${n.toFixed(2)}`).join(', ')} (backends on average over ${profile.samples} samples)`;
 }

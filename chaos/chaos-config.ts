@@ -94,8 +94,28 @@ export interface ChaosConfig {
 
 const PROFILES = {
   // 60 s of production: the four database faults (two failovers, a cut, a crash-restart), about 10 s apart, all come while messages flow.
-  ci: { messages: 1_500, replicas: 3, leaseMs: 2_000, produceSeconds: 60, faultEveryMs: 2_500, databaseFaultEveryMs: 10_000, faultWindowFactor: 1.5, drainTimeoutMs: 120_000, failover: true },
-  long: { messages: 200_000, replicas: 4, leaseMs: 3_000, produceSeconds: 1_800, faultEveryMs: 5_000, databaseFaultEveryMs: 60_000, faultWindowFactor: 1.2, drainTimeoutMs: 900_000, failover: true },
+  ci: {
+    messages: 1_500,
+    replicas: 3,
+    leaseMs: 2_000,
+    produceSeconds: 60,
+    faultEveryMs: 2_500,
+    databaseFaultEveryMs: 10_000,
+    faultWindowFactor: 1.5,
+    drainTimeoutMs: 120_000,
+    failover: true,
+  },
+  long: {
+    messages: 200_000,
+    replicas: 4,
+    leaseMs: 3_000,
+    produceSeconds: 1_800,
+    faultEveryMs: 5_000,
+    databaseFaultEveryMs: 60_000,
+    faultWindowFactor: 1.2,
+    drainTimeoutMs: 900_000,
+    failover: true,
+  },
 } as const;
 
 /** Reads the profile and the command line's overrides; throws on an unknown flag or value. */
@@ -109,26 +129,47 @@ export function readChaosConfig(argv: readonly string[]): ChaosConfig {
     else if (argv[i + 1] !== undefined && !argv[i + 1].startsWith('--')) flags.set(name, argv[(i += 1)]);
     else flags.set(name, true);
   }
-  const known = new Set(['profile', 'messages', 'replicas', 'control', 'keep-schema', 'produce-seconds', 'rate', 'external-database', 'intake-percent', 'failover', 'no-failover', 'pooler', 'address']);
+  const known = new Set([
+    'profile',
+    'messages',
+    'replicas',
+    'control',
+    'keep-schema',
+    'produce-seconds',
+    'rate',
+    'external-database',
+    'intake-percent',
+    'failover',
+    'no-failover',
+    'pooler',
+    'address',
+  ]);
   for (const name of flags.keys()) if (!known.has(name)) throw new Error(`chaos: unknown option --${name}`);
   const profileName = flags.get('profile') ?? 'long';
   if (profileName !== 'ci' && profileName !== 'long') throw new Error('chaos: --profile must be ci or long');
   const control = flags.get('control');
-  if (control !== undefined && control !== 'no-fence' && control !== 'no-order') throw new Error('chaos: --control must be no-fence or no-order');
+  if (control !== undefined && control !== 'no-fence' && control !== 'no-order')
+    throw new Error('chaos: --control must be no-fence or no-order');
   const pooler = flags.get('pooler');
   if (pooler !== undefined && pooler !== 'pgbouncer') throw new Error('chaos: --pooler must be pgbouncer');
   const address = flags.get('address') ?? 'vip';
   if (address !== 'vip' && address !== 'dns') throw new Error('chaos: --address must be vip or dns');
-  if (pooler && flags.has('address')) throw new Error('chaos: --address is for the proxy; with --pooler, PgBouncer is the address');
-  if (flags.get('failover') !== undefined && flags.get('failover') !== true) throw new Error('chaos: --failover takes no value (--no-failover turns it off)');
-  if (flags.has('failover') && flags.has('no-failover')) throw new Error('chaos: give --failover or --no-failover, not both');
+  if (pooler && flags.has('address'))
+    throw new Error('chaos: --address is for the proxy; with --pooler, PgBouncer is the address');
+  if (flags.get('failover') !== undefined && flags.get('failover') !== true)
+    throw new Error('chaos: --failover takes no value (--no-failover turns it off)');
+  if (flags.has('failover') && flags.has('no-failover'))
+    throw new Error('chaos: give --failover or --no-failover, not both');
   const profile = PROFILES[profileName];
   const leaseMs = profile.leaseMs;
   const messages = positiveInteger(flags.get('messages'), profile.messages, 'messages');
-  if (flags.has('rate') && flags.has('produce-seconds')) throw new Error('chaos: give --rate or --produce-seconds, not both');
+  if (flags.has('rate') && flags.has('produce-seconds'))
+    throw new Error('chaos: give --rate or --produce-seconds, not both');
   // The feed rate (messages per second over all paths) sets how long production lasts.
   const rate = flags.has('rate') ? positiveInteger(flags.get('rate'), 1, 'rate') : undefined;
-  const produceSeconds = rate ? Math.max(1, Math.ceil(messages / rate)) : positiveInteger(flags.get('produce-seconds'), profile.produceSeconds, 'produce-seconds');
+  const produceSeconds = rate
+    ? Math.max(1, Math.ceil(messages / rate))
+    : positiveInteger(flags.get('produce-seconds'), profile.produceSeconds, 'produce-seconds');
   const stopMs = leaseMs + 1_500;
   // Above a SIGSTOP: a statement may wait that long, legitimately, for a row lock the paused
   // replica holds (the same idempotency key sent to two replicas). Below a network cut: there,
@@ -171,7 +212,8 @@ export function readChaosConfig(argv: readonly string[]): ChaosConfig {
 
 function percent(value: string | true | undefined): number {
   const n = typeof value === 'string' ? Number(value) : Number.NaN;
-  if (!Number.isInteger(n) || n < 1 || n > 99) throw new Error('chaos: --intake-percent must be an integer from 1 to 99');
+  if (!Number.isInteger(n) || n < 1 || n > 99)
+    throw new Error('chaos: --intake-percent must be an integer from 1 to 99');
   return n / 100;
 }
 

@@ -40,7 +40,10 @@ async function main(): Promise<number> {
   const tables = chaosTables(schema);
   const logDir = mkdtempSync(join(tmpdir(), 'queuebox-chaos-'));
   const progress = (line: string): void => void process.stderr.write(`chaos: ${line}\n`);
-  if (config.pooler === 'pgbouncer' && !pgbouncerInstalled()) throw new Error('chaos: --pooler pgbouncer needs the pgbouncer program (Debian package pgbouncer, or PGBOUNCER_BIN)');
+  if (config.pooler === 'pgbouncer' && !pgbouncerInstalled())
+    throw new Error(
+      'chaos: --pooler pgbouncer needs the pgbouncer program (Debian package pgbouncer, or PGBOUNCER_BIN)',
+    );
   const database = config.externalDatabase ? undefined : await startPrivateDatabase(config.failover, progress);
   const cluster = database instanceof PrivateCluster ? database : undefined;
   const pair = database instanceof HaPair ? database : undefined;
@@ -54,17 +57,23 @@ async function main(): Promise<number> {
     [databaseName]: { host, port, dbname: databaseName },
     [sessionDatabase]: { host, port, dbname: databaseName, poolMode: 'session' as const },
   });
-  const bouncer = config.pooler ? await PgBouncer.start({ databases: pooled(target.hostname, Number(target.port || 5432)) }) : undefined;
+  const bouncer = config.pooler
+    ? await PgBouncer.start({ databases: pooled(target.hostname, Number(target.port || 5432)) })
+    : undefined;
   progress(
     `${config.profile} profile, ${config.messages} messages over ${config.produceSeconds} s, ${config.replicas} replicas${config.control ? `, control ${config.control}` : ''}; ` +
       `${pair ? `HA pair on ports ${pair.primary.port} and ${pair.standby.port} (crash-restarts on, failovers on)` : cluster ? `private cluster on port ${cluster.port} (crash-restarts on)` : `database ${config.url} (no crash-restarts)`}; ` +
       `${bouncer ? `through PgBouncer (transaction mode) on port ${bouncer.port}; ` : ''}schema ${schema}; replica logs in ${logDir}`,
   );
   // The replicas reach the database only through the proxy, which cuts the network on demand.
-  const proxy = bouncer ? new ProxyClient('127.0.0.1', bouncer.port) : new ProxyClient(target.hostname, Number(target.port || 5432));
+  const proxy = bouncer
+    ? new ProxyClient('127.0.0.1', bouncer.port)
+    : new ProxyClient(target.hostname, Number(target.port || 5432));
   const replicaUrl = new URL(databaseUrl);
   replicaUrl.host = `127.0.0.1:${await proxy.start()}`;
-  const listenUrl = bouncer ? Object.assign(new URL(replicaUrl), { pathname: `/${sessionDatabase}` }).toString() : undefined;
+  const listenUrl = bouncer
+    ? Object.assign(new URL(replicaUrl), { pathname: `/${sessionDatabase}` }).toString()
+    : undefined;
 
   // Interrupted (Ctrl-C, a test's timeout): the replicas (paused ones too), PgBouncer and the private clusters go with the coordinator.
   let fleet: ReplicaFleet | undefined;
@@ -155,7 +164,9 @@ async function main(): Promise<number> {
       if (unfinished === 0 || performance.now() > deadline.at) break;
     }
     await feeds;
-    const liveness = config.control ? { stalledLoops: 0, notListening: 0 } : await checkLiveness(fleet, pool, config, faultsOverAt, progress);
+    const liveness = config.control
+      ? { stalledLoops: 0, notListening: 0 }
+      : await checkLiveness(fleet, pool, config, faultsOverAt, progress);
     await fleet.shutdown(5_000);
     await sink.stop();
     await feeder.save(pool, tables);
@@ -177,14 +188,19 @@ async function main(): Promise<number> {
     };
     await reportRecoveries(pool, tables, faults, progress);
     const failoverRecoveries = await reportFailovers(pool, tables, faults, progress);
-    const report = failoverRecoveries.length > 0 ? { failoverRecoveryMs: failoverRecoveries.map((ms) => ms ?? 'never').join(',') } : undefined;
+    const report =
+      failoverRecoveries.length > 0
+        ? { failoverRecoveryMs: failoverRecoveries.map((ms) => ms ?? 'never').join(',') }
+        : undefined;
     const verdict = verdictOf(checks, counters, seconds, config.control, injected, report);
     progress(`network cuts: ${faults.cuts} (${faults.resets} ended by a reset, the others resumed)`);
-    for (const row of (await pool.query(landedLateSummary(tables))).rows) progress(`landed after the lease (began in time): ${JSON.stringify(row)}`);
+    for (const row of (await pool.query(landedLateSummary(tables))).rows)
+      progress(`landed after the lease (began in time): ${JSON.stringify(row)}`);
     reportLogVolume(logDir, seconds, progress);
     if (!verdict.pass) {
       progress(`failed: ${verdict.reasons.join(', ')}`);
-      for (const row of (await pool.query(flaggedAuditRows(tables))).rows) progress(`flagged write: ${JSON.stringify(row)}`);
+      for (const row of (await pool.query(flaggedAuditRows(tables))).rows)
+        progress(`flagged write: ${JSON.stringify(row)}`);
     }
     console.log(verdict.line);
     return verdict.pass ? 0 : 1;
@@ -194,8 +210,14 @@ async function main(): Promise<number> {
     await proxy.stop();
     await bouncer?.stop();
     const kept = pair?.primary ?? cluster;
-    if (config.keepSchema) progress(`schema ${schema} kept${kept ? ` on the private cluster ${kept.url} (still running; its data directory is ${kept.dataDir})` : ''}`);
-    else await dropChaosSchema(pool, schema).catch((error: unknown) => progress(`could not drop ${schema}: ${String(error)}`));
+    if (config.keepSchema)
+      progress(
+        `schema ${schema} kept${kept ? ` on the private cluster ${kept.url} (still running; its data directory is ${kept.dataDir})` : ''}`,
+      );
+    else
+      await dropChaosSchema(pool, schema).catch((error: unknown) =>
+        progress(`could not drop ${schema}: ${String(error)}`),
+      );
     await pool.end();
     if (database && !config.keepSchema) await database.destroy();
   }
@@ -207,13 +229,18 @@ async function main(): Promise<number> {
  * programs are missing or the cluster cannot be set up (no `postgres` user to run them as root,
  * say): said on stderr, never a failed run.
  */
-async function startPrivateDatabase(failover: boolean, progress: (line: string) => void): Promise<PrivateCluster | HaPair | undefined> {
+async function startPrivateDatabase(
+  failover: boolean,
+  progress: (line: string) => void,
+): Promise<PrivateCluster | HaPair | undefined> {
   const binDir = postgresBinDir();
   if (!binDir) {
     if (failover) progress('no PostgreSQL server programs: no HA pair, no failover');
     return undefined;
   }
-  const database = failover ? new HaPair(binDir, [await freePort(), await freePort()]) : new PrivateCluster(binDir, await freePort());
+  const database = failover
+    ? new HaPair(binDir, [await freePort(), await freePort()])
+    : new PrivateCluster(binDir, await freePort());
   try {
     if (database instanceof HaPair) await database.init();
     else {
@@ -222,7 +249,9 @@ async function startPrivateDatabase(failover: boolean, progress: (line: string) 
     }
     return database;
   } catch (error) {
-    progress(`could not start a private PostgreSQL ${failover ? 'HA pair' : 'cluster'} (${String(error).split('\n')[0]}); using QUEUEBOX_PG_URL without crash-restarts`);
+    progress(
+      `could not start a private PostgreSQL ${failover ? 'HA pair' : 'cluster'} (${String(error).split('\n')[0]}); using QUEUEBOX_PG_URL without crash-restarts`,
+    );
     await database.destroy().catch(() => undefined);
     return undefined;
   }
@@ -251,7 +280,12 @@ async function checkLiveness(
       continue;
     }
     for (const loop of loops) {
-      if (loop.state === 'stopped' || loop.state === 'stopping' || loop.lastTickAgeMs === null || loop.lastTickAgeMs > config.stallMs) {
+      if (
+        loop.state === 'stopped' ||
+        loop.state === 'stopping' ||
+        loop.lastTickAgeMs === null ||
+        loop.lastTickAgeMs > config.stallMs
+      ) {
         stalledLoops += 1;
         progress(`replica ${slot}: loop ${loop.name} stalled (${JSON.stringify(loop)})`);
       }
@@ -271,17 +305,26 @@ async function checkLiveness(
 }
 
 /** Per crash-restart: how long the server was down, and how long from its restart to the first fenced finish of a row (database clock). */
-async function reportRecoveries(pool: Queryable, tables: ReturnType<typeof chaosTables>, faults: FaultInjector, progress: (line: string) => void): Promise<void> {
+async function reportRecoveries(
+  pool: Queryable,
+  tables: ReturnType<typeof chaosTables>,
+  faults: FaultInjector,
+  progress: (line: string) => void,
+): Promise<void> {
   const recoveries: number[] = [];
   for (const [i, restart] of faults.restarts.entries()) {
     const first = (await pool.query<{ first: Date | null }>(firstFinishAfter(tables), [restart.upAt])).rows[0].first;
     const recoveryMs = first ? first.getTime() - restart.upAt.getTime() : undefined;
     if (recoveryMs !== undefined) recoveries.push(recoveryMs);
-    progress(`crash-restart ${i + 1}: down ${restart.downMs} ms, first finished row ${recoveryMs === undefined ? 'never' : `${recoveryMs} ms`} after the restart`);
+    progress(
+      `crash-restart ${i + 1}: down ${restart.downMs} ms, first finished row ${recoveryMs === undefined ? 'never' : `${recoveryMs} ms`} after the restart`,
+    );
   }
   if (recoveries.length > 0) {
     const sorted = [...recoveries].sort((a, b) => a - b);
-    progress(`recovery after a crash-restart: median ${sorted[Math.floor(sorted.length / 2)]} ms, max ${sorted[sorted.length - 1]} ms over ${sorted.length} restarts`);
+    progress(
+      `recovery after a crash-restart: median ${sorted[Math.floor(sorted.length / 2)]} ms, max ${sorted[sorted.length - 1]} ms over ${sorted.length} restarts`,
+    );
   }
 }
 
@@ -290,10 +333,16 @@ async function reportRecoveries(pool: Queryable, tables: ReturnType<typeof chaos
  * the first fenced finish of a row there (database clock; undefined: none after it). The audit
  * rows are the new primary's: the ones before the failover came over by replication.
  */
-async function reportFailovers(pool: Queryable, tables: ReturnType<typeof chaosTables>, faults: FaultInjector, progress: (line: string) => void): Promise<(number | undefined)[]> {
+async function reportFailovers(
+  pool: Queryable,
+  tables: ReturnType<typeof chaosTables>,
+  faults: FaultInjector,
+  progress: (line: string) => void,
+): Promise<(number | undefined)[]> {
   const recoveries: (number | undefined)[] = [];
   for (const [i, failover] of faults.failovers.entries()) {
-    const first = (await pool.query<{ first: Date | null }>(firstFinishAfter(tables), [failover.movedAt])).rows[0].first;
+    const first = (await pool.query<{ first: Date | null }>(firstFinishAfter(tables), [failover.movedAt])).rows[0]
+      .first;
     const recoveryMs = first ? first.getTime() - failover.movedAt.getTime() : undefined;
     recoveries.push(recoveryMs);
     progress(
@@ -302,7 +351,10 @@ async function reportFailovers(pool: Queryable, tables: ReturnType<typeof chaosT
     );
   }
   const known = recoveries.filter((ms): ms is number => ms !== undefined).sort((a, b) => a - b);
-  if (known.length > 0) progress(`recovery after a failover: median ${known[Math.floor(known.length / 2)]} ms, max ${known[known.length - 1]} ms over ${known.length} failovers`);
+  if (known.length > 0)
+    progress(
+      `recovery after a failover: median ${known[Math.floor(known.length / 2)]} ms, max ${known[known.length - 1]} ms over ${known.length} failovers`,
+    );
   return recoveries;
 }
 
@@ -313,7 +365,9 @@ function reportLogVolume(logDir: string, seconds: number, progress: (line: strin
     const text = readFileSync(join(logDir, file), 'utf8');
     const lines = text.split('\n').filter(Boolean).length;
     const bytes = Buffer.byteLength(text);
-    progress(`log volume ${file}: ${lines} lines, ${bytes} bytes; ${Math.round(lines / minutes)} lines/min, ${Math.round(bytes / minutes)} bytes/min`);
+    progress(
+      `log volume ${file}: ${lines} lines, ${bytes} bytes; ${Math.round(lines / minutes)} lines/min, ${Math.round(bytes / minutes)} bytes/min`,
+    );
   }
 }
 

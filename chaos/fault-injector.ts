@@ -106,10 +106,16 @@ export class FaultInjector {
 
   /** Goes on past `done()` until each kind of database fault (and both forms of failover) happened once: a short run tests them all. */
   private async runDatabaseFaults(done: () => boolean): Promise<void> {
-    const kinds: DatabaseFaultKind[] = this.ha ? ['failover', 'cut', 'failover', 'restart'] : this.cluster ? ['cut', 'restart'] : ['cut'];
+    const kinds: DatabaseFaultKind[] = this.ha
+      ? ['failover', 'cut', 'failover', 'restart']
+      : this.cluster
+        ? ['cut', 'restart']
+        : ['cut'];
     const happened = (form: FailoverForm): boolean => this.failovers.some((failover) => failover.form === form);
     const allHappened = (): boolean =>
-      this.cuts > 0 && (!kinds.includes('restart') || this.restarts.length > 0) && (!this.ha || (happened('crash') && happened('stale')));
+      this.cuts > 0 &&
+      (!kinds.includes('restart') || this.restarts.length > 0) &&
+      (!this.ha || (happened('crash') && happened('stale')));
     for (let n = 0; !done() || !allHappened(); n += 1) {
       await sleep(this.config.databaseFaultEveryMs * (0.5 + Math.random()));
       if (done() && allHappened()) break;
@@ -153,7 +159,12 @@ export class FaultInjector {
     await address.retarget('127.0.0.1', pair.primary.port);
     const movedAt = performance.now();
     if (standbyUpAt !== undefined) readOnlyMs += movedAt - standbyUpAt;
-    const failover: Failover = { form, movedAt: await this.databaseNow(), outageMs: Math.round(movedAt - startedAt), readOnlyMs: Math.round(readOnlyMs) };
+    const failover: Failover = {
+      form,
+      movedAt: await this.databaseNow(),
+      outageMs: Math.round(movedAt - startedAt),
+      readOnlyMs: Math.round(readOnlyMs),
+    };
     if (form === 'crash') rewindFailed = await pair.rejoinFormerPrimary();
     if (rewindFailed) failover.rewindFailed = rewindFailed;
     this.failovers.push(failover);

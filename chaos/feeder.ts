@@ -46,7 +46,9 @@ export class Feeder {
 
   async run(): Promise<void> {
     const lanes = (['feed', 'jobs'] as const).flatMap((source, s) =>
-      Array.from({ length: this.plan.lanesPerSource }, (_, i) => this.runLane(source, s * this.plan.lanesPerSource + i)),
+      Array.from({ length: this.plan.lanesPerSource }, (_, i) =>
+        this.runLane(source, s * this.plan.lanesPerSource + i),
+      ),
     );
     await Promise.all(lanes);
   }
@@ -75,7 +77,9 @@ export class Feeder {
       const record: Fed = { id, source, lane, seq, key: orderingKey, posts: 0, duplicateAnswers: 0 };
       for (let attempt = 0; ; attempt += 1) {
         const copies = attempt === 0 && Math.random() < this.config.duplicateRate ? 2 : 1;
-        const answers = await Promise.all(Array.from({ length: copies }, () => this.post(source, id, orderingKey, body, key, record)));
+        const answers = await Promise.all(
+          Array.from({ length: copies }, () => this.post(source, id, orderingKey, body, key, record)),
+        );
         if (answers.some((status) => status === 200 || status === 202)) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
@@ -86,7 +90,14 @@ export class Feeder {
   }
 
   /** One signed POST to a random replica; the status, or 0 when it failed or timed out. */
-  private async post(source: string, id: string, orderingKey: string, body: string, secret: Buffer, record: Fed): Promise<number> {
+  private async post(
+    source: string,
+    id: string,
+    orderingKey: string,
+    body: string,
+    secret: Buffer,
+    record: Fed,
+  ): Promise<number> {
     const port = this.plan.ports[Math.floor(Math.random() * this.plan.ports.length)];
     const timestamp = Math.floor(Date.now() / 1000);
     const headers: Record<string, string> = {

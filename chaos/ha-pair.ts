@@ -84,10 +84,15 @@ export class HaPair {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       const rows = await this.primary
-        .query<{ state: string }>('SELECT state FROM pg_stat_replication WHERE application_name = $1', [this.standby.name])
+        .query<{ state: string }>('SELECT state FROM pg_stat_replication WHERE application_name = $1', [
+          this.standby.name,
+        ])
         .catch(() => []);
       if (rows.some((row) => row.state === 'streaming')) return;
-      if (performance.now() > deadline) throw new Error(`chaos: ${this.standby.name} does not stream from ${this.primary.name} (see ${this.standby.logFile})`);
+      if (performance.now() > deadline)
+        throw new Error(
+          `chaos: ${this.standby.name} does not stream from ${this.primary.name} (see ${this.standby.logFile})`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }

@@ -1,7 +1,9 @@
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 
 /** What the coordinator tells the proxy's process (network-cut-proxy-process.ts). */
-export type ProxyCommand = { command: 'blackhole' | 'resume' | 'reset' } | { command: 'retarget'; host: string; port: number; keepConnections: boolean };
+export type ProxyCommand =
+  | { command: 'blackhole' | 'resume' | 'reset' }
+  | { command: 'retarget'; host: string; port: number; keepConnections: boolean };
 
 /** One proxied connection: the replica's side and the database's side. */
 interface Link {

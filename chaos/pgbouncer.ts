@@ -96,7 +96,9 @@ export class PgBouncer {
     const owner = process.getuid?.() === 0 ? postgresUser() : undefined;
     if (owner) chownSync(dir, owner.uid, owner.gid);
     // PgBouncer's auth file: the password it logs in to the servers with (its clients are trusted).
-    writeFileSync(join(dir, 'users.txt'), `"${USER}" "${(options.password ?? '').replace(/"/g, '""')}"\n`, { mode: 0o600 });
+    writeFileSync(join(dir, 'users.txt'), `"${USER}" "${(options.password ?? '').replace(/"/g, '""')}"\n`, {
+      mode: 0o600,
+    });
     if (owner) chownSync(join(dir, 'users.txt'), owner.uid, owner.gid);
     writeFileSync(join(dir, 'pgbouncer.ini'), configText(resolved, dir));
     // In the foreground, as a child of this process: its exit is seen, and `stop` signals this very process.
@@ -145,7 +147,9 @@ export class PgBouncer {
     for (const [name, target] of Object.entries(databases)) {
       const row = shown.find((r) => r.name === name);
       if (!row || row.host !== target.host || Number(row.port) !== target.port || row.database !== target.dbname) {
-        throw new Error(`pgbouncer: ${name} still points at ${row ? `${row.host}:${row.port}/${row.database}` : 'nothing'} after RELOAD`);
+        throw new Error(
+          `pgbouncer: ${name} still points at ${row ? `${row.host}:${row.port}/${row.database}` : 'nothing'} after RELOAD`,
+        );
       }
     }
   }
@@ -190,7 +194,9 @@ export class PgBouncer {
         return;
       } catch (error) {
         if (exited || performance.now() > deadline) {
-          const log = existsSync(this.logFile) ? readFileSync(this.logFile, 'utf8').split('\n').slice(-5).join('\n') : '(no log)';
+          const log = existsSync(this.logFile)
+            ? readFileSync(this.logFile, 'utf8').split('\n').slice(-5).join('\n')
+            : '(no log)';
           throw new Error(`pgbouncer did not start on port ${this.port}: ${String(error)}\n${log}`);
         }
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -201,7 +207,8 @@ export class PgBouncer {
 
 function configText(options: LauncherSettings, dir: string): string {
   const databases = Object.entries(options.databases).map(
-    ([name, t]) => `${name} = host=${t.host} port=${t.port} dbname=${checkName(t.dbname)}${t.poolMode ? ` pool_mode=${t.poolMode}` : ''}`,
+    ([name, t]) =>
+      `${name} = host=${t.host} port=${t.port} dbname=${checkName(t.dbname)}${t.poolMode ? ` pool_mode=${t.poolMode}` : ''}`,
   );
   return [
     '[databases]',
@@ -236,7 +243,8 @@ function checkName(name: string): string {
 
 function pgbouncerProgram(): string {
   if (process.env.PGBOUNCER_BIN) return process.env.PGBOUNCER_BIN;
-  for (const dir of (process.env.PATH ?? '').split(':')) if (dir && existsSync(join(dir, 'pgbouncer'))) return join(dir, 'pgbouncer');
+  for (const dir of (process.env.PATH ?? '').split(':'))
+    if (dir && existsSync(join(dir, 'pgbouncer'))) return join(dir, 'pgbouncer');
   return '/usr/sbin/pgbouncer';
 }
 

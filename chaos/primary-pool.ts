@@ -18,7 +18,8 @@ export class PrimaryPool implements Queryable {
     this.pool = PrimaryPool.open(url);
   }
 
-  readonly query = ((...args: unknown[]) => (this.pool.query as (...a: unknown[]) => unknown).apply(this.pool, args)) as pg.Pool['query'];
+  readonly query = ((...args: unknown[]) =>
+    (this.pool.query as (...a: unknown[]) => unknown).apply(this.pool, args)) as pg.Pool['query'];
 
   /** From now on, to the server at `url`; the old connections are closed. */
   follow(url: string): void {

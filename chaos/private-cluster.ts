@@ -9,7 +9,9 @@ const run = promisify(execFile);
 
 /** Where the PostgreSQL server's programs are: `CHAOS_PG_BIN`, else Debian's PostgreSQL 15. */
 export function postgresBinDir(): string | undefined {
-  const candidates = [process.env.CHAOS_PG_BIN, '/usr/lib/postgresql/15/bin'].filter((dir): dir is string => Boolean(dir));
+  const candidates = [process.env.CHAOS_PG_BIN, '/usr/lib/postgresql/15/bin'].filter((dir): dir is string =>
+    Boolean(dir),
+  );
   return candidates.find((dir) => existsSync(join(dir, 'pg_ctl')) && existsSync(join(dir, 'initdb')));
 }
 
@@ -18,7 +20,8 @@ export function postgresBinDir(): string | undefined {
  * standby to wait for; `readOnly` while it is drained before a switchover), or a hot standby
  * streaming from the primary on `primaryPort`.
  */
-export type ClusterRole = { primary: true; synchronous: boolean; readOnly?: boolean } | { primary: false; primaryPort: number };
+export type ClusterRole =
+  { primary: true; synchronous: boolean; readOnly?: boolean } | { primary: false; primaryPort: number };
 
 /**
  * A PostgreSQL cluster of the chaos run's own, which the run may crash: initdb in a temporary
@@ -90,7 +93,20 @@ export class PrivateCluster {
   /** A copy of `source` (running), taken with `pg_basebackup`; `configure` and `start` it as a standby. */
   async copyOf(source: PrivateCluster): Promise<void> {
     await this.ownDataDir();
-    await this.pg('pg_basebackup', ['-h', '127.0.0.1', '-p', String(source.port), '-U', 'postgres', '-D', this.dataDir, '-X', 'stream', '-c', 'fast']);
+    await this.pg('pg_basebackup', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(source.port),
+      '-U',
+      'postgres',
+      '-D',
+      this.dataDir,
+      '-X',
+      'stream',
+      '-c',
+      'fast',
+    ]);
   }
 
   /**
@@ -100,12 +116,19 @@ export class PrivateCluster {
    */
   async rewindOnto(source: PrivateCluster): Promise<string | undefined> {
     try {
-      await this.pg('pg_rewind', ['-D', this.dataDir, `--source-server=host=127.0.0.1 port=${source.port} user=postgres dbname=postgres`]);
+      await this.pg('pg_rewind', [
+        '-D',
+        this.dataDir,
+        `--source-server=host=127.0.0.1 port=${source.port} user=postgres dbname=postgres`,
+      ]);
       return undefined;
     } catch (error) {
       rmSync(this.dataDir, { recursive: true, force: true });
       await this.copyOf(source);
-      return String((error as { stderr?: string }).stderr ?? error).trim().split('\n').pop();
+      return String((error as { stderr?: string }).stderr ?? error)
+        .trim()
+        .split('\n')
+        .pop();
     }
   }
 
@@ -123,7 +146,9 @@ export class PrivateCluster {
       lines.push(`synchronous_standby_names = '${role.synchronous ? '*' : ''}'`);
       if (role.readOnly) lines.push('default_transaction_read_only = on');
     } else {
-      lines.push(`primary_conninfo = 'host=127.0.0.1 port=${role.primaryPort} user=postgres application_name=${this.name}'`);
+      lines.push(
+        `primary_conninfo = 'host=127.0.0.1 port=${role.primaryPort} user=postgres application_name=${this.name}'`,
+      );
     }
     writeFileSync(join(this.dataDir, 'postgresql.auto.conf'), `${lines.join('\n')}\n`);
     const signal = join(this.dataDir, 'standby.signal');

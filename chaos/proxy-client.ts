@@ -16,7 +16,10 @@ export class ProxyClient {
 
   /** Starts the proxy process; returns the loopback port the replicas connect to. */
   start(): Promise<number> {
-    const child = fork(ENTRY, [], { env: { ...process.env, CHAOS_PROXY_HOST: this.targetHost, CHAOS_PROXY_PORT: String(this.targetPort) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(ENTRY, [], {
+      env: { ...process.env, CHAOS_PROXY_HOST: this.targetHost, CHAOS_PROXY_PORT: String(this.targetPort) },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     this.child = child;
     return new Promise((resolve, reject) => {
       child.once('exit', (code) => reject(new Error(`chaos: the proxy process exited (${code})`)));

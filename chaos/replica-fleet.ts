@@ -137,7 +137,9 @@ export class ReplicaFleet {
       if (!s.killed) {
         this.crashes += 1;
         // Its log may say nothing (a signal from outside): how it ended is the first clue.
-        this.onCrash(`replica ${slot} ended on its own while ${was} (exit code ${code ?? '-'}, signal ${signal ?? '-'}; pid ${child.pid}); restarting it`);
+        this.onCrash(
+          `replica ${slot} ended on its own while ${was} (exit code ${code ?? '-'}, signal ${signal ?? '-'}; pid ${child.pid}); restarting it`,
+        );
       }
       void this.spawn(slot);
     });

@@ -42,7 +42,9 @@ export class Sink {
   /** Listens on a free loopback port; returns the base URL (`http://127.0.0.1:<port>/sink`). */
   async start(): Promise<string> {
     // A sender killed mid-request aborts its body: that request is dropped, never a crash of the sink.
-    this.server = createServer((request, response) => void this.handle(request, response).catch(() => response.destroy()));
+    this.server = createServer(
+      (request, response) => void this.handle(request, response).catch(() => response.destroy()),
+    );
     this.server.keepAliveTimeout = 1_000;
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
     this.timer = setInterval(() => void this.flush(), 250);
@@ -120,7 +122,9 @@ export class Sink {
     this.open.add(response);
     response.on('close', () => this.open.delete(response));
     if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
-    response.writeHead(status, { 'content-type': 'application/json' }).end(status === 200 ? '{"ok":true}' : '{"error":"chaos"}');
+    response
+      .writeHead(status, { 'content-type': 'application/json' })
+      .end(status === 200 ? '{"ok":true}' : '{"error":"chaos"}');
   }
 }
 

@@ -45,7 +45,16 @@ export interface FaultCounters {
 export type FaultKind = 'kills' | 'stops' | 'terminations' | 'cuts' | 'restarts' | 'failovers';
 
 /** Counters that must be zero for a PASS: the checks' violations, and the replicas' liveness. */
-const VIOLATIONS = ['lost', 'rolledBackDelivered', 'orderViolations', 'doubleEffects', 'doubleForwards', 'stuck', 'lateFencedWrites', 'stolenLeases'] as const;
+const VIOLATIONS = [
+  'lost',
+  'rolledBackDelivered',
+  'orderViolations',
+  'doubleEffects',
+  'doubleForwards',
+  'stuck',
+  'lateFencedWrites',
+  'stolenLeases',
+] as const;
 const LIVENESS = ['crashes', 'stalledLoops', 'notListening'] as const;
 
 export interface Verdict {
@@ -72,7 +81,8 @@ export function verdictOf(
   const reasons = VIOLATIONS.filter((name) => checks[name] > 0).map((name) => `${name}=${checks[name]}`);
   reasons.push(...LIVENESS.filter((name) => faults[name] > 0).map((name) => `${name}=${faults[name]}`));
   // A control run sends nothing to the intake (its replicas run no QueueBox worker).
-  if (checks.committed === 0 || checks.delivered === 0 || (!control && (checks.fed === 0 || checks.effects === 0))) reasons.push('nothing flowed');
+  if (checks.committed === 0 || checks.delivered === 0 || (!control && (checks.fed === 0 || checks.effects === 0)))
+    reasons.push('nothing flowed');
   for (const fault of injected) if (faults[fault] === 0) reasons.push(`no ${fault}`);
   const pass = reasons.length === 0;
   const counters = { ...checks, ...faults, seconds, ...report };

@@ -10,10 +10,19 @@ export { PullService } from './features/pull/pull.service.js';
 export { DeadLetterService } from './features/dead-letters/dead-letter.service.js';
 export { QueueBoxAdmin } from './surfaces/admin/queuebox-admin.service.js';
 export { QueueBoxAdminModule } from './surfaces/admin/http/queuebox-admin.module.js';
-export type { AdminRequest, QueueBoxAdminModuleExtras, QueueBoxAdminModuleOptions } from './surfaces/admin/http/admin-http-options.interface.js';
+export type {
+  AdminRequest,
+  QueueBoxAdminModuleExtras,
+  QueueBoxAdminModuleOptions,
+} from './surfaces/admin/http/admin-http-options.interface.js';
 export { PullWorker, type PullWorkerMetadata } from './features/pull/pull-worker.decorator.js';
 export { PullWorkerHost } from './features/pull/pull-worker.host.js';
-export type { PullClaimOptions, PullContext, PulledMessage, PullWorkerOptions } from './shared/interfaces/pull.interface.js';
+export type {
+  PullClaimOptions,
+  PullContext,
+  PulledMessage,
+  PullWorkerOptions,
+} from './shared/interfaces/pull.interface.js';
 
 export type {
   BackoffOptions,
@@ -34,10 +43,20 @@ export type {
   RabbitMqDestinationOptions,
   StartupOptions,
 } from './shared/interfaces/queuebox-options.interface.js';
-export type { DestinationName, EnqueuedMessage, OutboxMessage, OutboxMessageInput, QueueBoxDestinations } from './shared/interfaces/outbox-message.interface.js';
+export type {
+  DestinationName,
+  EnqueuedMessage,
+  OutboxMessage,
+  OutboxMessageInput,
+  QueueBoxDestinations,
+} from './shared/interfaces/outbox-message.interface.js';
 export type { OutboxPublisher, PublishContext } from './shared/interfaces/outbox-publisher.interface.js';
 export type { InboxMessage, InboxMessageInput, InboxReceipt } from './shared/interfaces/inbox-message.interface.js';
-export type { DeadInboxMessage, DeadLetterQuery, DeadOutboxMessage } from './shared/interfaces/dead-letter.interface.js';
+export type {
+  DeadInboxMessage,
+  DeadLetterQuery,
+  DeadOutboxMessage,
+} from './shared/interfaces/dead-letter.interface.js';
 export type {
   Backlog,
   BacklogEntry,
@@ -60,7 +79,11 @@ export type {
 } from './shared/interfaces/admin.interface.js';
 export type { Claim, ClaimComponent } from './shared/interfaces/claim.interface.js';
 export { QueueBoxEvents, type QueueBoxAnyEventListener } from './shared/events/queuebox-events.service.js';
-export type { QueueBoxEventListener, QueueBoxEventMap, QueueBoxEventName } from './shared/events/queuebox-event-map.interface.js';
+export type {
+  QueueBoxEventListener,
+  QueueBoxEventMap,
+  QueueBoxEventName,
+} from './shared/events/queuebox-event-map.interface.js';
 export { LeaseAdvisor } from './engine/leases/lease-advisor.js';
 export type { LeaseAdvice, UtilizationPercentiles } from './shared/interfaces/lease-advice.interface.js';
 
@@ -81,7 +104,11 @@ export { PublishFailedError } from './shared/errors/publish-failed.error.js';
 export { DeadLetterNotFoundError } from './shared/errors/dead-letter-not-found.error.js';
 export { ReceiveRacedError } from './shared/errors/receive-raced.error.js';
 
-export { checkWebhookSignatures, webhookSignatures, type SignatureCheck } from './shared/signatures/webhook-signature.js';
+export {
+  checkWebhookSignatures,
+  webhookSignatures,
+  type SignatureCheck,
+} from './shared/signatures/webhook-signature.js';
 export { decodeWebhookSecret, WEBHOOK_SECRET_PREFIX } from './shared/signatures/webhook-secret.js';
 export { coveredHeadersText, COVERED_HEADERS } from './shared/signatures/covered-headers.js';
 export {

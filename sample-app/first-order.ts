@@ -14,18 +14,28 @@ const CHECK_EVERY_MS = 100;
  * until the shipping service has recorded its shipment: the whole path, once, while each hop logs
  * its own line. Throws when the order is refused or its shipment has not arrived within `timeoutMs`.
  */
-export async function placeFirstOrder(config: SampleConfig, logger: Logger, timeoutMs = 60_000): Promise<{ orderId: string; ms: number }> {
+export async function placeFirstOrder(
+  config: SampleConfig,
+  logger: Logger,
+  timeoutMs = 60_000,
+): Promise<{ orderId: string; ms: number }> {
   const orders = localUrl(config, config.ordersPort);
   const shipping = localUrl(config, config.shippingPort);
   const started = performance.now();
   logger.log(`Placing a first order: POST ${orders}/orders ${JSON.stringify(FIRST_ORDER)}`);
-  const response = await fetch(`${orders}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(FIRST_ORDER) });
-  if (response.status !== 201) throw new Error(`POST /orders answered HTTP ${response.status}: ${await response.text()}`);
+  const response = await fetch(`${orders}/orders`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(FIRST_ORDER),
+  });
+  if (response.status !== 201)
+    throw new Error(`POST /orders answered HTTP ${response.status}: ${await response.text()}`);
   const { orderId } = (await response.json()) as { orderId: string };
   for (;;) {
     const shipments = (await (await fetch(`${shipping}/shipments`)).json()) as Shipment[];
     if (shipments.some((shipment) => shipment.order_id === orderId)) break;
-    if (performance.now() - started > timeoutMs) throw new Error(`the shipment of order ${orderId} was not recorded within ${timeoutMs} ms`);
+    if (performance.now() - started > timeoutMs)
+      throw new Error(`the shipment of order ${orderId} was not recorded within ${timeoutMs} ms`);
     await sleep(CHECK_EVERY_MS);
   }
   const ms = Math.round(performance.now() - started);

@@ -16,7 +16,8 @@ const ONCE = '--once';
 
 async function bootstrap(): Promise<void> {
   const args = process.argv.slice(2);
-  if (args.some((arg) => arg !== ONCE)) throw new Error(`unknown argument ${args.find((arg) => arg !== ONCE)}; the sample takes only ${ONCE}`);
+  if (args.some((arg) => arg !== ONCE))
+    throw new Error(`unknown argument ${args.find((arg) => arg !== ONCE)}; the sample takes only ${ONCE}`);
   // Read the settings first: a bad PORT fails before any database starts.
   const settings = readSampleConfig(process.env);
   const database = await startDatabase(process.env.DATABASE_URL);
@@ -46,9 +47,13 @@ function logStartup(config: SampleConfig, database: SampleDatabase): void {
   const shipping = localUrl(config, config.shippingPort);
   logger.log(`QueueBox sample on ${database.description}`);
   logger.log(`orders service   ${orders}  (tables in the default schema: orders, QueueBox's outbox)`);
-  logger.log(`shipping service ${shipping}  (tables in schema "${SHIPPING_SCHEMA}": QueueBox's inbox and outbox, shipments)`);
+  logger.log(
+    `shipping service ${shipping}  (tables in schema "${SHIPPING_SCHEMA}": QueueBox's inbox and outbox, shipments)`,
+  );
   if (config.generatedSecrets.length > 0) {
-    logger.log(`Standard Webhooks secrets generated for this run (not set in the environment): ${config.generatedSecrets.join(', ')}`);
+    logger.log(
+      `Standard Webhooks secrets generated for this run (not set in the environment): ${config.generatedSecrets.join(', ')}`,
+    );
   }
   logger.log(
     [
@@ -67,8 +72,12 @@ function logStartup(config: SampleConfig, database: SampleDatabase): void {
 function logHint(config: SampleConfig): void {
   const orders = localUrl(config, config.ordersPort);
   const shipping = localUrl(config, config.shippingPort);
-  logger.log(`Place another order: curl -X POST ${orders}/orders -H 'content-type: application/json' -d '${JSON.stringify(FIRST_ORDER)}'`);
-  logger.log(`Then: curl ${shipping}/shipments   curl ${orders}/metrics | grep queuebox_   curl ${orders}/health   curl ${shipping}/health   (Ctrl-C stops)`);
+  logger.log(
+    `Place another order: curl -X POST ${orders}/orders -H 'content-type: application/json' -d '${JSON.stringify(FIRST_ORDER)}'`,
+  );
+  logger.log(
+    `Then: curl ${shipping}/shipments   curl ${orders}/metrics | grep queuebox_   curl ${orders}/health   curl ${shipping}/health   (Ctrl-C stops)`,
+  );
 }
 
 /**
@@ -79,7 +88,10 @@ function logHint(config: SampleConfig): void {
  * NOTE: Nest re-raises the signal once an application has closed. This listener stays registered
  * and ignores it, so the process lives until the database has stopped.
  */
-function stopDatabaseAfterNest(apps: SampleApps, database: SampleDatabase): (reason: string, exitCode?: number) => void {
+function stopDatabaseAfterNest(
+  apps: SampleApps,
+  database: SampleDatabase,
+): (reason: string, exitCode?: number) => void {
   let stopping = false;
   const stop = (reason: string, exitCode = 0): void => {
     if (stopping) return;

@@ -28,7 +28,8 @@ export interface SampleConfig {
 export function readSampleConfig(env: NodeJS.ProcessEnv): Omit<SampleConfig, 'databaseUrl'> {
   const ordersPort = readPort(env.PORT, 'PORT', 3000);
   const shippingPort = readPort(env.SHIPPING_PORT, 'SHIPPING_PORT', 3001);
-  if (ordersPort === shippingPort) throw new Error(`PORT and SHIPPING_PORT are both ${ordersPort}; the two services need different ports.`);
+  if (ordersPort === shippingPort)
+    throw new Error(`PORT and SHIPPING_PORT are both ${ordersPort}; the two services need different ports.`);
   const generatedSecrets: string[] = [];
   const secret = (name: string): string => {
     const value = env[name];

@@ -13,7 +13,12 @@ import { IntakeLogMiddleware } from './shipping/intake-log.middleware.js';
 import { OrderToWarehouseTransform } from './shipping/order-to-warehouse.transform.js';
 import { ShipmentsController } from './shipping/shipments.controller.js';
 import { ShipmentsWorker } from './shipping/shipments.worker.js';
-import { ORDERS_SOURCE, SHIPPING_DATA_SOURCE, SHIPPING_SCHEMA, WAREHOUSE_SOURCE } from './shipping/shipping.constants.js';
+import {
+  ORDERS_SOURCE,
+  SHIPPING_DATA_SOURCE,
+  SHIPPING_SCHEMA,
+  WAREHOUSE_SOURCE,
+} from './shipping/shipping.constants.js';
 import { WAREHOUSE_SETTINGS, WarehouseStandInController } from './warehouse/warehouse-stand-in.controller.js';
 
 /**
@@ -42,7 +47,10 @@ export class ShippingAppModule implements NestModule {
             url: config.databaseUrl,
             schema: SHIPPING_SCHEMA,
             // The same schema as QueueBoxModule's below; then the service's own migration.
-            migrations: [...createQueueBoxMigrations({ type: 'postgres', schema: SHIPPING_SCHEMA }), CreateShipmentsTable1767312000000],
+            migrations: [
+              ...createQueueBoxMigrations({ type: 'postgres', schema: SHIPPING_SCHEMA }),
+              CreateShipmentsTable1767312000000,
+            ],
             migrationsRun: true,
             synchronize: false,
           }),
@@ -61,7 +69,12 @@ export class ShippingAppModule implements NestModule {
           intake: { path: 'inbox' },
           destinations: {
             // Signed: the warehouse (stand-in) answers only requests that come from this relay.
-            warehouse: { type: 'http', url: `${baseUrl}/warehouse`, timeoutMs: 5_000, secret: config.warehouseRequestSecret },
+            warehouse: {
+              type: 'http',
+              url: `${baseUrl}/warehouse`,
+              timeoutMs: 5_000,
+              secret: config.warehouseRequestSecret,
+            },
           },
           inbox: {
             // Only these sources are accepted, and each must sign its deliveries with its secret.
@@ -87,7 +100,11 @@ export class ShippingAppModule implements NestModule {
         ShipmentsWorker,
         {
           provide: WAREHOUSE_SETTINGS,
-          useValue: { reportUrl: `${baseUrl}/inbox/${WAREHOUSE_SOURCE}`, reportSecret: config.warehouseSecret, requestSecret: config.warehouseRequestSecret },
+          useValue: {
+            reportUrl: `${baseUrl}/inbox/${WAREHOUSE_SOURCE}`,
+            reportSecret: config.warehouseSecret,
+            requestSecret: config.warehouseRequestSecret,
+          },
         },
       ],
     };
@@ -100,7 +117,13 @@ export class ShippingAppModule implements NestModule {
 
 /** Runs `CREATE SCHEMA IF NOT EXISTS` on a short-lived connection of its own. */
 async function createSchemaIfMissing(options: DataSourceOptions, schema: string): Promise<void> {
-  const bootstrap = new DataSource({ ...options, schema: undefined, migrations: [], migrationsRun: false, extra: { max: 1 } } as DataSourceOptions);
+  const bootstrap = new DataSource({
+    ...options,
+    schema: undefined,
+    migrations: [],
+    migrationsRun: false,
+    extra: { max: 1 },
+  } as DataSourceOptions);
   await bootstrap.initialize();
   try {
     await bootstrap.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);

@@ -22,11 +22,22 @@ export interface SampleStartOptions {
  * Starts the shipping service, then the orders service (which publishes to the shipping intake),
  * both listening on `config.host`. A failed start closes what had started and rethrows.
  */
-export async function startSampleApps(config: SampleConfig, { shutdownSignals = [], logger }: SampleStartOptions = {}): Promise<SampleApps> {
+export async function startSampleApps(
+  config: SampleConfig,
+  { shutdownSignals = [], logger }: SampleStartOptions = {},
+): Promise<SampleApps> {
   const started: INestApplication[] = [];
-  const create = async (module: Parameters<typeof NestFactory.create>[0], rawBody: boolean, port: number): Promise<INestApplication> => {
+  const create = async (
+    module: Parameters<typeof NestFactory.create>[0],
+    rawBody: boolean,
+    port: number,
+  ): Promise<INestApplication> => {
     // abortOnError: false, so that a failed start-up reaches the catch below.
-    const app = await NestFactory.create(module, { abortOnError: false, rawBody, ...(logger !== undefined && { logger }) });
+    const app = await NestFactory.create(module, {
+      abortOnError: false,
+      rawBody,
+      ...(logger !== undefined && { logger }),
+    });
     started.push(app);
     // Without it, QueueBox's drain and TypeORM's close never run on SIGTERM.
     if (shutdownSignals.length > 0) app.enableShutdownHooks([...shutdownSignals]);

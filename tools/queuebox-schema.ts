@@ -6,11 +6,21 @@ import { createQueueBoxMigrations, type QueueBoxMigrationOptions } from '../lib/
  * would (development only: the tests and the bench use a fresh schema each). `connection` is a
  * PostgreSQL URL, or the options of a DataSource on any database QueueBox has migrations for.
  */
-export async function createQueueBoxSchema(connection: string | DataSourceOptions, schema: string, migrationsTableName: string): Promise<void> {
-  const options: DataSourceOptions = typeof connection === 'string' ? { type: 'postgres', url: connection } : connection;
+export async function createQueueBoxSchema(
+  connection: string | DataSourceOptions,
+  schema: string,
+  migrationsTableName: string,
+): Promise<void> {
+  const options: DataSourceOptions =
+    typeof connection === 'string' ? { type: 'postgres', url: connection } : connection;
   // A type QueueBox has no schema for makes the factory throw UnsupportedDatabaseError.
   const type = options.type as QueueBoxMigrationOptions['type'];
-  const dataSource = new DataSource({ ...options, schema, migrations: createQueueBoxMigrations({ type, schema }), migrationsTableName } as DataSourceOptions);
+  const dataSource = new DataSource({
+    ...options,
+    schema,
+    migrations: createQueueBoxMigrations({ type, schema }),
+    migrationsTableName,
+  } as DataSourceOptions);
   await dataSource.initialize();
   try {
     // The schema first: the migrations table lives in it.

@@ -11,7 +11,17 @@
 // node_modules/.cache/queuebox-sql-gate, so the CI step and the unit test parse each text once.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -24,7 +34,9 @@ const CACHE_DIR = resolve('node_modules/.cache/queuebox-sql-gate');
 function sqlFiles(path) {
   const stat = statSync(path);
   if (stat.isFile()) return path.endsWith('.sql') ? [path] : [];
-  return readdirSync(path).sort().flatMap((name) => sqlFiles(join(path, name)));
+  return readdirSync(path)
+    .sort()
+    .flatMap((name) => sqlFiles(join(path, name)));
 }
 
 /** The first unparsable segment of a sqlfluff parse tree, or undefined. */
@@ -72,14 +84,23 @@ async function parseFiles(files) {
   try {
     files.forEach((file, index) => copyFileSync(file, join(dir, `${String(index).padStart(5, '0')}.sql`)));
     // Exit code is 0 with --format json whatever the outcome; a non-zero one is a crash.
-    const { stdout } = await run(SQLFLUFF, ['parse', '--dialect', 'tsql', '--format', 'json', dir], { maxBuffer: 512 * 1024 * 1024 });
+    const { stdout } = await run(SQLFLUFF, ['parse', '--dialect', 'tsql', '--format', 'json', dir], {
+      maxBuffer: 512 * 1024 * 1024,
+    });
     const verdicts = new Map();
     for (const result of JSON.parse(stdout)) {
       const file = resolve(files[Number(basename(result.filepath, '.sql'))]);
       const unparsable = result.segments === null ? 'no parse tree' : findUnparsable(result.segments);
-      verdicts.set(file, unparsable === undefined ? { ok: true } : { ok: false, near: rawText(unparsable).replace(/\s+/g, ' ').trim().slice(0, 120) });
+      verdicts.set(
+        file,
+        unparsable === undefined
+          ? { ok: true }
+          : { ok: false, near: rawText(unparsable).replace(/\s+/g, ' ').trim().slice(0, 120) },
+      );
     }
-    for (const file of files) if (!verdicts.has(resolve(file))) verdicts.set(resolve(file), { ok: false, near: 'sqlfluff returned no result for this file' });
+    for (const file of files)
+      if (!verdicts.has(resolve(file)))
+        verdicts.set(resolve(file), { ok: false, near: 'sqlfluff returned no result for this file' });
     return verdicts;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -105,7 +126,8 @@ async function main(argv) {
     return 2;
   }
   mkdirSync(CACHE_DIR, { recursive: true });
-  const cacheFile = (file) => join(CACHE_DIR, createHash('sha256').update(`${version}\0`).update(readFileSync(file)).digest('hex') + '.json');
+  const cacheFile = (file) =>
+    join(CACHE_DIR, createHash('sha256').update(`${version}\0`).update(readFileSync(file)).digest('hex') + '.json');
   const verdicts = new Map();
   const uncached = [];
   for (const file of files) {
@@ -115,7 +137,9 @@ async function main(argv) {
   }
   // One process per core, each on an interleaved share of the files: sqlfluff parses on one core.
   const shares = Math.max(1, Math.min(cpus().length, uncached.length));
-  const parsed = await Promise.all(Array.from({ length: shares }, (_, share) => parseFiles(uncached.filter((_, index) => index % shares === share))));
+  const parsed = await Promise.all(
+    Array.from({ length: shares }, (_, share) => parseFiles(uncached.filter((_, index) => index % shares === share))),
+  );
   for (const part of parsed) {
     for (const [file, verdict] of part) {
       verdicts.set(file, verdict);
@@ -127,9 +151,12 @@ async function main(argv) {
   if (json) {
     console.log(JSON.stringify({ sqlfluff: version, files: report }));
   } else {
-    for (const entry of report) console.log(`${entry.ok ? 'parses    ' : 'UNPARSABLE'} ${entry.file}${entry.ok ? '' : `  near: ${entry.near}`}`);
+    for (const entry of report)
+      console.log(`${entry.ok ? 'parses    ' : 'UNPARSABLE'} ${entry.file}${entry.ok ? '' : `  near: ${entry.near}`}`);
     const parses = report.filter((entry) => entry.ok).length;
-    console.log(`sqlfluff ${version} (tsql): ${parses} of ${report.length} files parse${expectUnparsable ? ' (every file was expected to be rejected)' : ''}; ${uncached.length} parsed now, ${report.length - uncached.length} from cache`);
+    console.log(
+      `sqlfluff ${version} (tsql): ${parses} of ${report.length} files parse${expectUnparsable ? ' (every file was expected to be rejected)' : ''}; ${uncached.length} parsed now, ${report.length - uncached.length} from cache`,
+    );
   }
   return failures.length === 0 ? 0 : 1;
 }
@@ -137,6 +164,11 @@ async function main(argv) {
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (error) {
-  console.error(`sql-grammar-gate: sqlfluff failed: ${String(error.stderr || error.message).split('\n').slice(0, 5).join('\n')}`);
+  console.error(
+    `sql-grammar-gate: sqlfluff failed: ${String(error.stderr || error.message)
+      .split('\n')
+      .slice(0, 5)
+      .join('\n')}`,
+  );
   process.exitCode = 2;
 }

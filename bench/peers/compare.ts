@@ -44,7 +44,13 @@ export interface CaseResult {
  * (the machine is shared) hits every system alike; prints each run, then the medians, CPU per
  * message and QueueBox's ratio to each other system.
  */
-export async function compareDrain(ctx: BenchContext, title: string, spec: DrainSpec, runners: readonly DrainRunner[], reps: number): Promise<CaseResult> {
+export async function compareDrain(
+  ctx: BenchContext,
+  title: string,
+  spec: DrainSpec,
+  runners: readonly DrainRunner[],
+  reps: number,
+): Promise<CaseResult> {
   ctx.print(`\n  case: ${title}`);
   const active = runners.filter((runner) => {
     const why = runner.skip?.(spec);
@@ -79,10 +85,18 @@ export async function compareDrain(ctx: BenchContext, title: string, spec: Drain
   return { title, spec, systems };
 }
 
-function printMedians(ctx: BenchContext, reps: number, systems: readonly SystemMedians[], outcomes: Map<string, DrainOutcome[]>): void {
+function printMedians(
+  ctx: BenchContext,
+  reps: number,
+  systems: readonly SystemMedians[],
+  outcomes: Map<string, DrainOutcome[]>,
+): void {
   ctx.print(`    median of ${reps} rep(s):`);
   for (const s of systems) {
-    const all = outcomes.get(s.system)!.map((o) => f0(o.msgsPerSecond)).join(', ');
+    const all = outcomes
+      .get(s.system)!
+      .map((o) => f0(o.msgsPerSecond))
+      .join(', ');
     ctx.print(
       `      ${s.system.padEnd(16)} ${f0(s.msgsPerSecond).padStart(7)} msg/s  [${all}]  node ${f1(s.nodeUsPerMsg)} µs/msg` +
         `${s.postgresUsPerMsg === undefined ? '' : `, postgres ${f1(s.postgresUsPerMsg)} µs/msg`}${walText(s.wal)}${s.allFinished ? '' : '  (some runs cut)'}`,
@@ -93,22 +107,31 @@ function printMedians(ctx: BenchContext, reps: number, systems: readonly SystemM
   for (const other of systems) {
     if (other === qb) continue;
     const nodeDelta = qb.nodeUsPerMsg - other.nodeUsPerMsg;
-    ctx.print(`    => QueueBox/${other.system} = ${f2(qb.msgsPerSecond / other.msgsPerSecond)}; node CPU/msg QueueBox − ${other.system} = ${nodeDelta >= 0 ? '+' : ''}${f1(nodeDelta)} µs`);
+    ctx.print(
+      `    => QueueBox/${other.system} = ${f2(qb.msgsPerSecond / other.msgsPerSecond)}; node CPU/msg QueueBox − ${other.system} = ${nodeDelta >= 0 ? '+' : ''}${f1(nodeDelta)} µs`,
+    );
   }
 }
 
 /** The closing table of every case: msg/s per system and QueueBox's ratios. */
 export function printSummary(ctx: BenchContext, results: readonly CaseResult[]): void {
   if (results.length === 0) return;
-  ctx.heading('Summary (medians; ratio = QueueBox / other; CPU per message node / PostgreSQL, µs; WAL bytes and flushes per message)');
+  ctx.heading(
+    'Summary (medians; ratio = QueueBox / other; CPU per message node / PostgreSQL, µs; WAL bytes and flushes per message)',
+  );
   for (const result of results) {
     const qb = result.systems.find((s) => s.system === 'QueueBox');
-    const cells = result.systems.map((s) => `${s.system} ${f0(s.msgsPerSecond)}/s${qb && s !== qb ? ` (×${f2(qb.msgsPerSecond / s.msgsPerSecond)})` : ''}`);
+    const cells = result.systems.map(
+      (s) =>
+        `${s.system} ${f0(s.msgsPerSecond)}/s${qb && s !== qb ? ` (×${f2(qb.msgsPerSecond / s.msgsPerSecond)})` : ''}`,
+    );
     ctx.print(`  ${result.title}: ${cells.join(' | ')}`);
     for (const s of result.systems) {
       ctx.print(
         `      ${s.system.padEnd(16)} CPU ${f1(s.nodeUsPerMsg)} / ${s.postgresUsPerMsg === undefined ? '–' : f1(s.postgresUsPerMsg)} µs/msg` +
-          (s.wal ? `; WAL ${f0(s.wal.bytes)} B/msg, ${s.wal.syncs < 0.1 ? s.wal.syncs.toFixed(4) : f2(s.wal.syncs)} flushes/msg` : ''),
+          (s.wal
+            ? `; WAL ${f0(s.wal.bytes)} B/msg, ${s.wal.syncs < 0.1 ? s.wal.syncs.toFixed(4) : f2(s.wal.syncs)} flushes/msg`
+            : ''),
       );
     }
   }

@@ -78,7 +78,15 @@ export class RunClock {
     const ms = performance.now() - (this.startedAt ?? performance.now());
     const cpu = cpuPerMessage(this.cpu0 ?? cpuNow(this.postmasterPid), cpuNow(this.postmasterPid), done);
     this.wal.stop();
-    return { msgsPerSecond: ms > 0 ? (done / ms) * 1000 : 0, ms, done, finished: done >= rows, nodeUsPerMsg: cpu.nodeUs, postgresUsPerMsg: cpu.postgresUs, detail };
+    return {
+      msgsPerSecond: ms > 0 ? (done / ms) * 1000 : 0,
+      ms,
+      done,
+      finished: done >= rows,
+      nodeUsPerMsg: cpu.nodeUs,
+      postgresUsPerMsg: cpu.postgresUs,
+      detail,
+    };
   }
 
   /** Adds the WAL per message to `outcome`; call after the system's connections have closed (see WalMeter). */
@@ -93,7 +101,12 @@ export class RunClock {
 }
 
 /** Polls `count` every `everyMs` until it reaches `target` or `deadline` (performance.now()) passes; returns the last count. */
-export async function waitForCount(count: () => Promise<number>, target: number, deadline: number, everyMs = 5): Promise<number> {
+export async function waitForCount(
+  count: () => Promise<number>,
+  target: number,
+  deadline: number,
+  everyMs = 5,
+): Promise<number> {
   let last = await count();
   while (last < target && performance.now() < deadline) {
     await sleep(everyMs);
@@ -111,7 +124,12 @@ export async function waitFor(isDone: () => boolean, deadline: number, everyMs =
  * The end of a drain on QueueBox's table (the raw loop's and QueueBox's): the WAL of the run, the
  * rows by state (every row should be sent), then the schema dropped whatever happened.
  */
-export async function finishTableDrain(ctx: BenchContext, schema: string, clock: RunClock, outcome: DrainOutcome): Promise<DrainOutcome> {
+export async function finishTableDrain(
+  ctx: BenchContext,
+  schema: string,
+  clock: RunClock,
+  outcome: DrainOutcome,
+): Promise<DrainOutcome> {
   try {
     await clock.addWal(outcome);
     outcome.detail += `; states ${JSON.stringify(await countByState(ctx.admin, schema))}`;

@@ -5,7 +5,16 @@ import type pg from 'pg';
 import { benchPayload } from '../bench-schema.js';
 import type { BenchContext } from '../bench-context.js';
 import { settleBeforeRun } from '../bench-wal.js';
-import { RunClock, concurrencyOf, poolSizeOf, waitFor, waitForCount, type DrainOutcome, type DrainRunner, type DrainSpec } from './drain-run.js';
+import {
+  RunClock,
+  concurrencyOf,
+  poolSizeOf,
+  waitFor,
+  waitForCount,
+  type DrainOutcome,
+  type DrainRunner,
+  type DrainSpec,
+} from './drain-run.js';
 
 const { Logger, run, runMigrations } = graphileWorker;
 
@@ -54,7 +63,10 @@ export function graphileDrainRunner(localQueue: boolean): DrainRunner {
   return {
     name: localQueue ? 'graphile-worker' : 'graphile default',
     // Its default mode on a single serial queue ran at about 2 jobs/s in our runs: skipped there, to keep the run short.
-    skip: (spec) => (!localQueue && spec.keys === 1 ? 'default mode on one serial queue ran at ~2 jobs/s in a trial run (most workers idle until their poll); not repeated' : undefined),
+    skip: (spec) =>
+      !localQueue && spec.keys === 1
+        ? 'default mode on one serial queue ran at ~2 jobs/s in a trial run (most workers idle until their poll); not repeated'
+        : undefined,
     run: (ctx, spec) => graphileDrain(ctx, spec, localQueue),
   };
 }
@@ -85,8 +97,17 @@ async function graphileDrain(ctx: BenchContext, spec: DrainSpec, localQueue: boo
   let outcome: DrainOutcome;
   try {
     await waitFor(() => executed >= spec.rows, deadline);
-    const completed = await waitForCount(async () => spec.rows - (await remainingGraphileJobs(ctx.admin, schema)), spec.rows, deadline, 2);
-    outcome = clock.stop(completed, spec.rows, `concurrency ${concurrency}, ${localQueue ? `localQueue.size ${concurrency}` : 'default mode'}${spec.keys > 0 ? ', queue_name = key' : ''}, maxPoolSize ${poolSizeOf(spec)}; ${executed} task calls`);
+    const completed = await waitForCount(
+      async () => spec.rows - (await remainingGraphileJobs(ctx.admin, schema)),
+      spec.rows,
+      deadline,
+      2,
+    );
+    outcome = clock.stop(
+      completed,
+      spec.rows,
+      `concurrency ${concurrency}, ${localQueue ? `localQueue.size ${concurrency}` : 'default mode'}${spec.keys > 0 ? ', queue_name = key' : ''}, maxPoolSize ${poolSizeOf(spec)}; ${executed} task calls`,
+    );
   } finally {
     await runner.stop();
   }

@@ -26,7 +26,8 @@ export const handOffChainRunner: DrainRunner = {
   name: 'hand-off floor',
   skip(spec) {
     if (spec.keys === 0) return 'no keys: there is no hand-off';
-    if (spec.keys > poolSizeOf(spec)) return `one connection per key, and ${spec.keys} keys exceed the pool of ${poolSizeOf(spec)}`;
+    if (spec.keys > poolSizeOf(spec))
+      return `one connection per key, and ${spec.keys} keys exceed the pool of ${poolSizeOf(spec)}`;
     return undefined;
   },
   async run(ctx, spec) {
@@ -35,7 +36,13 @@ export const handOffChainRunner: DrainRunner = {
     const pool = rawPool(ctx.url, spec.keys);
     const clock = new RunClock(ctx);
     const table = outboxTable(schema);
-    const completeOne = { name: `chain_${schema}`, text: postgresTexts.completeOne!({ schema, outbox: 'queuebox_outbox_messages', inbox: 'queuebox_inbox_messages' }, 'outbox') };
+    const completeOne = {
+      name: `chain_${schema}`,
+      text: postgresTexts.completeOne!(
+        { schema, outbox: 'queuebox_outbox_messages', inbox: 'queuebox_inbox_messages' },
+        'outbox',
+      ),
+    };
     let outcome: DrainOutcome;
     try {
       const clients = await Promise.all(Array.from({ length: spec.keys }, () => pool.connect()));
@@ -46,7 +53,10 @@ export const handOffChainRunner: DrainRunner = {
       const chain = async (client: pg.PoolClient, key: string): Promise<void> => {
         let row = await claimHead(client, table, key);
         while (row && performance.now() < deadline) {
-          const { rows } = await client.query<ChainRow & { outcome: string }>({ ...completeOne, values: [[row.id], [row.claim_token], CHAIN_LEASE_MS, true, true] });
+          const { rows } = await client.query<ChainRow & { outcome: string }>({
+            ...completeOne,
+            values: [[row.id], [row.claim_token], CHAIN_LEASE_MS, true, true],
+          });
           if (rows.some((r) => r.outcome === 'done')) sent += 1;
           row = rows.find((r) => r.outcome === 'claimed');
         }

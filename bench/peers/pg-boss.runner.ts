@@ -17,10 +17,20 @@ const INSERT_CHUNK = 5_000;
  */
 export const pgBossDrainRunner: DrainRunner = {
   name: 'pg-boss',
-  skip: (spec) => (spec.keys > 0 ? 'no per-key FIFO (its singleton policies are one active job per queue or per singletonKey, not an ordered stream)' : undefined),
+  skip: (spec) =>
+    spec.keys > 0
+      ? 'no per-key FIFO (its singleton policies are one active job per queue or per singletonKey, not an ordered stream)'
+      : undefined,
   async run(ctx, spec) {
     const schema = `pgb_${randomBytes(4).toString('hex')}`;
-    const boss = new PgBoss({ connectionString: ctx.url, schema, max: poolSizeOf(spec), supervise: false, schedule: false, migrate: true });
+    const boss = new PgBoss({
+      connectionString: ctx.url,
+      schema,
+      max: poolSizeOf(spec),
+      supervise: false,
+      schedule: false,
+      migrate: true,
+    });
     boss.on('error', (error: Error) => console.error(`pg-boss: ${error.message}`));
     await boss.start();
     const clock = new RunClock(ctx);
@@ -28,7 +38,10 @@ export const pgBossDrainRunner: DrainRunner = {
     try {
       await boss.createQueue(QUEUE);
       for (let first = 0; first < spec.rows; first += INSERT_CHUNK) {
-        const jobs = Array.from({ length: Math.min(INSERT_CHUNK, spec.rows - first) }, (_, i) => ({ name: QUEUE, data: benchPayload(first + i) }));
+        const jobs = Array.from({ length: Math.min(INSERT_CHUNK, spec.rows - first) }, (_, i) => ({
+          name: QUEUE,
+          data: benchPayload(first + i),
+        }));
         await boss.insert(jobs);
       }
       await ctx.admin.query(`VACUUM ANALYZE "${schema}".job`);
@@ -53,7 +66,11 @@ export const pgBossDrainRunner: DrainRunner = {
         }
       };
       await Promise.all(Array.from({ length: spec.loops }, loop));
-      outcome = clock.stop(done, spec.rows, `${spec.loops} loops of fetch(batchSize ${spec.slotsPerLoop}) + complete(ids), max ${poolSizeOf(spec)} connections; ${fetches} fetches`);
+      outcome = clock.stop(
+        done,
+        spec.rows,
+        `${spec.loops} loops of fetch(batchSize ${spec.slotsPerLoop}) + complete(ids), max ${poolSizeOf(spec)} connections; ${fetches} fetches`,
+      );
     } finally {
       await boss.stop({ graceful: false, wait: true, close: true });
     }

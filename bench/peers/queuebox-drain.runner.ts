@@ -4,7 +4,16 @@ import { createBenchSchema, seedOutbox } from '../bench-schema.js';
 import { consumerAsyncCommit } from '../bench-config.js';
 import { settleBeforeRun } from '../bench-wal.js';
 import type { QueueBoxModuleOptions } from '../../lib/index.js';
-import { RunClock, finishTableDrain, concurrencyOf, poolSizeOf, waitFor, type DrainRunner, type DrainOutcome, type DrainSpec } from './drain-run.js';
+import {
+  RunClock,
+  finishTableDrain,
+  concurrencyOf,
+  poolSizeOf,
+  waitFor,
+  type DrainRunner,
+  type DrainOutcome,
+  type DrainSpec,
+} from './drain-run.js';
 
 /** How a QueueBox drain runner configures the outbox for a spec, and how its detail line names that. */
 interface QueueBoxSetup {
@@ -68,5 +77,6 @@ export const queueBoxDefaultsRunner = queueBoxDrainRunner({
 export const queueBoxTunedRunner = queueBoxDrainRunner({
   name: 'QueueBox tuned',
   outbox: (spec) => ({ concurrency: concurrencyOf(spec), batchSize: Math.min(spec.slotsPerLoop, concurrencyOf(spec)) }),
-  describe: (spec) => `tuned: concurrency ${concurrencyOf(spec)}, batchSize ${Math.min(spec.slotsPerLoop, concurrencyOf(spec))}`,
+  describe: (spec) =>
+    `tuned: concurrency ${concurrencyOf(spec)}, batchSize ${Math.min(spec.slotsPerLoop, concurrencyOf(spec))}`,
 });

@@ -1,7 +1,21 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import pg from 'pg';
 import { chaosTables } from '../sql/chaos-names.js';
-import { claimHeads, claimNewest, markSentFenced, markSentUnfenced, reclaimExpired, retryFenced, retryUnfenced } from '../sql/naive-outbox.sql.js';
+import {
+  claimHeads,
+  claimNewest,
+  markSentFenced,
+  markSentUnfenced,
+  reclaimExpired,
+  retryFenced,
+  retryUnfenced,
+} from '../sql/naive-outbox.sql.js';
 import { REPLICA_CONFIG, replicaApplicationName, type ReplicaConfig } from './replica-config.js';
 
 interface ClaimedRow {
@@ -30,7 +44,11 @@ export class NaiveOutboxLoop implements OnApplicationBootstrap, BeforeApplicatio
   private claimed = 0;
 
   constructor(@Inject(REPLICA_CONFIG) private readonly config: ReplicaConfig) {
-    this.pool = new pg.Pool({ connectionString: config.url, max: 2, application_name: replicaApplicationName(config.slot) });
+    this.pool = new pg.Pool({
+      connectionString: config.url,
+      max: 2,
+      application_name: replicaApplicationName(config.slot),
+    });
     this.pool.on('error', () => undefined);
   }
 
@@ -64,7 +82,13 @@ export class NaiveOutboxLoop implements OnApplicationBootstrap, BeforeApplicatio
         }
         const finish = async (row: ClaimedRow): Promise<void> => {
           const ok = await this.publish(row, fenced);
-          const sql = ok ? (fenced ? markSentFenced(t) : markSentUnfenced(t)) : fenced ? retryFenced(t) : retryUnfenced(t);
+          const sql = ok
+            ? fenced
+              ? markSentFenced(t)
+              : markSentUnfenced(t)
+            : fenced
+              ? retryFenced(t)
+              : retryUnfenced(t);
           await this.pool.query(sql, fenced ? [row.id, row.claim_token] : [row.id]);
         };
         // no-order publishes the batch at once (rows of one key overtake each other); no-fence works

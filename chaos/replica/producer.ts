@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { OutboxService } from 'queuebox';
 import { DataSource } from 'typeorm';
 import { chaosTables } from '../sql/chaos-names.js';
@@ -27,7 +33,9 @@ export class Producer implements OnApplicationBootstrap, BeforeApplicationShutdo
   ) {}
 
   onApplicationBootstrap(): void {
-    this.running = this.config.lanes.map((lane) => this.runLane(lane).catch((error: unknown) => this.logger.error(`lane ${lane} stopped: ${String(error)}`)));
+    this.running = this.config.lanes.map((lane) =>
+      this.runLane(lane).catch((error: unknown) => this.logger.error(`lane ${lane} stopped: ${String(error)}`)),
+    );
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -37,7 +45,9 @@ export class Producer implements OnApplicationBootstrap, BeforeApplicationShutdo
 
   private async runLane(lane: number): Promise<void> {
     const t = chaosTables(this.config.schema);
-    let seq = await this.retrying(async () => ((await this.dataSource.query(nextSeq(t), [lane])) as { next: number }[])[0].next);
+    let seq = await this.retrying(
+      async () => ((await this.dataSource.query(nextSeq(t), [lane])) as { next: number }[])[0].next,
+    );
     const started = performance.now();
     const first = seq;
     while (seq < this.config.perLane && !this.stopping.signal.aborted) {

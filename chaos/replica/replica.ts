@@ -15,7 +15,8 @@ async function main(): Promise<void> {
   await app.listen(config.port, '127.0.0.1');
   // The coordinator asks for the loops' last ticks at the end of a run: a stalled loop fails it.
   process.on('message', (message: { type?: string }) => {
-    if (message.type === 'loops') process.send?.({ type: 'loops', slot: config.slot, loops: app.get(QueueBoxAdmin).loops() });
+    if (message.type === 'loops')
+      process.send?.({ type: 'loops', slot: config.slot, loops: app.get(QueueBoxAdmin).loops() });
   });
   // A coordinator that died (a harness failure, a timeout) leaves no replica behind.
   process.on('disconnect', () => process.exit(0));

@@ -24,16 +24,26 @@ export interface PoolingConcerns {
  * The probe is skipped where neither question matters: statements unnamed by choice, and no
  * LISTEN on the pool's connections.
  */
-export async function adaptToPooling(dialect: SqlDialect, dataSource: DataSource, { preparedStatements, listensOnPool }: PoolingConcerns): Promise<void> {
+export async function adaptToPooling(
+  dialect: SqlDialect,
+  dataSource: DataSource,
+  { preparedStatements, listensOnPool }: PoolingConcerns,
+): Promise<void> {
   if (preparedStatements === false && !listensOnPool) return;
   // Not connected yet: the start-up check of the tables refuses it, or waits for it
   // (`startup.waitForMigrations`); a pooler found later is adapted to at its first missing statement.
   if (!dataSource.isInitialized) return;
   const logger = new Logger('QueueBox');
-  const pooling = await retryConnectionLost('the connection pooling probe', () => dialect.probePooling(dataSource), (error) => dialect.classifyError(error), logger);
+  const pooling = await retryConnectionLost(
+    'the connection pooling probe',
+    () => dialect.probePooling(dataSource),
+    (error) => dialect.classifyError(error),
+    logger,
+  );
   if (!pooling.sessionPerTransaction) return;
   const unnamed = !pooling.preparedStatementsKept;
-  if (unnamed && preparedStatements === true) throw new InvalidQueueBoxOptionsError('preparedStatements', preparedStatementsNotKept());
+  if (unnamed && preparedStatements === true)
+    throw new InvalidQueueBoxOptionsError('preparedStatements', preparedStatementsNotKept());
   if (unnamed) dialect.stopPreparing();
   logger.log(pooledPerTransaction(unnamed && preparedStatements !== false));
 }

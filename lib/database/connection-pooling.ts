@@ -13,4 +13,7 @@ export interface ConnectionPooling {
 }
 
 /** A direct connection, or a pooler in session mode: the session is the connection's. */
-export const SESSION_PER_CONNECTION: ConnectionPooling = Object.freeze({ sessionPerTransaction: false, preparedStatementsKept: true });
+export const SESSION_PER_CONNECTION: ConnectionPooling = Object.freeze({
+  sessionPerTransaction: false,
+  preparedStatementsKept: true,
+});

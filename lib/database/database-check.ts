@@ -24,8 +24,14 @@ export class DatabaseCheck implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     const probe = this.dialect.startupProbe();
     if (!probe) return;
-    const facts = await retryConnectionLost('the database check', () => this.runner.run(probe), (error) => this.dialect.classifyError(error), this.logger);
-    if (facts.problems.length > 0) throw new UnsupportedDatabaseError(this.dialect.type, databaseProblems(this.dialect.type, facts.problems));
+    const facts = await retryConnectionLost(
+      'the database check',
+      () => this.runner.run(probe),
+      (error) => this.dialect.classifyError(error),
+      this.logger,
+    );
+    if (facts.problems.length > 0)
+      throw new UnsupportedDatabaseError(this.dialect.type, databaseProblems(this.dialect.type, facts.problems));
     for (const note of facts.notes) this.logger.log(note);
   }
 }

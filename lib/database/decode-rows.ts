@@ -1,6 +1,24 @@
-import type { BlockedKey, ClaimAtRisk, DeadLetterDetail, QueueBoxTable, RowStateRow } from '../shared/interfaces/admin.interface.js';
+import type {
+  BlockedKey,
+  ClaimAtRisk,
+  DeadLetterDetail,
+  QueueBoxTable,
+  RowStateRow,
+} from '../shared/interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../shared/interfaces/dead-letter.interface.js';
-import type { BacklogRow, DeadCountRow, ClaimedInboxRow, ClaimedOutboxRow, ClaimProgress, ClaimResult, CompletionRow, DriverRow, InsertedOutboxRow, RenewalRow, TableColumns } from './statement-results.js';
+import type {
+  BacklogRow,
+  DeadCountRow,
+  ClaimedInboxRow,
+  ClaimedOutboxRow,
+  ClaimProgress,
+  ClaimResult,
+  CompletionRow,
+  DriverRow,
+  InsertedOutboxRow,
+  RenewalRow,
+  TableColumns,
+} from './statement-results.js';
 import type { PendingWorkRow } from '../shared/interfaces/pending-work.interface.js';
 import { isQueueBoxTable } from '../shared/queuebox.claimers.js';
 
@@ -33,7 +51,8 @@ function headers(value: unknown): Record<string, string> {
 export const decodeIds = (rows: readonly DriverRow[]): string[] => rows.map((row) => text(row.id));
 
 /** The first row's `id`, or undefined when no row came back (an inbox duplicate). */
-export const decodeOptionalId = (rows: readonly DriverRow[]): string | undefined => (rows.length > 0 ? text(rows[0].id) : undefined);
+export const decodeOptionalId = (rows: readonly DriverRow[]): string | undefined =>
+  rows.length > 0 ? text(rows[0].id) : undefined;
 
 /** Whether any row came back (a probe). */
 export const decodeAnyRow = (rows: readonly DriverRow[]): boolean => rows.length > 0;
@@ -70,32 +89,48 @@ export const decodeInboxRow = (row: DriverRow): ClaimedInboxRow => ({
  * A claim's rows: the first carries the progress columns (`window_rows`, `cursor_stream`,
  * `cursor_key`, `walked`), every row the claimed row's columns, all NULL when none was claimed.
  */
-export function claimDecoder<Row>(decodeRow: (row: DriverRow) => Row): (rows: readonly DriverRow[]) => ClaimResult<Row> {
+export function claimDecoder<Row>(
+  decodeRow: (row: DriverRow) => Row,
+): (rows: readonly DriverRow[]) => ClaimResult<Row> {
   return (rows) => {
     const [first] = rows;
     const progress: ClaimProgress = {
       windowRows: first ? int(first.window_rows ?? 0) : 0,
       walked: first ? int(first.walked ?? 0) : 0,
-      last: first?.cursor_stream != null ? { stream: text(first.cursor_stream), key: text(first.cursor_key ?? '') } : undefined,
+      last:
+        first?.cursor_stream != null
+          ? { stream: text(first.cursor_stream), key: text(first.cursor_key ?? '') }
+          : undefined,
     };
     return { rows: rows.filter((row) => row.id !== null && row.id !== undefined).map(decodeRow), progress };
   };
 }
 
 /** A completion's rows: `outcome` 'done' with the finished id, or 'claimed' with a handed-on row. */
-export function completionDecoder<Row>(decodeRow: (row: DriverRow) => Row): (rows: readonly DriverRow[]) => CompletionRow<Row>[] {
-  return (rows) => rows.map((row) => (row.outcome === 'claimed' ? { outcome: 'claimed', row: decodeRow(row) } : { outcome: 'done', id: text(row.id) }));
+export function completionDecoder<Row>(
+  decodeRow: (row: DriverRow) => Row,
+): (rows: readonly DriverRow[]) => CompletionRow<Row>[] {
+  return (rows) =>
+    rows.map((row) =>
+      row.outcome === 'claimed' ? { outcome: 'claimed', row: decodeRow(row) } : { outcome: 'done', id: text(row.id) },
+    );
 }
 
-export const decodeRenewals = (rows: readonly DriverRow[]): RenewalRow[] => rows.map((row) => ({ id: text(row.id), renewed: bool(row.renewed) }));
+export const decodeRenewals = (rows: readonly DriverRow[]): RenewalRow[] =>
+  rows.map((row) => ({ id: text(row.id), renewed: bool(row.renewed) }));
 
 export const decodeInsertedOutbox = (rows: readonly DriverRow[]): InsertedOutboxRow[] =>
   rows.map((row) => ({ id: text(row.id), messageId: uuid(row.message_id) }));
 
 export const decodeBacklog = (rows: readonly DriverRow[]): BacklogRow[] =>
-  rows.map((row) => ({ label: text(row.label), pending: int(row.pending), oldestAgeSeconds: Math.max(0, Number(row.oldest_age_seconds)) }));
+  rows.map((row) => ({
+    label: text(row.label),
+    pending: int(row.pending),
+    oldestAgeSeconds: Math.max(0, Number(row.oldest_age_seconds)),
+  }));
 
-export const decodeDeadCounts = (rows: readonly DriverRow[]): DeadCountRow[] => rows.map((row) => ({ label: text(row.label), dead: int(row.dead) }));
+export const decodeDeadCounts = (rows: readonly DriverRow[]): DeadCountRow[] =>
+  rows.map((row) => ({ label: text(row.label), dead: int(row.dead) }));
 
 export const decodeDeadOutbox = (rows: readonly DriverRow[]): DeadOutboxMessage[] =>
   rows.map((row) => ({
@@ -120,7 +155,9 @@ export const decodeDeadInbox = (rows: readonly DriverRow[]): DeadInboxMessage[] 
   }));
 
 /** What identifies a dead row besides its id: the outbox's message id, the inbox's idempotency key. */
-const IDENTITY: Readonly<Record<QueueBoxTable, (row: DriverRow) => { messageId: string } | { idempotencyKey: string }>> = {
+const IDENTITY: Readonly<
+  Record<QueueBoxTable, (row: DriverRow) => { messageId: string } | { idempotencyKey: string }>
+> = {
   outbox: (row) => ({ messageId: uuid(row.message_id) }),
   inbox: (row) => ({ idempotencyKey: text(row.idempotency_key) }),
 };
@@ -184,7 +221,11 @@ export function claimsAtRiskDecoder(table: QueueBoxTable): (rows: readonly Drive
 }
 
 export const decodeRowStates = (rows: readonly DriverRow[]): RowStateRow[] =>
-  rows.map((row) => ({ id: text(row.id), state: text(row.state) as RowStateRow['state'], attempts: int(row.attempts) }));
+  rows.map((row) => ({
+    id: text(row.id),
+    state: text(row.state) as RowStateRow['state'],
+    attempts: int(row.attempts),
+  }));
 export const decodePendingWork = (rows: readonly DriverRow[]): PendingWorkRow[] =>
   rows.map((row) => ({
     table: tableNamed(text(row.table_name)),
@@ -192,7 +233,10 @@ export const decodePendingWork = (rows: readonly DriverRow[]): PendingWorkRow[] 
     due: int(row.due),
     inFlight: int(row.in_flight),
     scheduled: int(row.scheduled),
-    nextDueInMs: row.next_due_in_ms === null || row.next_due_in_ms === undefined ? undefined : Math.max(0, Number(row.next_due_in_ms)),
+    nextDueInMs:
+      row.next_due_in_ms === null || row.next_due_in_ms === undefined
+        ? undefined
+        : Math.max(0, Number(row.next_due_in_ms)),
   }));
 
 /** The database clock's `now`, as an absolute instant. */

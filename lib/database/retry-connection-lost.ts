@@ -32,7 +32,7 @@ export async function retryConnectionLost<T>(
 ): Promise<T> {
   const began = performance.now();
   let delayMs = schedule.firstDelayMs;
-  for (let warned = false; ; ) {
+  for (let warned = false; ;) {
     try {
       return await run();
     } catch (error) {

@@ -4,7 +4,16 @@ import type { CommitWakeUp, WakeUpTransport } from '../shared/interfaces/wake-up
 import type { ConnectionPooling } from './connection-pooling.js';
 import type { OutboxInsertRow } from './statement-arguments.js';
 import type { SqlStatement, StatementMethods } from './statement-definition.js';
-import type { ClaimCursor, ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, DatabaseErrorKind, DatabaseFacts, DriverRow, InsertedOutboxRow } from './statement-results.js';
+import type {
+  ClaimCursor,
+  ClaimedInboxRow,
+  ClaimedOutboxRow,
+  ClaimResult,
+  DatabaseErrorKind,
+  DatabaseFacts,
+  DriverRow,
+  InsertedOutboxRow,
+} from './statement-results.js';
 import type { Statements } from './statements.js';
 
 export type { ClaimComponent, QueueBoxTable } from '../shared/interfaces/claim.interface.js';
@@ -127,7 +136,11 @@ export interface SqlDialect extends StatementMethods<Statements> {
    * The outbox claim over rows of `destinations` (the instance's configured ones): rows of any other
    * destination are left pending, untouched, and cost the claim nothing.
    */
-  claimOutbox(destinations: readonly string[], request: ClaimRequest, options: ClaimOptions): ClaimPlan<ClaimedOutboxRow>;
+  claimOutbox(
+    destinations: readonly string[],
+    request: ClaimRequest,
+    options: ClaimOptions,
+  ): ClaimPlan<ClaimedOutboxRow>;
   /** The relay's claim over its routed sources: always after the relay claim lock. */
   claimInbox(sources: readonly string[], request: ClaimRequest): ClaimPlan<ClaimedInboxRow>;
   claimPull(source: string, request: ClaimRequest, options: ClaimOptions): ClaimPlan<ClaimedInboxRow>;

@@ -85,8 +85,13 @@ export function once<Args extends readonly [unknown?, unknown?, unknown?, unknow
 
 /** A statement with a text per table: its first argument is the table. */
 export function perTable<Args extends Rest3, Result>(
-  spec: Omit<Spec<QueueBoxTable, Args, Result>, 'decode'> & ({ decode: Decoder<Result> } | { decodeBy: Record<QueueBoxTable, Decoder<Result>> }),
-): StatementDefinition<(table: QueueBoxTable, ...args: Args) => SqlStatement<Result>, (t: ResolvedTableNames, table: QueueBoxTable) => string, never> {
+  spec: Omit<Spec<QueueBoxTable, Args, Result>, 'decode'> &
+    ({ decode: Decoder<Result> } | { decodeBy: Record<QueueBoxTable, Decoder<Result>> }),
+): StatementDefinition<
+  (table: QueueBoxTable, ...args: Args) => SqlStatement<Result>,
+  (t: ResolvedTableNames, table: QueueBoxTable) => string,
+  never
+> {
   const decodeFor = 'decode' in spec ? () => spec.decode : (table: QueueBoxTable) => spec.decodeBy[table];
   return { axes: [QUEUEBOX_TABLE_NAMES], bind: spec.bind, decodeFor, hot: spec.hot ?? false };
 }
@@ -95,21 +100,44 @@ export function perTable<Args extends Rest3, Result>(
 export function perTableAndState<State extends string, Args extends Rest2, Result>(
   states: readonly State[],
   spec: Spec<readonly [QueueBoxTable, State], Args, Result>,
-): StatementDefinition<(table: QueueBoxTable, state: State, ...args: Args) => SqlStatement<Result>, (t: ResolvedTableNames, table: QueueBoxTable, state: State) => string, never> {
-  return { axes: [QUEUEBOX_TABLE_NAMES, states], bind: spec.bind, decodeFor: () => spec.decode, hot: spec.hot ?? false };
+): StatementDefinition<
+  (table: QueueBoxTable, state: State, ...args: Args) => SqlStatement<Result>,
+  (t: ResolvedTableNames, table: QueueBoxTable, state: State) => string,
+  never
+> {
+  return {
+    axes: [QUEUEBOX_TABLE_NAMES, states],
+    bind: spec.bind,
+    decodeFor: () => spec.decode,
+    hot: spec.hot ?? false,
+  };
 }
 
 /**
  * A statement with a text per claimer: its first argument is the claimer, which also picks the
  * type of its rows. `oneRow`: its one-row form, under that key of the dialect's texts.
  */
-export function perClaimer<Args extends Rest3, Results extends Record<ClaimComponent, unknown>, OneRow extends string = never>(spec: {
+export function perClaimer<
+  Args extends Rest3,
+  Results extends Record<ClaimComponent, unknown>,
+  OneRow extends string = never,
+>(spec: {
   bind(context: BindContext<ClaimComponent>, ...args: Args): unknown[];
   decodeBy: { [Kind in keyof Results]: Decoder<Results[Kind]> };
   hot?: boolean;
   oneRow?: { text: OneRow; when: (first: NoInfer<Args>[0]) => boolean };
-}): StatementDefinition<<Kind extends ClaimComponent>(kind: Kind, ...args: Args) => SqlStatement<Results[Kind]>, (t: ResolvedTableNames, kind: ClaimComponent) => string, OneRow> {
-  return { axes: [CLAIM_COMPONENTS], bind: spec.bind, decodeFor: (kind: ClaimComponent) => spec.decodeBy[kind], hot: spec.hot ?? false, oneRow: spec.oneRow };
+}): StatementDefinition<
+  <Kind extends ClaimComponent>(kind: Kind, ...args: Args) => SqlStatement<Results[Kind]>,
+  (t: ResolvedTableNames, kind: ClaimComponent) => string,
+  OneRow
+> {
+  return {
+    axes: [CLAIM_COMPONENTS],
+    bind: spec.bind,
+    decodeFor: (kind: ClaimComponent) => spec.decodeBy[kind],
+    hot: spec.hot ?? false,
+    oneRow: spec.oneRow,
+  };
 }
 
 type MethodOf<D> = D extends StatementDefinition<infer Method, unknown, string> ? Method : never;
@@ -123,4 +151,6 @@ export type StatementMethods<S> = { readonly [K in keyof S]: MethodOf<S[K]> };
  * The texts a dialect supplies for the definitions `S`: a text function per statement (of the
  * arguments that pick its text), and optionally one per one-row form.
  */
-export type StatementTexts<S> = { readonly [K in keyof S]: TextOf<S[K]> } & { readonly [K in keyof S as OneRowOf<S[K]>]?: TextOf<S[K]> };
+export type StatementTexts<S> = { readonly [K in keyof S]: TextOf<S[K]> } & {
+  readonly [K in keyof S as OneRowOf<S[K]>]?: TextOf<S[K]>;
+};

@@ -115,5 +115,11 @@ export interface TableColumns {
  * not there (migrations not run, or another schema); and to the statement catalog, a named
  * prepared statement the serving session does not have (a pooler moved the connection).
  */
-export type DatabaseErrorKind = 'deadlock' | 'lock-not-granted' | 'timeout' | 'read-only' | 'missing-table' | 'prepared-statement-lost' | 'connection-lost';
-
+export type DatabaseErrorKind =
+  | 'deadlock'
+  | 'lock-not-granted'
+  | 'timeout'
+  | 'read-only'
+  | 'missing-table'
+  | 'prepared-statement-lost'
+  | 'connection-lost';

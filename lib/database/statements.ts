@@ -34,7 +34,10 @@ import { CLAIMERS, QUEUEBOX_TABLES } from '../shared/queuebox.claimers.js';
 
 const decodeOutboxCompletion = completionDecoder(decodeOutboxRow);
 const decodeInboxCompletion = completionDecoder(decodeInboxRow);
-const byTable = <Result>(decoderOf: (table: QueueBoxTable) => Result): Record<QueueBoxTable, Result> => ({ outbox: decoderOf('outbox'), inbox: decoderOf('inbox') });
+const byTable = <Result>(decoderOf: (table: QueueBoxTable) => Result): Record<QueueBoxTable, Result> => ({
+  outbox: decoderOf('outbox'),
+  inbox: decoderOf('inbox'),
+});
 
 /** The bound values of a page of dead rows: after id, limit, stream, error text, dead since, dead before. */
 const bindPage = ({ encode: e }: BindContext<unknown>, page: DeadRowPage): unknown[] => [
@@ -57,25 +60,45 @@ export const statements = {
   schemaExists: once({ bind: ({ encode: e }, schema: string) => [e.identifier(schema)], decode: decodePresent }),
   /** QueueBox's two tables as the statements find them, and their columns (the start-up check). */
   tableColumns: once({
-    bind: ({ encode: e, tables: { schema, outbox, inbox } }) => [e.identifier(outbox), e.identifier(inbox), ...(schema ? [e.identifier(schema)] : [])],
+    bind: ({ encode: e, tables: { schema, outbox, inbox } }) => [
+      e.identifier(outbox),
+      e.identifier(inbox),
+      ...(schema ? [e.identifier(schema)] : []),
+    ],
     decode: decodeTableColumns,
   }),
 
   outboxBacklog: once({ bind: bindNothing, decode: decodeBacklog }),
   /** Inserts unless (source, idempotency key) exists; resolves to the new id, or undefined for a duplicate. */
   insertInbox: once({
-    bind: ({ encode: e }, row: InboxInsertRow) => [e.key(row.source), e.key(row.idempotencyKey), e.key(row.key), e.text(row.headers), e.text(row.payload)],
+    bind: ({ encode: e }, row: InboxInsertRow) => [
+      e.key(row.source),
+      e.key(row.idempotencyKey),
+      e.key(row.key),
+      e.text(row.headers),
+      e.text(row.payload),
+    ],
     decode: decodeOptionalId,
   }),
   /** The id of the row of (source, idempotency key), or undefined. */
-  findInbox: once({ bind: ({ encode: e }, source: string, idempotencyKey: string) => [e.key(source), e.key(idempotencyKey)], decode: decodeOptionalId }),
+  findInbox: once({
+    bind: ({ encode: e }, source: string, idempotencyKey: string) => [e.key(source), e.key(idempotencyKey)],
+    decode: decodeOptionalId,
+  }),
   inboxBacklog: once({ bind: bindNothing, decode: decodeBacklog }),
 
   /** Extends one lease; the ids changed (one, or none when the claim was lost). */
-  renew: perTable({ bind: ({ encode: e }, row: FencedRow, leaseMs: number) => [e.id(row.id), e.uuid(row.token), e.int(leaseMs)], decode: decodeIds }),
+  renew: perTable({
+    bind: ({ encode: e }, row: FencedRow, leaseMs: number) => [e.id(row.id), e.uuid(row.token), e.int(leaseMs)],
+    decode: decodeIds,
+  }),
   /** Renews a group of claims; rows locked by another transaction are skipped, never waited for. */
   renewMany: perTable({
-    bind: ({ encode: e }, rows: readonly FencedRow[], leaseMs: number) => [e.ids(rows.map((r) => r.id)), e.uuids(rows.map((r) => r.token)), e.int(leaseMs)],
+    bind: ({ encode: e }, rows: readonly FencedRow[], leaseMs: number) => [
+      e.ids(rows.map((r) => r.id)),
+      e.uuids(rows.map((r) => r.token)),
+      e.int(leaseMs),
+    ],
     decode: decodeRenewals,
     hot: true,
   }),
@@ -85,8 +108,18 @@ export const statements = {
    * commit without waiting for their WAL flush, where the dialect can (ignored elsewhere).
    */
   completeMany: perClaimer({
-    bind: ({ encode: e, asyncCommit: dialectCommitsAsync, variant: kind }, rows: readonly FencedRow[], handOffLeaseMs?: number, asyncCommit?: boolean) => {
-      const params = [e.ids(rows.map((r) => r.id)), e.uuids(rows.map((r) => r.token)), e.int(handOffLeaseMs ?? 0), e.flag(handOffLeaseMs !== undefined)];
+    bind: (
+      { encode: e, asyncCommit: dialectCommitsAsync, variant: kind },
+      rows: readonly FencedRow[],
+      handOffLeaseMs?: number,
+      asyncCommit?: boolean,
+    ) => {
+      const params = [
+        e.ids(rows.map((r) => r.id)),
+        e.uuids(rows.map((r) => r.token)),
+        e.int(handOffLeaseMs ?? 0),
+        e.flag(handOffLeaseMs !== undefined),
+      ];
       if (CLAIMERS[kind].asyncMarks && dialectCommitsAsync) params.push(e.flag(asyncCommit === true));
       return params;
     },
@@ -95,23 +128,38 @@ export const statements = {
     oneRow: { text: 'completeOne', when: (rows) => rows.length === 1 },
   }),
   retry: perTable({
-    bind: ({ encode: e }, row: FencedRow, delayMs: number, error: string) => [e.id(row.id), e.uuid(row.token), e.int(delayMs), e.text(error)],
+    bind: ({ encode: e }, row: FencedRow, delayMs: number, error: string) => [
+      e.id(row.id),
+      e.uuid(row.token),
+      e.int(delayMs),
+      e.text(error),
+    ],
     decode: decodeIds,
   }),
-  deadLetter: perTable({ bind: ({ encode: e }, row: FencedRow, error: string) => [e.id(row.id), e.uuid(row.token), e.text(error)], decode: decodeIds }),
+  deadLetter: perTable({
+    bind: ({ encode: e }, row: FencedRow, error: string) => [e.id(row.id), e.uuid(row.token), e.text(error)],
+    decode: decodeIds,
+  }),
   /** Expired claims back to pending; for the inbox, only those of `sources` (the relay's). */
   reclaimExpired: perTable({
-    bind: ({ encode: e, variant: table }, limit: number, sources: readonly string[] = []) => (QUEUEBOX_TABLES[table].reclaimByStream ? [e.int(limit), e.keys(sources)] : [e.int(limit)]),
+    bind: ({ encode: e, variant: table }, limit: number, sources: readonly string[] = []) =>
+      QUEUEBOX_TABLES[table].reclaimByStream ? [e.int(limit), e.keys(sources)] : [e.int(limit)],
     decode: decodeIds,
   }),
   /** Deletes up to `limit` rows finished (`done`) or dead longer than `olderThanMs` ago. */
-  purgeFinished: perTableAndState(['done', 'dead'] as const, { bind: ({ encode: e }, olderThanMs: number, limit: number) => [e.bigint(olderThanMs), e.int(limit)], decode: decodeIds }),
+  purgeFinished: perTableAndState(['done', 'dead'] as const, {
+    bind: ({ encode: e }, olderThanMs: number, limit: number) => [e.bigint(olderThanMs), e.int(limit)],
+    decode: decodeIds,
+  }),
 
   /** Dead rows of the outbox matching the page's filter, oldest first, after its id. */
   listDeadOutbox: once({ bind: bindPage, decode: decodeDeadOutbox }),
   listDeadInbox: once({ bind: bindPage, decode: decodeDeadInbox }),
   /** One dead row in full (the payload only `withPayload`); undefined when it is not dead. */
-  inspectDead: perTable({ bind: ({ encode: e }, id: string, withPayload: boolean) => [e.id(id), e.flag(withPayload)], decodeBy: byTable(deadDetailDecoder) }),
+  inspectDead: perTable({
+    bind: ({ encode: e }, id: string, withPayload: boolean) => [e.id(id), e.flag(withPayload)],
+    decodeBy: byTable(deadDetailDecoder),
+  }),
   /** Dead rows per destination (outbox) or source (inbox). */
   deadCounts: perTable({ bind: bindNothing, decode: decodeDeadCounts }),
   /** Dead rows back to pending; the ids that were dead. */
@@ -126,9 +174,15 @@ export const statements = {
   /** The state of each listed row that exists, in id order. */
   rowStates: perTable({ bind: ({ encode: e }, ids: readonly string[]) => [e.ids(ids)], decode: decodeRowStates }),
   /** Keys whose head row is retrying or dead, oldest heads first, at most `limit`. */
-  blockedKeys: perTable({ bind: ({ encode: e }, limit: number) => [e.int(limit)], decodeBy: byTable(blockedKeysDecoder) }),
+  blockedKeys: perTable({
+    bind: ({ encode: e }, limit: number) => [e.int(limit)],
+    decodeBy: byTable(blockedKeysDecoder),
+  }),
   /** Rows in flight whose lease ends within `withinMs` (or ended), soonest first, at most `limit`. */
-  claimsAtRisk: perTable({ bind: ({ encode: e }, withinMs: number, limit: number) => [e.int(withinMs), e.int(limit)], decodeBy: byTable(claimsAtRiskDecoder) }),
+  claimsAtRisk: perTable({
+    bind: ({ encode: e }, withinMs: number, limit: number) => [e.int(withinMs), e.int(limit)],
+    decodeBy: byTable(claimsAtRiskDecoder),
+  }),
 };
 
 /** The statement definitions' type: what the port's methods and the dialects' texts are derived from. */

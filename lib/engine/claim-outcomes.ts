@@ -19,7 +19,6 @@ export interface ReportedRow {
   fields: Record<string, unknown>;
 }
 
-
 /** Lost claims remembered for the admin's "claims at risk": enough to see a pattern, bounded. */
 const MAX_LOST_CLAIMS = 20;
 
@@ -71,7 +70,13 @@ export class ClaimOutcomes {
 
   /** A row was dead-lettered with `error` at its `attempt`th claim. */
   deadLettered(row: ReportedRow, attempt: number, error: string): void {
-    this.events?.emit('message.dead-lettered', { component: this.claimer.component, id: row.id, stream: row.stream, attempt, error });
+    this.events?.emit('message.dead-lettered', {
+      component: this.claimer.component,
+      id: row.id,
+      stream: row.stream,
+      attempt,
+      error,
+    });
   }
 
   /**

@@ -12,7 +12,16 @@ import type { Claim } from '../shared/interfaces/claim.interface.js';
 import type { LeaseAdvisor } from './leases/lease-advisor.js';
 import type { ResolvedLoopOptions } from '../config/options/resolved-options.interface.js';
 import type { ClaimerDescriptor } from '../shared/queuebox.claimers.js';
-import { claimContended, claimLost, maxAttemptsWithoutOutcome, rowFinishedTwice, rowFinishingWriteFailed, rowNotFinished, shutdownLeftRows, shutdownReason } from '../shared/queuebox.messages.js';
+import {
+  claimContended,
+  claimLost,
+  maxAttemptsWithoutOutcome,
+  rowFinishedTwice,
+  rowFinishingWriteFailed,
+  rowNotFinished,
+  shutdownLeftRows,
+  shutdownReason,
+} from '../shared/queuebox.messages.js';
 import type { SpanOutcome } from '../shared/tracing/messaging-attributes.js';
 import type { MessageSpan } from '../shared/tracing/message-span.interface.js';
 import { endSpanWith } from '../shared/tracing/messaging-tracer.js';
@@ -141,7 +150,13 @@ export class ClaimWorker<Row extends ClaimedRow> {
     reporting: ClaimWorkerReporting = {},
   ) {
     this.logger = new Logger(settings.name);
-    this.outcomes = new ClaimOutcomes(settings.claimer, this.logger, reporting.metrics, reporting.events, reporting.leaseAdvisor);
+    this.outcomes = new ClaimOutcomes(
+      settings.claimer,
+      this.logger,
+      reporting.metrics,
+      reporting.events,
+      reporting.leaseAdvisor,
+    );
     this.cursor = new WalkCursor(settings.streams);
     this.pace = settings.pace ?? new FixedPace(settings.concurrency, settings.batchSize);
     // An adaptive pace keeps its batch at half its concurrency: always two lanes.
@@ -167,7 +182,12 @@ export class ClaimWorker<Row extends ClaimedRow> {
     );
     // A key with a backlog flows from one completion to the next: the mark of a row claims the
     // key's next row in the same statement (not while shutting down: nothing new is taken then).
-    this.completions = new CompletionBatcher<Row>(repository, () => this.handOffLeaseMs, (rows) => this.takeOver(rows), settings.asyncMarks);
+    this.completions = new CompletionBatcher<Row>(
+      repository,
+      () => this.handOffLeaseMs,
+      (rows) => this.takeOver(rows),
+      settings.asyncMarks,
+    );
   }
 
   get status(): ClaimWorkerStatus {
@@ -189,7 +209,9 @@ export class ClaimWorker<Row extends ClaimedRow> {
   start(): void {
     for (const lane of this.lanes) lane.start();
     const { batchSize, concurrency, adaptive } = this.pace;
-    const pace = adaptive ? `adaptive pace from batch ${batchSize}, concurrency ${concurrency}` : `batch ${batchSize}, concurrency ${concurrency}`;
+    const pace = adaptive
+      ? `adaptive pace from batch ${batchSize}, concurrency ${concurrency}`
+      : `batch ${batchSize}, concurrency ${concurrency}`;
     this.logger.log(`started: ${this.role.describe()}, ${pace}, poll interval ${this.settings.pollIntervalMs} ms`);
     this.settings.onPace?.(concurrency, batchSize);
   }
@@ -251,12 +273,20 @@ export class ClaimWorker<Row extends ClaimedRow> {
 
   private async tick(signal: AbortSignal): Promise<TickResult> {
     const now = performance.now();
-    if (this.role.reclaim && this.settings.reclaimEveryMs !== undefined && now - this.lastReclaimAt >= this.settings.reclaimEveryMs) {
+    if (
+      this.role.reclaim &&
+      this.settings.reclaimEveryMs !== undefined &&
+      now - this.lastReclaimAt >= this.settings.reclaimEveryMs
+    ) {
       this.lastReclaimAt = now;
       await this.role.reclaim();
     }
     let sampleFailure: { error: unknown } | undefined;
-    if (this.role.sample && this.settings.sampleEveryMs !== undefined && now - this.lastSampleAt >= this.settings.sampleEveryMs) {
+    if (
+      this.role.sample &&
+      this.settings.sampleEveryMs !== undefined &&
+      now - this.lastSampleAt >= this.settings.sampleEveryMs
+    ) {
       this.lastSampleAt = now;
       await this.role.sample().catch((error: unknown) => (sampleFailure = { error }));
     }
@@ -345,7 +375,8 @@ export class ClaimWorker<Row extends ClaimedRow> {
   /** Rows this worker owns now, claimed by the loop or handed on by a completion. */
   private takeOver(rows: readonly Row[]): void {
     const inverted = rows.filter((row) => row.inverted);
-    if (inverted.length > 0) this.outcomes.inverted(inverted.map((row) => ({ ...this.role.identify(row), key: row.key })));
+    if (inverted.length > 0)
+      this.outcomes.inverted(inverted.map((row) => ({ ...this.role.identify(row), key: row.key })));
     for (const row of rows) this.track(row);
   }
 
@@ -362,7 +393,12 @@ export class ClaimWorker<Row extends ClaimedRow> {
       : this.run(row, lease, false);
     const task = work.finally(() => {
       lease.release();
-      this.outcomes.leaseUsed(this.role.identify(row).stream, this.settings.leaseMs, performance.now() - started, lease.lost);
+      this.outcomes.leaseUsed(
+        this.role.identify(row).stream,
+        this.settings.leaseMs,
+        performance.now() - started,
+        lease.lost,
+      );
       this.inFlight.delete(task);
       this.giveSlot();
       this.notifySlotWaiters();
@@ -399,7 +435,10 @@ export class ClaimWorker<Row extends ClaimedRow> {
       else await endSpanWith(span, () => this.settle(row, lease, span));
     } catch (error) {
       // A database failure of an autocommit finishing write: the row stays processing and is reclaimed.
-      this.logger.error(rowFinishingWriteFailed(this.settings.claimer.noun), { ...this.role.identify(row).fields, error: errorText(error) });
+      this.logger.error(rowFinishingWriteFailed(this.settings.claimer.noun), {
+        ...this.role.identify(row).fields,
+        error: errorText(error),
+      });
     }
   }
 
@@ -444,7 +483,11 @@ export class ClaimWorker<Row extends ClaimedRow> {
         }
         if (!lost) return;
         lostAtFinish = true;
-        const error = new ClaimLostError(lease.claim.component, lease.claim.id, claimLost(lease.claim.component, lease.claim.id));
+        const error = new ClaimLostError(
+          lease.claim.component,
+          lease.claim.id,
+          claimLost(lease.claim.component, lease.claim.id),
+        );
         lease.markLost(error);
         throw error;
       },
@@ -456,7 +499,8 @@ export class ClaimWorker<Row extends ClaimedRow> {
     } catch (error) {
       seconds ??= (performance.now() - started) / 1000;
       // A lost claim or a failed finishing write counts against the pace like a failed work (not shutdown's give-up).
-      if (lostAtFinish || (!this.abandon.signal.aborted && (lease.lost || finishFailed))) this.pace.record('failed', seconds * 1000);
+      if (lostAtFinish || (!this.abandon.signal.aborted && (lease.lost || finishFailed)))
+        this.pace.record('failed', seconds * 1000);
       if (lostAtFinish) {
         this.outcomes.lost(this.role.identify(row), 'finish', undefined, seconds);
         return 'lost';
@@ -488,11 +532,15 @@ export class ClaimWorker<Row extends ClaimedRow> {
     const releasing = this.settings.claimer.shutdown === 'release' && this.stopping && failure.retryable;
     const dead = !releasing && !failure.giveBack && (!failure.retryable || row.attempts >= maxAttempts);
     const error = errorText(failure.error);
-    const delay = releasing ? 0 : Math.min(backoff.maxDelayMs, Math.max(backoffDelay(row.attempts, backoff), failure.retryAfterMs ?? 0));
+    const delay = releasing
+      ? 0
+      : Math.min(backoff.maxDelayMs, Math.max(backoffDelay(row.attempts, backoff), failure.retryAfterMs ?? 0));
     const claim = lease.claim;
     // A row given back by shutdown, or because this worker cannot work on it, says nothing about the destination.
     if (!releasing && !failure.giveBack) this.pace.record('failed', seconds === undefined ? undefined : seconds * 1000);
-    const written = dead ? await this.repository.deadLetter(claim, error) : await this.repository.retry(claim, delay, error);
+    const written = dead
+      ? await this.repository.deadLetter(claim, error)
+      : await this.repository.retry(claim, delay, error);
     const identity = this.role.identify(row);
     if (written === 'lost') {
       lease.markLost(undefined);

@@ -1,6 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { ClaimOptions, ClaimPlan, ClaimRequest, QueueBoxTable, SqlDialect, SqlStatement } from '../database/sql-dialect.interface.js';
+import type {
+  ClaimOptions,
+  ClaimPlan,
+  ClaimRequest,
+  QueueBoxTable,
+  SqlDialect,
+  SqlStatement,
+} from '../database/sql-dialect.interface.js';
 import type { ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, CompletionRow } from '../database/statement-results.js';
 import type { Claim, FenceResult } from '../shared/interfaces/claim.interface.js';
 import { CLAIMERS } from '../shared/queuebox.claimers.js';
@@ -61,7 +68,11 @@ export class ClaimRepository {
    * pending, untouched. With `lock` (or always, where the dialect says so), the claim runs in a
    * short transaction after the claim lock.
    */
-  claimOutbox(destinations: readonly string[], request: ClaimRequest, options: ClaimOptions): Promise<ClaimResult<ClaimedOutboxRow>> {
+  claimOutbox(
+    destinations: readonly string[],
+    request: ClaimRequest,
+    options: ClaimOptions,
+  ): Promise<ClaimResult<ClaimedOutboxRow>> {
     return this.claim(this.dialect.claimOutbox(destinations, request, options));
   }
 
@@ -175,7 +186,8 @@ export class ClaimRepository {
    * nothing this time; the claimer tries again at its next tick.
    */
   private async claim<Row>(plan: ClaimPlan<Row>): Promise<ClaimResult<Row>> {
-    if (plan.probe && !(await this.runner.run(plan.probe))) return { rows: [], progress: NO_PROGRESS, skipped: 'nothing-due' };
+    if (plan.probe && !(await this.runner.run(plan.probe)))
+      return { rows: [], progress: NO_PROGRESS, skipped: 'nothing-due' };
     const { lock } = plan;
     try {
       if (!lock) return await this.runner.run(plan.claim);
@@ -186,7 +198,9 @@ export class ClaimRepository {
         return scope.run(plan.claim);
       });
     } catch (error) {
-      const contended = error instanceof LockNotGranted || ['lock-not-granted', 'deadlock'].includes(this.dialect.classifyError(error) ?? '');
+      const contended =
+        error instanceof LockNotGranted ||
+        ['lock-not-granted', 'deadlock'].includes(this.dialect.classifyError(error) ?? '');
       if (contended) return { rows: [], progress: NO_PROGRESS, skipped: 'contended' };
       throw error;
     }

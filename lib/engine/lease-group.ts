@@ -59,7 +59,13 @@ export class Lease {
     if (this.isLost) return false;
     this.isLost = true;
     this.group.remove(this);
-    this.cancel(cause instanceof ClaimLostError ? cause : new ClaimLostError(this.claim.component, this.claim.id, claimLost(this.claim.component, this.claim.id), { cause }));
+    this.cancel(
+      cause instanceof ClaimLostError
+        ? cause
+        : new ClaimLostError(this.claim.component, this.claim.id, claimLost(this.claim.component, this.claim.id), {
+            cause,
+          }),
+    );
     return true;
   }
 }
@@ -116,13 +122,16 @@ export class LeaseGroup {
 
   private schedule(): void {
     if (this.timer || this.renewing || this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.renewing = this.renewAll().finally(() => {
-        this.renewing = undefined;
-        if (this.leases.size > 0) this.schedule();
-      });
-    }, Math.max(1, Math.floor(this.leaseMs / 3)));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.renewing = this.renewAll().finally(() => {
+          this.renewing = undefined;
+          if (this.leases.size > 0) this.schedule();
+        });
+      },
+      Math.max(1, Math.floor(this.leaseMs / 3)),
+    );
     this.timer.unref();
   }
 
@@ -150,7 +159,9 @@ export class LeaseGroup {
         this.onRenewed?.(lease);
         continue;
       }
-      const reason = cause ?? new ClaimLostError(lease.claim.component, lease.claim.id, claimLost(lease.claim.component, lease.claim.id));
+      const reason =
+        cause ??
+        new ClaimLostError(lease.claim.component, lease.claim.id, claimLost(lease.claim.component, lease.claim.id));
       if (lease.markLost(reason)) this.onLost(lease, reason);
     }
   }

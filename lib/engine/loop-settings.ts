@@ -34,7 +34,11 @@ export interface LoopWiring {
  * unless the claimer's claims take expired rows themselves; and the loop's metrics under the
  * claimer's names.
  */
-export function claimWorkerSettings(claimer: ClaimerDescriptor, options: ResolvedLoopOptions, wiring: LoopWiring): ClaimWorkerSettings {
+export function claimWorkerSettings(
+  claimer: ClaimerDescriptor,
+  options: ResolvedLoopOptions,
+  wiring: LoopWiring,
+): ClaimWorkerSettings {
   const { metrics } = wiring;
   const loop = loopName(claimer, wiring.stream);
   const bounds = PACE_BOUNDS[claimer.component];
@@ -52,7 +56,9 @@ export function claimWorkerSettings(claimer: ClaimerDescriptor, options: Resolve
     shutdownTimeoutMs: options.shutdownTimeoutMs,
     pace: options.adaptive && bounds ? new AdaptivePace(bounds, options.leaseMs) : undefined,
     // The pace gauges are by component: a claimer with a loop per stream has no one pace to show.
-    onPace: claimer.workerPerStream ? undefined : (concurrency, batchSize) => metrics.loopPace(claimer.component, concurrency, batchSize),
+    onPace: claimer.workerPerStream
+      ? undefined
+      : (concurrency, batchSize) => metrics.loopPace(claimer.component, concurrency, batchSize),
     asyncMarks: claimer.asyncMarks && wiring.asyncMarks === true,
     streams: wiring.streams,
     reclaimEveryMs: claimer.claimsExpired ? undefined : options.leaseMs / 5,

@@ -98,7 +98,12 @@ export class PollLoop {
         this.lastTickAt = new Date();
         this.lastError = error;
         this.consecutiveErrors += 1;
-        if (this.options.logsFailure?.() ?? true) this.logger.error('poll tick failed', { loop: this.options.name, consecutiveErrors: this.consecutiveErrors, error: errorText(error) });
+        if (this.options.logsFailure?.() ?? true)
+          this.logger.error('poll tick failed', {
+            loop: this.options.name,
+            consecutiveErrors: this.consecutiveErrors,
+            error: errorText(error),
+          });
         this.options.onError?.(error);
         this.options.outages?.afterOutage(() => this.recover(), signal);
         await this.sleep(this.errorBackoffMs(), signal, false);

@@ -17,7 +17,13 @@ export class WalkCursor {
 
   /** The bounds of the next claim of at most `batchSize` rows. */
   request(batchSize: number, leaseMs: number): ClaimRequest {
-    return { batchSize, leaseMs, walkKeys: walkKeysFor(batchSize), windowRows: windowRowsFor(batchSize), cursor: this.position };
+    return {
+      batchSize,
+      leaseMs,
+      walkKeys: walkKeysFor(batchSize),
+      windowRows: windowRowsFor(batchSize),
+      cursor: this.position,
+    };
   }
 
   /**
@@ -29,7 +35,10 @@ export class WalkCursor {
     const startedAtBeginning = request.cursor.key === '';
     const ranOut = progress.walked < request.walkKeys;
     if (ranOut) {
-      const next = this.streams.length > 0 ? this.streams[(this.streams.indexOf(request.cursor.stream) + 1) % this.streams.length] : '';
+      const next =
+        this.streams.length > 0
+          ? this.streams[(this.streams.indexOf(request.cursor.stream) + 1) % this.streams.length]
+          : '';
       this.position = { stream: next, key: '' };
     } else if (progress.last) {
       this.position = progress.last;

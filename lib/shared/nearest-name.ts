@@ -4,7 +4,9 @@
  * none is that close. The options validator and the command line share it.
  */
 export function nearestName(given: string, known: readonly string[]): string | undefined {
-  return known.find((candidate) => candidate.toLowerCase() === given.toLowerCase() || editDistance(candidate, given) <= 2);
+  return known.find(
+    (candidate) => candidate.toLowerCase() === given.toLowerCase() || editDistance(candidate, given) <= 2,
+  );
 }
 
 /** Levenshtein distance, for "did you mean" hints on short names. */

@@ -37,7 +37,9 @@ export const QUEUEBOX_TABLES: { readonly [T in QueueBoxTable]: TableDescriptor<T
 export const QUEUEBOX_TABLE_NAMES = Object.keys(QUEUEBOX_TABLES) as readonly QueueBoxTable[];
 
 /** The stream fields of the tables (`destination`, `source`): a filter by one is a filter of its table only. */
-export const STREAM_FIELDS: readonly TableDescriptor['stream'][] = Object.values(QUEUEBOX_TABLES).map((table) => table.stream);
+export const STREAM_FIELDS: readonly TableDescriptor['stream'][] = Object.values(QUEUEBOX_TABLES).map(
+  (table) => table.stream,
+);
 
 /** Whether `value` names a QueueBox table (a table name read from a database row, a request, a flag). */
 export function isQueueBoxTable(value: unknown): value is QueueBoxTable {

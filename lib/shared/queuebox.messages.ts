@@ -11,8 +11,10 @@ import { QUEUEBOX_TABLES } from './queuebox.claimers.js';
 
 /** Short, log-safe description of an option value. */
 export function describeValue(value: unknown): string {
-  if (typeof value === 'string') return value.length > 60 ? `a string of ${value.length} characters` : JSON.stringify(value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
+  if (typeof value === 'string')
+    return value.length > 60 ? `a string of ${value.length} characters` : JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined)
+    return String(value);
   if (Array.isArray(value)) return 'an array';
   return `a ${typeof value}`;
 }
@@ -21,7 +23,8 @@ export const invalidOption = (path: string, value: unknown, allowed: string): st
   `QueueBox option "${path}" is ${describeValue(value)}; it must be ${allowed}.`;
 
 /** `a`, `a and b`, `a, b and c` (`or` with `word`). */
-const listed = (items: readonly string[], word = 'and'): string => items.join(', ').replace(/, ([^,]*)$/, ` ${word} $1`);
+const listed = (items: readonly string[], word = 'and'): string =>
+  items.join(', ').replace(/, ([^,]*)$/, ` ${word} $1`);
 
 /** The databases QueueBox runs on (the dialect registry's), by display name and DataSource type. */
 export interface SupportedDatabase {
@@ -30,7 +33,10 @@ export interface SupportedDatabase {
 }
 
 export const unsupportedDatabase = (type: string, supported: readonly SupportedDatabase[]): string =>
-  `QueueBox supports ${listed(supported.map((database) => database.displayName))} DataSources; this DataSource is of type "${type}". Point the "dataSource" option at a ${listed(supported.map((database) => `"${database.name}"`), 'or')} DataSource.`;
+  `QueueBox supports ${listed(supported.map((database) => database.displayName))} DataSources; this DataSource is of type "${type}". Point the "dataSource" option at a ${listed(
+    supported.map((database) => `"${database.name}"`),
+    'or',
+  )} DataSource.`;
 
 export const unknownDestination = (destination: string, known: readonly string[]): string =>
   `Message destination "${destination}" is not configured. Configured destinations: ${known.length ? known.map((d) => `"${d}"`).join(', ') : 'none'}; add it to the "destinations" option.`;
@@ -56,11 +62,14 @@ export const rowWriteLost = (noun: string, what: 'retry' | 'dead-letter' | 'fini
 export const rowClaimLost = (noun: string, id: string): string =>
   `${capitalized(noun)} (row ${id}): the claim was lost while its work ran; the work was told to stop and the row is left to its new owner.`;
 
-export const rowFinishingWriteFailed = (noun: string): string => `${noun}: the finishing write failed; the row will be claimed again once its lease ends`;
+export const rowFinishingWriteFailed = (noun: string): string =>
+  `${noun}: the finishing write failed; the row will be claimed again once its lease ends`;
 
-export const rowNotFinished = (noun: string): string => `${noun}: the work returned without its finishing write (an internal error); the row is retried`;
+export const rowNotFinished = (noun: string): string =>
+  `${noun}: the work returned without its finishing write (an internal error); the row is retried`;
 
-export const rowFinishedTwice = (noun: string): string => `${noun}: the finishing write was asked for twice (an internal error)`;
+export const rowFinishedTwice = (noun: string): string =>
+  `${noun}: the finishing write was asked for twice (an internal error)`;
 
 export const claimContended = (worker: string): string =>
   `${worker}: the claim gave way to another claimer (claim lock not granted in time, or a deadlock); claiming again at the next tick`;
@@ -129,7 +138,8 @@ export const invalidHeaders = (): string => 'Message headers must be an object o
 
 export const invalidHeader = (name: string, problem: string): string => `Message header "${name}" ${problem}.`;
 
-export const duplicateHeader = (name: string): string => `Message header "${name}" is given twice (header names are case-insensitive).`;
+export const duplicateHeader = (name: string): string =>
+  `Message header "${name}" is given twice (header names are case-insensitive).`;
 
 export const headerNotForDestination = (name: string, destination: string, problem: string): string =>
   `Message header "${name}" cannot go to destination "${destination}": it ${problem}. Leave it out of the message.`;
@@ -137,7 +147,8 @@ export const headerNotForDestination = (name: string, destination: string, probl
 export const headerNotPublished = (name: string, destination: string, problem: string): string =>
   `message header "${name}" cannot go to destination "${destination}": it ${problem}; the message was not published (stored around QueueBox, or before QueueBox refused such headers at enqueue)`;
 
-export const intakeBadContentType = (): string => 'the body must be JSON sent as "content-type: application/json" (UTF-8)';
+export const intakeBadContentType = (): string =>
+  'the body must be JSON sent as "content-type: application/json" (UTF-8)';
 
 export const intakeBadEncoding = (): string => 'a content-encoding other than identity is not accepted';
 
@@ -159,7 +170,8 @@ export const intakeKeyNotSigned = (): string =>
 
 export const intakeBodyTooLarge = (limit: number): string => `the body is over ${limit} bytes (inbox.maxPayloadBytes)`;
 
-export const intakeBodyTimedOut = (ms: number): string => `the body did not arrive within ${ms} ms (inbox.bodyTimeoutMs)`;
+export const intakeBodyTimedOut = (ms: number): string =>
+  `the body did not arrive within ${ms} ms (inbox.bodyTimeoutMs)`;
 
 /** The intake's 404: the caller may be anyone, so the declared sources are not listed. */
 export const intakeUnknownSource = (): string => 'unknown source';
@@ -206,14 +218,16 @@ export const unknownStreamsUnnamed = (table: QueueBoxTable, named: number): stri
 export const transformNotRegistered = (path: string): string =>
   `QueueBox option "${path}" names a provider that is not registered; add it to the providers of a module.`;
 
-export const transformInvalid = (path: string): string => `QueueBox option "${path}" must name a provider with a transform(message) method.`;
+export const transformInvalid = (path: string): string =>
+  `QueueBox option "${path}" must name a provider with a transform(message) method.`;
 
 export const invalidRowId = (field: string, list = false): string =>
   list
     ? `${field} must be an array of row ids (digits, as strings, at most 9223372036854775807).`
     : `${field} must be a row id (digits, at most 9223372036854775807).`;
 
-export const invalidInteger = (field: string, min: number, max: number): string => `${field} must be an integer from ${min} to ${max}.`;
+export const invalidInteger = (field: string, min: number, max: number): string =>
+  `${field} must be an integer from ${min} to ${max}.`;
 
 export const invalidPullSource = (problem: string): string => `source ${problem}.`;
 
@@ -223,10 +237,13 @@ export const databaseProblems = (type: string, problems: readonly string[]): str
   `QueueBox cannot run on this ${type} database: ${problems.join('; ')}.`;
 
 export const unsupportedMigrationType = (type: string, supported: readonly SupportedDatabase[]): string =>
-  `createQueueBoxMigrations: unsupported type "${type}"; use ${listed(supported.map((database) => `"${database.name}"`), 'or')}.`;
+  `createQueueBoxMigrations: unsupported type "${type}"; use ${listed(
+    supported.map((database) => `"${database.name}"`),
+    'or',
+  )}.`;
 
 export const noOwnSchema = (): string =>
-  'Dropping a schema needs QueueBox\'s tables in a schema of their own (the schema option); the default schema is never dropped.';
+  "Dropping a schema needs QueueBox's tables in a schema of their own (the schema option); the default schema is never dropped.";
 
 /** Options of the module itself: given next to `useFactory`, never inside what it returns. */
 const MODULE_EXTRAS = ['isGlobal', 'dataSource', 'intake'];
@@ -325,9 +342,11 @@ export const duplicateRetentionJob = (name: string): string =>
 
 export const invalidTable = (field: string): string => `${field} must be 'outbox' or 'inbox'.`;
 
-export const invalidFilterText = (field: string, max: number): string => `${field} must be a non-empty string of at most ${max} characters.`;
+export const invalidFilterText = (field: string, max: number): string =>
+  `${field} must be a non-empty string of at most ${max} characters.`;
 
-export const filterTextHasNul = (field: string): string => `${field} must not contain NUL characters (no stored text holds one).`;
+export const filterTextHasNul = (field: string): string =>
+  `${field} must not contain NUL characters (no stored text holds one).`;
 
 export const filterNotForTable = (field: string, table: string, instead: string): string =>
   `${field} does not filter the ${table}; use ${instead} for the ${table}.`;
@@ -341,7 +360,8 @@ export const invalidSelection = (): string => 'selection must be { ids: [...] } 
 
 export const tooManyIds = (max: number): string => `ids may list at most ${max} row ids; for more, go by filter.`;
 
-export const deadLetterNotFound = (table: string, id: string): string => `No dead ${table} message has id ${id}; it was replayed, discarded or purged, or never died.`;
+export const deadLetterNotFound = (table: string, id: string): string =>
+  `No dead ${table} message has id ${id}; it was replayed, discarded or purged, or never died.`;
 
 export const adminUnprotected = (): string =>
   'QueueBoxAdminModule refuses to start unprotected: give forRoot a bearerToken (from a secret, at least 32 characters) or a guard class of your application (extra `guard`).';
@@ -356,7 +376,8 @@ export const adminUnauthorized = (): string => 'Send the admin bearer token: Aut
 
 export const adminForbidden = (): string => 'This request is not allowed to use the QueueBox admin.';
 
-export const adminJsonOnly = (): string => 'A replay or discard must be sent as JSON in UTF-8: Content-Type: application/json.';
+export const adminJsonOnly = (): string =>
+  'A replay or discard must be sent as JSON in UTF-8: Content-Type: application/json.';
 
 export const adminBodyErrorsNotInstalled = (suffix: string): string =>
   `The admin API route (POST …${suffix}) was not found among the application's routes; a body the application's parser refuses gets the application's error answer, not the admin's.`;
@@ -366,7 +387,8 @@ export const adminHeaderRequired = (header: string, value: string): string =>
 
 export const unknownAdminField = (field: string): string => `${field} is not a field of this request.`;
 
-export const invalidAdminBody = (): string => 'The body must be a JSON object: { "ids": [...] } or { "filter": {...} }, with an optional "chunkSize".';
+export const invalidAdminBody = (): string =>
+  'The body must be a JSON object: { "ids": [...] } or { "filter": {...} }, with an optional "chunkSize".';
 
 export const notAnInteger = (field: string): string => `${field} must be an integer.`;
 
@@ -403,7 +425,10 @@ export interface MigrationsExport {
 /** The `createQueueBoxMigrations` call that makes tables of these names. */
 const migrationsCall = (type: string, tables?: ResolvedTableNames): string => {
   if (!tables) return `createQueueBoxMigrations({ type: '${type}', schema, tables })`;
-  const names = [tables.outbox === DEFAULT_OUTBOX_TABLE ? '' : `outbox: '${tables.outbox}'`, tables.inbox === DEFAULT_INBOX_TABLE ? '' : `inbox: '${tables.inbox}'`].filter(Boolean);
+  const names = [
+    tables.outbox === DEFAULT_OUTBOX_TABLE ? '' : `outbox: '${tables.outbox}'`,
+    tables.inbox === DEFAULT_INBOX_TABLE ? '' : `inbox: '${tables.inbox}'`,
+  ].filter(Boolean);
   return `createQueueBoxMigrations({ type: '${type}'${tables.schema ? `, schema: '${tables.schema}'` : ''}${names.length ? `, tables: { ${names.join(', ')} }` : ''} })`;
 };
 
@@ -414,9 +439,11 @@ export const migrationsToAdd = (database: MigrationsExport, tables?: ResolvedTab
     : `${database.defaultMigrations} from "queuebox/migrations" (or ${migrationsCall(database.type)} for other table names)`;
 
 /** A table's name in a message: schema-qualified when a schema is set. */
-const tableName = (tables: ResolvedTableNames, name: string): string => (tables.schema ? `${tables.schema}.${name}` : name);
+const tableName = (tables: ResolvedTableNames, name: string): string =>
+  tables.schema ? `${tables.schema}.${name}` : name;
 
-export const tableMissing = (tables: ResolvedTableNames, name: string): string => `table ${tableName(tables, name)} does not exist`;
+export const tableMissing = (tables: ResolvedTableNames, name: string): string =>
+  `table ${tableName(tables, name)} does not exist`;
 
 export const columnsMissing = (tables: ResolvedTableNames, name: string, columns: readonly string[]): string =>
   `table ${tableName(tables, name)} has no column${columns.length === 1 ? '' : 's'} ${listed(columns)}`;
@@ -425,7 +452,13 @@ export const columnsMissing = (tables: ResolvedTableNames, name: string, columns
 const lookedUp = (tables: ResolvedTableNames): string =>
   tables.schema ? `in schema ${tables.schema}` : 'without a schema, as the "schema" option is not set';
 
-export const missingMigrations = (displayName: string, database: MigrationsExport, tables: ResolvedTableNames, problems: readonly string[], migrations: readonly string[]): string =>
+export const missingMigrations = (
+  displayName: string,
+  database: MigrationsExport,
+  tables: ResolvedTableNames,
+  problems: readonly string[],
+  migrations: readonly string[],
+): string =>
   `QueueBox's tables are not ready on this ${displayName} database (looked up ${lookedUp(tables)}): ${problems.join('; ')}. ` +
   `The migration${migrations.length === 1 ? '' : 's'} ${listed(migrations)} ${migrations.length === 1 ? 'has' : 'have'} not run there: add ${migrationsToAdd(database, tables)} to the DataSource's "migrations" and run them ("migrationsRun: true" runs them as the DataSource starts). ` +
   'If the tables exist elsewhere, set QueueBox\'s "schema" and "tables" options to their names. To start anyway and wait for the migrations, set "startup.waitForMigrations: true".';
@@ -433,7 +466,8 @@ export const missingMigrations = (displayName: string, database: MigrationsExpor
 export const waitingForMigrations = (problems: readonly string[], checkIntervalMs: number): string =>
   `QueueBox's tables are not ready: ${problems.join('; ')}. Waiting for them (startup.waitForMigrations), looking again every ${checkIntervalMs} ms: no loop runs and the health indicator reports down until then.`;
 
-export const tablesReady = (waitedMs: number): string => `QueueBox's tables are ready after ${Math.round(waitedMs / 1000)} s of waiting: starting the loops`;
+export const tablesReady = (waitedMs: number): string =>
+  `QueueBox's tables are ready after ${Math.round(waitedMs / 1000)} s of waiting: starting the loops`;
 
 export const tablesCheckFailed = (error: string): string => `the check of QueueBox's tables failed: ${error}`;
 

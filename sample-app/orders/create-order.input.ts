@@ -20,7 +20,13 @@ export function parseCreateOrder(body: unknown): CreateOrderInput {
   if (typeof customerId !== 'string' || customerId.trim().length === 0 || customerId.length > MAX_CUSTOMER_ID_LENGTH) {
     problems.push(`customerId must be a non-empty string of at most ${MAX_CUSTOMER_ID_LENGTH} characters`);
   }
-  if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0 || amount > MAX_AMOUNT || !hasAtMostTwoDecimals(amount)) {
+  if (
+    typeof amount !== 'number' ||
+    !Number.isFinite(amount) ||
+    amount <= 0 ||
+    amount > MAX_AMOUNT ||
+    !hasAtMostTwoDecimals(amount)
+  ) {
     problems.push(`amount must be a number greater than 0 and at most ${MAX_AMOUNT}, with at most two decimals`);
   }
   if (problems.length > 0) throw new BadRequestException(`Invalid order: ${problems.join('; ')}.`);

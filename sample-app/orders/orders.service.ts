@@ -41,7 +41,9 @@ export class OrdersService {
       );
       return { orderId: order.id, messageIds: { billing: billing.messageId, shipping: shipping.messageId } };
     });
-    this.logger.log(`order ${placed.orderId} committed with two outbox messages: billing X-Message-Id ${placed.messageIds.billing}, shipping webhook-id ${placed.messageIds.shipping}`);
+    this.logger.log(
+      `order ${placed.orderId} committed with two outbox messages: billing X-Message-Id ${placed.messageIds.billing}, shipping webhook-id ${placed.messageIds.shipping}`,
+    );
     return placed;
   }
 }

@@ -29,12 +29,17 @@ export interface ParcelPacked {
  * put in it is the receiver's to check. Throws on anything else: in the relay or a pull worker,
  * that fails the attempt (retried with backoff, then `dead`).
  */
-export function checkMessage<T extends { type: string }>(value: unknown, type: T['type'], fields: readonly (keyof T & string)[]): T {
+export function checkMessage<T extends { type: string }>(
+  value: unknown,
+  type: T['type'],
+  fields: readonly (keyof T & string)[],
+): T {
   if (value === null || typeof value !== 'object' || (value as { type?: unknown }).type !== type) {
     throw new Error(`expected a "${type}" message`);
   }
   for (const field of fields) {
-    if (typeof (value as Record<string, unknown>)[field] !== 'string') throw new Error(`"${type}" message without a string ${field}`);
+    if (typeof (value as Record<string, unknown>)[field] !== 'string')
+      throw new Error(`"${type}" message without a string ${field}`);
   }
   return value as T;
 }

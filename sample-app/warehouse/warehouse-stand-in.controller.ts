@@ -1,4 +1,16 @@
-import { BadRequestException, Body, Controller, Headers, HttpCode, Inject, Logger, Post, Req, ServiceUnavailableException, UnauthorizedException } from '@nestjs/common';
+import {
+  BadRequestException,
+  Body,
+  Controller,
+  Headers,
+  HttpCode,
+  Inject,
+  Logger,
+  Post,
+  Req,
+  ServiceUnavailableException,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { checkWebhookSignatures, coveredHeadersText, decodeWebhookSecret, webhookSignatures } from '../../lib/index.js';
 import type { ParcelPacked, ParcelRequested } from '../shipping/shipping-messages.js';
@@ -50,7 +62,8 @@ export class WarehouseStandInController {
   ): Promise<void> {
     const messageId = headers['webhook-id'];
     const key = headers['x-queuebox-key'];
-    if (!messageId || !request.rawBody) throw new BadRequestException('A signed request (webhook-id, webhook-timestamp, webhook-signature) is required.');
+    if (!messageId || !request.rawBody)
+      throw new BadRequestException('A signed request (webhook-id, webhook-timestamp, webhook-signature) is required.');
     this.verify(messageId, headers, request.rawBody);
     if (body?.type !== 'parcel.requested' || typeof body.orderId !== 'string' || typeof body.customerId !== 'string') {
       throw new BadRequestException('Expected a parcel.requested message with orderId and customerId.');
@@ -58,31 +71,56 @@ export class WarehouseStandInController {
     this.logger.log(`received webhook-id ${messageId} (key ${key ?? 'none'}): ${JSON.stringify(body)}`);
 
     const reportId = `packed-${messageId}`;
-    const report: ParcelPacked = { type: 'parcel.packed', orderId: body.orderId, customerId: body.customerId, parcelId: parcelIdOf(messageId) };
+    const report: ParcelPacked = {
+      type: 'parcel.packed',
+      orderId: body.orderId,
+      customerId: body.customerId,
+      parcelId: parcelIdOf(messageId),
+    };
     let status: number;
     try {
-      const response = await fetch(this.settings.reportUrl, { method: 'POST', headers: this.signedReport(reportId, JSON.stringify(report), key), body: JSON.stringify(report), signal: AbortSignal.timeout(3_000) });
+      const response = await fetch(this.settings.reportUrl, {
+        method: 'POST',
+        headers: this.signedReport(reportId, JSON.stringify(report), key),
+        body: JSON.stringify(report),
+        signal: AbortSignal.timeout(3_000),
+      });
       await response.arrayBuffer();
       status = response.status;
     } catch (error) {
-      this.logger.warn(`could not report parcel of order ${report.orderId}: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(
+        `could not report parcel of order ${report.orderId}: ${error instanceof Error ? error.message : String(error)}`,
+      );
       throw new ServiceUnavailableException('The report could not be delivered; try again later.');
     }
     if (status !== 200 && status !== 202) {
       this.logger.warn(`the shipping intake refused report ${reportId} with HTTP ${status}`);
       throw new ServiceUnavailableException('The report was refused; try again later.');
     }
-    this.logger.log(`packed parcel ${report.parcelId} for order ${report.orderId}; reported it as webhook-id ${reportId} (${status === 202 ? 'stored' : 'duplicate'})`);
+    this.logger.log(
+      `packed parcel ${report.parcelId} for order ${report.orderId}; reported it as webhook-id ${reportId} (${status === 202 ? 'stored' : 'duplicate'})`,
+    );
   }
 
   /** The body's signature, and the key's (X-QueueBox-Signature) when the request has one. */
   private verify(messageId: string, headers: Record<string, string | undefined>, rawBody: Buffer): void {
     const now = Math.floor(Date.now() / 1000);
     const check = (signature: string | undefined, content: Buffer | string) =>
-      checkWebhookSignatures(this.requestKeys, messageId, headers['webhook-timestamp'], signature, content, now, TOLERANCE_SECONDS);
+      checkWebhookSignatures(
+        this.requestKeys,
+        messageId,
+        headers['webhook-timestamp'],
+        signature,
+        content,
+        now,
+        TOLERANCE_SECONDS,
+      );
     const body = check(headers['webhook-signature'], rawBody);
     if (body !== 'ok') throw new UnauthorizedException(`webhook-signature: ${body}`);
-    if (headers['x-queuebox-key'] !== undefined && check(headers['x-queuebox-signature'], coveredHeadersText(headers)) !== 'ok') {
+    if (
+      headers['x-queuebox-key'] !== undefined &&
+      check(headers['x-queuebox-signature'], coveredHeadersText(headers)) !== 'ok'
+    ) {
       throw new UnauthorizedException('X-QueueBox-Key is not covered by a valid X-QueueBox-Signature.');
     }
   }
@@ -99,7 +137,12 @@ export class WarehouseStandInController {
     // The customer is the aggregate: the shipping pull worker handles one customer's reports in order.
     if (key) {
       headers['x-queuebox-key'] = key;
-      headers['x-queuebox-signature'] = webhookSignatures(this.reportKeys, reportId, timestamp, coveredHeadersText(headers));
+      headers['x-queuebox-signature'] = webhookSignatures(
+        this.reportKeys,
+        reportId,
+        timestamp,
+        coveredHeadersText(headers),
+      );
     }
     return headers;
   }

@@ -31,7 +31,8 @@ function accepts(port: number): Promise<boolean> {
  */
 describe.skipIf(!existsSync(testing))('an embedded PostgreSQL whose process exits without stopping it', () => {
   afterAll(async () => {
-    for (const entry of await readdir(tmpdir())) if (entry.startsWith(`${NAME}-`)) await rm(join(tmpdir(), entry), { recursive: true, force: true });
+    for (const entry of await readdir(tmpdir()))
+      if (entry.startsWith(`${NAME}-`)) await rm(join(tmpdir(), entry), { recursive: true, force: true });
   });
 
   it('is stopped when the process exits', { timeout: 120_000 }, async () => {

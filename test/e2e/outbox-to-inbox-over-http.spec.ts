@@ -28,7 +28,10 @@ describe('end to end over HTTP', () => {
         intake: { path: 'inbox' },
         destinations: { sink: { type: 'http', url: `${sinkUrl}/sink` } },
         // Default limits on both sides: the intake accepts what the outbox accepts (256 KiB).
-        inbox: { sources: { 'service-a': { secret: [NEXT_SECRET, SECRET] } }, relay: { routes: { 'service-a': { destination: 'sink' } }, pollIntervalMs: 100 } },
+        inbox: {
+          sources: { 'service-a': { secret: [NEXT_SECRET, SECRET] } },
+          relay: { routes: { 'service-a': { destination: 'sink' } }, pollIntervalMs: 100 },
+        },
         outbox: { pollIntervalMs: 100 },
       },
       { listen: true },
@@ -51,23 +54,33 @@ describe('end to end over HTTP', () => {
     const outbox = a.app.get(OutboxService);
     const sent = [];
     for (let seq = 0; seq < 10; seq++) {
-      sent.push(await a.dataSource.transaction((manager) => outbox.enqueue({ destination: 'service-b', key: `order-${seq % 2}`, payload: { seq } }, { manager })));
+      sent.push(
+        await a.dataSource.transaction((manager) =>
+          outbox.enqueue({ destination: 'service-b', key: `order-${seq % 2}`, payload: { seq } }, { manager }),
+        ),
+      );
     }
     await sink.waitFor(() => sink.requests.length >= 10, 20_000);
     const rows = await inboxRows(b.dataSource, schemaB);
     expect(rows.map((row) => row.idempotency_key).sort()).toEqual(sent.map((message) => message.messageId).sort());
     for (const key of ['order-0', 'order-1']) {
-      const seqs = sink.requests.filter((request) => request.headers['x-queuebox-key'] === key).map((request) => JSON.parse(request.body).seq);
+      const seqs = sink.requests
+        .filter((request) => request.headers['x-queuebox-key'] === key)
+        .map((request) => JSON.parse(request.body).seq);
       expect(seqs, key).toEqual([...seqs].sort((p, q) => p - q));
     }
     // Each sink delivery is one inbox row's forward: distinct message ids, no duplicates here.
     expect(new Set(sink.requests.map((request) => request.headers['x-message-id'])).size).toBe(sink.requests.length);
   });
 
-  it('delivers messages of 150 KB and 250 KB, which both sides\' default limits allow', async () => {
+  it("delivers messages of 150 KB and 250 KB, which both sides' default limits allow", async () => {
     const outbox = a.app.get(OutboxService);
     const before = sink.requests.length;
-    const big = [150_000, 250_000].map((size) => ({ destination: 'service-b', key: 'big', payload: { pad: 'x'.repeat(size) } }));
+    const big = [150_000, 250_000].map((size) => ({
+      destination: 'service-b',
+      key: 'big',
+      payload: { pad: 'x'.repeat(size) },
+    }));
     await outbox.enqueue(big);
     await sink.waitFor(() => sink.requests.length === before + 2, 20_000);
     expect(sink.requests.slice(before).map((request) => request.body.length)).toEqual([150_010, 250_010]);
@@ -86,8 +99,14 @@ describe('end to end over HTTP', () => {
 
   it('signs so that a receiver written with the standardwebhooks package verifies every request', async () => {
     const before = sink.requests.length;
-    await a.app.get(OutboxService).enqueue({ destination: 'service-b', key: 'interop', payload: { check: 'standardwebhooks' } });
-    await waitFor(async () => (await inboxRows(b.dataSource, schemaB)).some((row) => JSON.parse(row.payload).check === 'standardwebhooks'), 10_000);
+    await a.app
+      .get(OutboxService)
+      .enqueue({ destination: 'service-b', key: 'interop', payload: { check: 'standardwebhooks' } });
+    await waitFor(
+      async () =>
+        (await inboxRows(b.dataSource, schemaB)).some((row) => JSON.parse(row.payload).check === 'standardwebhooks'),
+      10_000,
+    );
     await sink.waitFor(() => sink.requests.length > before, 10_000);
     // The relay's publish to the sink is unsigned (no secret): one id, as X-Message-Id.
     expect(sink.requests.at(-1)!.headers['x-message-id']).toBeDefined();
@@ -125,6 +144,8 @@ describe('a Standard Webhooks receiver', () => {
       expect(() => verifier.verify(request.body, headers)).not.toThrow();
       expect(headers['x-message-id']).toBeUndefined();
     }
-    expect(receiver.requests.map((request) => request.headers['webhook-id']).sort()).toEqual(enqueued.map((message) => message.messageId).sort());
+    expect(receiver.requests.map((request) => request.headers['webhook-id']).sort()).toEqual(
+      enqueued.map((message) => message.messageId).sort(),
+    );
   });
 });

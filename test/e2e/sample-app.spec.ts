@@ -39,7 +39,8 @@ describe('the sample app', () => {
 
   it('listens on loopback only by default', () => {
     expect(config.host).toBe('127.0.0.1');
-    for (const app of [apps.orders, apps.shipping]) expect((app.getHttpServer().address() as AddressInfo).address).toBe('127.0.0.1');
+    for (const app of [apps.orders, apps.shipping])
+      expect((app.getHttpServer().address() as AddressInfo).address).toBe('127.0.0.1');
   });
 
   it('turns an order into a shipment: outbox, signed intake, relay, warehouse, pull worker', async () => {
@@ -50,19 +51,34 @@ describe('the sample app', () => {
     });
     expect(placed.status).toBe(201);
     const { orderId } = (await placed.json()) as { orderId: string };
-    await waitFor(async () => {
-      const shipments = (await (await fetch(`${url(config.shippingPort)}/shipments`)).json()) as { order_id: string }[];
-      return shipments.some((shipment) => shipment.order_id === orderId);
-    }, 30_000, 'the shipment of the order');
+    await waitFor(
+      async () => {
+        const shipments = (await (await fetch(`${url(config.shippingPort)}/shipments`)).json()) as {
+          order_id: string;
+        }[];
+        return shipments.some((shipment) => shipment.order_id === orderId);
+      },
+      30_000,
+      'the shipment of the order',
+    );
   });
 
-  it("the warehouse stand-in signs no report for a request the shipping relay did not sign", async () => {
+  it('the warehouse stand-in signs no report for a request the shipping relay did not sign', async () => {
     const reportsBefore = await warehouseRows();
     const forged = JSON.stringify({ type: 'parcel.requested', orderId: 'forged', customerId: 'mallory' });
-    const unsigned = await fetch(`${url(config.shippingPort)}/warehouse`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-message-id': 'forged-1' }, body: forged });
+    const unsigned = await fetch(`${url(config.shippingPort)}/warehouse`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-message-id': 'forged-1' },
+      body: forged,
+    });
     const badlySigned = await fetch(`${url(config.shippingPort)}/warehouse`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'webhook-id': 'forged-2', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' },
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': 'forged-2',
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-signature': 'v1,AAAA',
+      },
       body: forged,
     });
     expect([unsigned.status, badlySigned.status]).toEqual([400, 401]);
@@ -73,7 +89,9 @@ describe('the sample app', () => {
     const client = new pg.Client({ connectionString: config.databaseUrl });
     await client.connect();
     try {
-      const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${SHIPPING_SCHEMA}".queuebox_inbox_messages WHERE source = 'warehouse'`);
+      const { rows } = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM "${SHIPPING_SCHEMA}".queuebox_inbox_messages WHERE source = 'warehouse'`,
+      );
       return rows[0].n;
     } finally {
       await client.end();
@@ -99,7 +117,11 @@ describe('npm run sample -- --once', { timeout: 180_000 }, () => {
     databaseUrl = new URL(inject('pgUrl'));
     databaseUrl.pathname = `/${database}`;
     // The first half of `npm run sample`: the sample's compile.
-    await promisify(execFile)(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'sample-app/tsconfig.json'], { cwd: root });
+    await promisify(execFile)(
+      process.execPath,
+      [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'sample-app/tsconfig.json'],
+      { cwd: root },
+    );
   }, 180_000);
   afterAll(async () => {
     await admin?.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
@@ -107,8 +129,18 @@ describe('npm run sample -- --once', { timeout: 180_000 }, () => {
   });
 
   it('places one order by itself, logs every hop of it, and exits once its shipment is recorded', async () => {
-    const env = { ...process.env, DATABASE_URL: databaseUrl.toString(), PORT: String(await freePort()), SHIPPING_PORT: String(await freePort()), NO_COLOR: '1' };
-    const child = spawn(process.execPath, ['sample-app/dist/sample-app/main.js', '--once'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = {
+      ...process.env,
+      DATABASE_URL: databaseUrl.toString(),
+      PORT: String(await freePort()),
+      SHIPPING_PORT: String(await freePort()),
+      NO_COLOR: '1',
+    };
+    const child = spawn(process.execPath, ['sample-app/dist/sample-app/main.js', '--once'], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -127,7 +159,14 @@ describe('npm run sample -- --once', { timeout: 180_000 }, () => {
       return index;
     };
     const placed = at(/\[SampleApp\] Placing a first order: POST http:\/\/127\.0\.0\.1:\d+\/orders/);
-    const hops = [/\[Orders\] order \S+ committed/, /\[BillingReceiver\] received X-Message-Id/, /\[ShippingIntake\]/, /\[ShippingRelay\]/, /\[Warehouse\] packed parcel/, /\[ShipmentsWorker\] .*shipment of order/].map(at);
+    const hops = [
+      /\[Orders\] order \S+ committed/,
+      /\[BillingReceiver\] received X-Message-Id/,
+      /\[ShippingIntake\]/,
+      /\[ShippingRelay\]/,
+      /\[Warehouse\] packed parcel/,
+      /\[ShipmentsWorker\] .*shipment of order/,
+    ].map(at);
     const through = at(/\[SampleApp\] First order \S+ went through every hop/);
     for (const hop of hops) expect(hop > placed && hop < through, output).toBe(true);
     expect(at(/stopped cleanly/)).toBeGreaterThan(through);

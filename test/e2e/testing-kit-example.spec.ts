@@ -4,7 +4,14 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { InboxService, OutboxService, PullWorker, PullWorkerHost, type InboxMessage, type PullContext } from '../../lib/index.js';
+import {
+  InboxService,
+  OutboxService,
+  PullWorker,
+  PullWorkerHost,
+  type InboxMessage,
+  type PullContext,
+} from '../../lib/index.js';
 import {
   drain,
   failNextPublishes,
@@ -33,7 +40,10 @@ class OrderService {
   async placeOrder(orderId: string, total: number): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       // (the order's own row would be saved here, with the same manager)
-      await this.outbox.enqueue({ destination: 'billing', key: orderId, payload: { type: 'order.placed', orderId, total } }, { manager });
+      await this.outbox.enqueue(
+        { destination: 'billing', key: orderId, payload: { type: 'order.placed', orderId, total } },
+        { manager },
+      );
     });
   }
 }
@@ -48,7 +58,10 @@ class PaymentsWorker extends PullWorkerHost {
 
   async handle(message: InboxMessage, { manager }: PullContext): Promise<void> {
     const { orderId } = message.payload as { orderId: string };
-    await this.outbox.enqueue({ destination: 'billing', key: orderId, payload: { type: 'order.paid', orderId } }, { manager });
+    await this.outbox.enqueue(
+      { destination: 'billing', key: orderId, payload: { type: 'order.paid', orderId } },
+      { manager },
+    );
   }
 }
 
@@ -105,7 +118,9 @@ describe('testing a service with queuebox/testing (docs/guides/testing.md)', () 
   });
 
   it('handles a pulled payment and sends the follow-up event', async () => {
-    await moduleRef.get(InboxService).receive({ source: 'payments', idempotencyKey: 'pay-1', key: 'order-3', payload: { orderId: 'order-3' } });
+    await moduleRef
+      .get(InboxService)
+      .receive({ source: 'payments', idempotencyKey: 'pay-1', key: 'order-3', payload: { orderId: 'order-3' } });
     await drain(moduleRef);
     expect(billing.payloads()).toEqual([{ type: 'order.paid', orderId: 'order-3' }]);
   });

@@ -23,15 +23,21 @@ let pooler: PgBouncerInFront | undefined;
  * embedded one (a real server from npm) so that `npm test` works on any machine.
  */
 export async function setup(project: TestProject): Promise<void> {
-  const type = (project.config.env?.QUEUEBOX_TEST_DB as string | undefined) ?? process.env.QUEUEBOX_TEST_DB ?? 'postgres';
+  const type =
+    (project.config.env?.QUEUEBOX_TEST_DB as string | undefined) ?? process.env.QUEUEBOX_TEST_DB ?? 'postgres';
   if (type === 'mssql') return setupSqlServer(project);
   if (type !== 'postgres') throw new Error(`QUEUEBOX_TEST_DB must be postgres or mssql, not ${JSON.stringify(type)}`);
   server ??= await startTestPostgres();
   project.provide('pgUrl', server.url);
-  const poolerKind = (project.config.env?.QUEUEBOX_TEST_POOLER as string | undefined) ?? process.env.QUEUEBOX_TEST_POOLER;
+  const poolerKind =
+    (project.config.env?.QUEUEBOX_TEST_POOLER as string | undefined) ?? process.env.QUEUEBOX_TEST_POOLER;
   if (poolerKind === 'pgbouncer') return setupPgBouncer(project, server.url);
   // QUEUEBOX_PG_APP_URL: the test apps connect as a role with only the documented grants.
-  project.provide('testDatabase', { type: 'postgres', url: server.url, appUrl: process.env.QUEUEBOX_PG_APP_URL || undefined });
+  project.provide('testDatabase', {
+    type: 'postgres',
+    url: server.url,
+    appUrl: process.env.QUEUEBOX_PG_APP_URL || undefined,
+  });
 }
 
 /**
@@ -42,7 +48,9 @@ export async function setup(project: TestProject): Promise<void> {
  */
 async function setupPgBouncer(project: TestProject, upstream: string): Promise<void> {
   if (!pgbouncerInstalled()) {
-    console.warn(`\n!!! ${project.name}: no PgBouncer binary (PGBOUNCER_BIN, else pgbouncer on the PATH or /usr/sbin/pgbouncer) — every test of this project is SKIPPED.\n`);
+    console.warn(
+      `\n!!! ${project.name}: no PgBouncer binary (PGBOUNCER_BIN, else pgbouncer on the PATH or /usr/sbin/pgbouncer) — every test of this project is SKIPPED.\n`,
+    );
     project.provide('testDatabase', { type: 'postgres' });
     return;
   }

@@ -15,7 +15,11 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   }
 
   // fsync off: tests measure nothing, and commits are most of their time.
-  const server = await startEmbeddedPostgres({ name: 'queuebox-test-pg', database: 'queuebox_test', settings: { max_connections: '300', fsync: 'off' } });
+  const server = await startEmbeddedPostgres({
+    name: 'queuebox-test-pg',
+    database: 'queuebox_test',
+    settings: { max_connections: '300', fsync: 'off' },
+  });
   return { url: server.url, stop: () => server.stop() };
 }
 
@@ -28,8 +32,11 @@ async function dropLeftoverSchemas(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ nspname: string }>(`SELECT nspname FROM pg_namespace WHERE nspname LIKE 'qb\\_%'`);
-    for (const { nspname } of rows.filter((row) => isLeftoverSchema(row.nspname))) await client.query(`DROP SCHEMA "${nspname}" CASCADE`);
+    const { rows } = await client.query<{ nspname: string }>(
+      `SELECT nspname FROM pg_namespace WHERE nspname LIKE 'qb\\_%'`,
+    );
+    for (const { nspname } of rows.filter((row) => isLeftoverSchema(row.nspname)))
+      await client.query(`DROP SCHEMA "${nspname}" CASCADE`);
   } finally {
     await client.end();
   }

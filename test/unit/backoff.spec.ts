@@ -5,7 +5,9 @@ const options = { initialDelayMs: 100, maxDelayMs: 1_000, multiplier: 2, jitter:
 
 describe('backoffDelay', () => {
   it('grows exponentially from the initial delay and stops at the cap', () => {
-    expect([1, 2, 3, 4, 5, 50].map((attempt) => backoffDelay(attempt, options))).toEqual([100, 200, 400, 800, 1_000, 1_000]);
+    expect([1, 2, 3, 4, 5, 50].map((attempt) => backoffDelay(attempt, options))).toEqual([
+      100, 200, 400, 800, 1_000, 1_000,
+    ]);
   });
 
   it('never overflows for huge attempt numbers', () => {

@@ -130,7 +130,13 @@ describe('the soak (bench:soak)', () => {
 
   it('runs an hour with a five-minute retention by default, and scales retention to a short run', () => {
     const hour = readSoakConfig([]);
-    expect([hour.minutes, hour.replicas, hour.loadShare, hour.retentionMs, hour.label]).toEqual([60, 4, 0.7, 300_000, 'soak-60min']);
+    expect([hour.minutes, hour.replicas, hour.loadShare, hour.retentionMs, hour.label]).toEqual([
+      60,
+      4,
+      0.7,
+      300_000,
+      'soak-60min',
+    ]);
     expect(steadyFromMinute(hour)).toBe(7);
     const short = readSoakConfig(['--minutes', '12', '--rate=1000']);
     expect([short.minutes, short.retentionMs, short.rate, short.label]).toEqual([12, 72_000, 1_000, 'soak-12min']);

@@ -6,11 +6,17 @@ import { loadPeerPackages } from '../../lib/features/publishers/optional-peer.js
 
 describe('broker publisher parts', () => {
   it('describes broker addresses without credentials, query or fragment', () => {
-    expect(describeBrokerUrl('amqp://user:s3cret@rabbit.test:5672/orders?heartbeat=5')).toBe('amqp://rabbit.test:5672/orders');
+    expect(describeBrokerUrl('amqp://user:s3cret@rabbit.test:5672/orders?heartbeat=5')).toBe(
+      'amqp://rabbit.test:5672/orders',
+    );
     expect(describeBrokerUrl('amqps://rabbit.test')).toBe('amqps://rabbit.test');
     expect(describeBrokerUrl('127.0.0.1:4222')).toBe('nats://127.0.0.1:4222');
-    expect(scrubCredentials('login failed for amqp://user:p%40ss@h and p@ss', ['amqp://user:p%40ss@h'])).toBe('login failed for *** and ***');
-    expect(scrubCredentials('token t0k3n refused; auth=s1g', ['nats://h:4222?token=t0k3n', 'amqp://h?auth=s1g&heartbeat=5'])).toBe('token *** refused; auth=***');
+    expect(scrubCredentials('login failed for amqp://user:p%40ss@h and p@ss', ['amqp://user:p%40ss@h'])).toBe(
+      'login failed for *** and ***',
+    );
+    expect(
+      scrubCredentials('token t0k3n refused; auth=s1g', ['nats://h:4222?token=t0k3n', 'amqp://h?auth=s1g&heartbeat=5']),
+    ).toBe('token *** refused; auth=***');
   });
 
   it('waits for work until the signal aborts or the time runs out', async () => {
@@ -22,7 +28,9 @@ describe('broker publisher parts', () => {
     const waiting = awaitWithin(never, controller.signal);
     controller.abort();
     await expect(waiting).rejects.toMatchObject({ reason: 'aborted' });
-    await expect(awaitWithin(Promise.reject(new Error('boom')), new AbortController().signal, 10)).rejects.toThrow('boom');
+    await expect(awaitWithin(Promise.reject(new Error('boom')), new AbortController().signal, 10)).rejects.toThrow(
+      'boom',
+    );
   });
 
   it('fails start-up naming the package to install when a broker client is missing', () => {

@@ -21,7 +21,18 @@ const clean: CheckCounters = {
   stolenLeases: 0,
   auditedWrites: 30,
 };
-const faults: FaultCounters = { kills: 1, stops: 1, terminations: 1, terminatedBackends: 5, cuts: 1, restarts: 1, failovers: 0, crashes: 0, stalledLoops: 0, notListening: 0 };
+const faults: FaultCounters = {
+  kills: 1,
+  stops: 1,
+  terminations: 1,
+  terminatedBackends: 5,
+  cuts: 1,
+  restarts: 1,
+  failovers: 0,
+  crashes: 0,
+  stalledLoops: 0,
+  notListening: 0,
+};
 
 describe('the chaos verdict', () => {
   it('passes a clean run with every kind of fault, on one line with every counter', () => {
@@ -37,20 +48,32 @@ describe('the chaos verdict', () => {
   it('requires a failover on an HA pair, and puts the recovery after each failover on the line', () => {
     const injected = ['kills', 'stops', 'terminations', 'cuts', 'restarts', 'failovers'] as const;
     expect(verdictOf(clean, faults, 1, undefined, injected).reasons).toEqual(['no failovers']);
-    const verdict = verdictOf(clean, { ...faults, failovers: 2 }, 7, undefined, injected, { failoverRecoveryMs: '333,never' });
+    const verdict = verdictOf(clean, { ...faults, failovers: 2 }, 7, undefined, injected, {
+      failoverRecoveryMs: '333,never',
+    });
     expect(verdict.pass).toBe(true);
-    expect(verdict.line.endsWith(' failovers=2 crashes=0 stalledLoops=0 notListening=0 seconds=7 failoverRecoveryMs=333,never')).toBe(true);
+    expect(
+      verdict.line.endsWith(
+        ' failovers=2 crashes=0 stalledLoops=0 notListening=0 seconds=7 failoverRecoveryMs=333,never',
+      ),
+    ).toBe(true);
   });
 
-  it.each(['lost', 'rolledBackDelivered', 'orderViolations', 'doubleEffects', 'doubleForwards', 'stuck', 'lateFencedWrites', 'stolenLeases'] as const)(
-    'fails when %s moved',
-    (name) => {
-      const verdict = verdictOf({ ...clean, [name]: 1 }, faults, 1);
-      expect(verdict.pass).toBe(false);
-      expect(verdict.line.startsWith('chaos: FAIL ')).toBe(true);
-      expect(verdict.reasons).toEqual([`${name}=1`]);
-    },
-  );
+  it.each([
+    'lost',
+    'rolledBackDelivered',
+    'orderViolations',
+    'doubleEffects',
+    'doubleForwards',
+    'stuck',
+    'lateFencedWrites',
+    'stolenLeases',
+  ] as const)('fails when %s moved', (name) => {
+    const verdict = verdictOf({ ...clean, [name]: 1 }, faults, 1);
+    expect(verdict.pass).toBe(false);
+    expect(verdict.line.startsWith('chaos: FAIL ')).toBe(true);
+    expect(verdict.reasons).toEqual([`${name}=1`]);
+  });
 
   it.each(['crashes', 'stalledLoops', 'notListening'] as const)('fails when a replica %s', (name) => {
     const verdict = verdictOf(clean, { ...faults, [name]: 1 }, 1);
@@ -62,7 +85,9 @@ describe('the chaos verdict', () => {
     expect(verdictOf(clean, { ...faults, stops: 0 }, 1).reasons).toEqual(['no stops']);
     expect(verdictOf(clean, { ...faults, cuts: 0, restarts: 0 }, 1).reasons).toEqual(['no cuts', 'no restarts']);
     // On an external database there is no crash-restart to require.
-    expect(verdictOf(clean, { ...faults, restarts: 0 }, 1, undefined, ['kills', 'stops', 'terminations', 'cuts']).pass).toBe(true);
+    expect(
+      verdictOf(clean, { ...faults, restarts: 0 }, 1, undefined, ['kills', 'stops', 'terminations', 'cuts']).pass,
+    ).toBe(true);
     expect(verdictOf({ ...clean, effects: 0 }, faults, 1).reasons).toEqual(['nothing flowed']);
   });
 
@@ -96,7 +121,9 @@ describe('the chaos command line', () => {
     expect(config.produceSeconds).toBe(2_500);
     expect(config.intakeShare).toBe(0.2);
     expect(() => readChaosConfig(['--rate', '10', '--produce-seconds', '5'])).toThrow('not both');
-    expect(() => readChaosConfig(['--intake-percent', '100'])).toThrow('--intake-percent must be an integer from 1 to 99');
+    expect(() => readChaosConfig(['--intake-percent', '100'])).toThrow(
+      '--intake-percent must be an integer from 1 to 99',
+    );
   });
 
   it('runs the failover fault in both profiles unless told not to, and PgBouncer on request', () => {
@@ -111,7 +138,9 @@ describe('the chaos command line', () => {
     expect(readChaosConfig(['--pooler', 'pgbouncer']).pooler).toBe('pgbouncer');
     expect(readChaosConfig(['--address', 'dns']).address).toBe('dns');
     expect(() => readChaosConfig(['--pooler', 'pgpool'])).toThrow('--pooler must be pgbouncer');
-    expect(() => readChaosConfig(['--pooler', 'pgbouncer', '--address', 'dns'])).toThrow('with --pooler, PgBouncer is the address');
+    expect(() => readChaosConfig(['--pooler', 'pgbouncer', '--address', 'dns'])).toThrow(
+      'with --pooler, PgBouncer is the address',
+    );
     expect(() => readChaosConfig(['--failover', '--no-failover'])).toThrow('not both');
   });
 

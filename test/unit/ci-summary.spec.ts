@@ -23,7 +23,13 @@ describe('.ci/summarize.mjs', { timeout: 30_000 }, () => {
 
   it('adds up several reports, and counts a missing one as a failure', async () => {
     expect(await summarize(report('all-passed.json'))).toEqual({ line: '3 passed, 0 failed, 1 skipped', code: 0 });
-    expect(await summarize(report('all-passed.json'), report('hook-failure.json'))).toEqual({ line: '4 passed, 1 failed, 1 skipped', code: 1 });
-    expect(await summarize(report('all-passed.json'), report('missing.json'))).toEqual({ line: '3 passed, 1 failed, 1 skipped', code: 1 });
+    expect(await summarize(report('all-passed.json'), report('hook-failure.json'))).toEqual({
+      line: '4 passed, 1 failed, 1 skipped',
+      code: 1,
+    });
+    expect(await summarize(report('all-passed.json'), report('missing.json'))).toEqual({
+      line: '3 passed, 1 failed, 1 skipped',
+      code: 1,
+    });
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { AdaptivePace, type ClaimPace, FixedPace, MIN_PACE_WINDOW_MS, PACE_WINDOW_MS } from '../../lib/engine/claim-pace.js';
+import {
+  AdaptivePace,
+  type ClaimPace,
+  FixedPace,
+  MIN_PACE_WINDOW_MS,
+  PACE_WINDOW_MS,
+} from '../../lib/engine/claim-pace.js';
 import { RELAY_PACE_BOUNDS } from '../../lib/config/options/pace-bounds.js';
 import { OUTBOX_PACE_BOUNDS } from '../../lib/config/options/pace-bounds.js';
 
@@ -19,10 +25,22 @@ class PaceDriver {
    * One window: claims that came back full (or not), the rows in flight after them (a share of
    * the limit), and `ok` / `failed` outcomes whose work took `ms` each.
    */
-  window(figures: { full?: boolean; inFlightShare?: number; ok?: number; failed?: number; ms?: number; claims?: number }): boolean {
+  window(figures: {
+    full?: boolean;
+    inFlightShare?: number;
+    ok?: number;
+    failed?: number;
+    ms?: number;
+    claims?: number;
+  }): boolean {
     const { full = true, inFlightShare = 1, ok = 100, failed = 0, ms = 1, claims = 2 } = figures;
     const { batchSize, concurrency } = this.pace;
-    for (let i = 0; i < claims; i++) this.pace.claimed(batchSize, full ? batchSize : Math.floor(batchSize / 2), Math.floor(inFlightShare * concurrency));
+    for (let i = 0; i < claims; i++)
+      this.pace.claimed(
+        batchSize,
+        full ? batchSize : Math.floor(batchSize / 2),
+        Math.floor(inFlightShare * concurrency),
+      );
     for (let i = 0; i < ok; i++) this.pace.record('ok', ms);
     for (let i = 0; i < failed; i++) this.pace.record('failed', ms);
     // A tick inside the window decides nothing; one past the shortest window decides only once
@@ -37,7 +55,11 @@ class PaceDriver {
 
 describe('AdaptivePace', () => {
   it('starts at the documented start values, the batch at half the concurrency', () => {
-    expect(new AdaptivePace(OUTBOX_PACE_BOUNDS, LEASE_MS)).toMatchObject({ concurrency: 100, batchSize: 50, adaptive: true });
+    expect(new AdaptivePace(OUTBOX_PACE_BOUNDS, LEASE_MS)).toMatchObject({
+      concurrency: 100,
+      batchSize: 50,
+      adaptive: true,
+    });
     expect(new AdaptivePace(RELAY_PACE_BOUNDS, LEASE_MS)).toMatchObject({ concurrency: 20, batchSize: 10 });
   });
 

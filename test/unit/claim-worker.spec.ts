@@ -59,10 +59,28 @@ class TestWorker implements ClaimRole<ClaimedRow> {
       },
     } as unknown as ClaimRepository;
     this.worker = new ClaimWorker(
-      { name: 'test', claimer: { ...CLAIMERS.outbox, noun: 'test row' }, maxAttempts: 10, backoff, leaseMs: 60_000, pollIntervalMs: 60_000, batchSize: 4, concurrency: 10, adaptive: false, claimAhead: 0, shutdownTimeoutMs: 1_000, ...settings },
+      {
+        name: 'test',
+        claimer: { ...CLAIMERS.outbox, noun: 'test row' },
+        maxAttempts: 10,
+        backoff,
+        leaseMs: 60_000,
+        pollIntervalMs: 60_000,
+        batchSize: 4,
+        concurrency: 10,
+        adaptive: false,
+        claimAhead: 0,
+        shutdownTimeoutMs: 1_000,
+        ...settings,
+      },
       repository,
       this,
-      { metrics: { rowEnded: (_component, stream, outcome) => void outcomes.push([stream, outcome]), orderInversions: () => undefined } },
+      {
+        metrics: {
+          rowEnded: (_component, stream, outcome) => void outcomes.push([stream, outcome]),
+          orderInversions: () => undefined,
+        },
+      },
     );
   }
 
@@ -122,7 +140,12 @@ class TestWorker implements ClaimRole<ClaimedRow> {
     if (this.claimDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.claimDelayMs));
     this.claimsRunning -= 1;
     this.claims.push(request.batchSize);
-    const rows = Array.from({ length: Math.min(request.batchSize, this.remaining) }, () => ({ id: String(this.next++), token: 't', attempts: 1, key: null }));
+    const rows = Array.from({ length: Math.min(request.batchSize, this.remaining) }, () => ({
+      id: String(this.next++),
+      token: 't',
+      attempts: 1,
+      key: null,
+    }));
     this.remaining -= rows.length;
     return { rows, progress: { windowRows: 0, walked: 0 } };
   }
@@ -216,7 +239,10 @@ describe('ClaimWorker', () => {
   it('follows its pace: a raised limit claims more at the next tick, a lowered one claims nothing until the rows in flight fall under it', async () => {
     const pace = new ManualPace(4, 2);
     const paced: [number, number][] = [];
-    const worker = new TestWorker({ pace, onPace: (concurrency, batchSize) => void paced.push([concurrency, batchSize]) }, 100);
+    const worker = new TestWorker(
+      { pace, onPace: (concurrency, batchSize) => void paced.push([concurrency, batchSize]) },
+      100,
+    );
     worker.start();
     await vi.advanceTimersByTimeAsync(0);
     expect(worker.claims).toEqual([2, 2]);
@@ -237,7 +263,11 @@ describe('ClaimWorker', () => {
     worker.done(5, 6);
     await vi.advanceTimersByTimeAsync(0);
     expect(worker.claims).toEqual([2, 2, 4, 1]);
-    expect(paced).toEqual([[4, 2], [8, 4], [2, 2]]);
+    expect(paced).toEqual([
+      [4, 2],
+      [8, 4],
+      [2, 2],
+    ]);
     const stopping = worker.stop();
     for (const row of worker.finish.keys()) worker.done(row);
     await vi.advanceTimersByTimeAsync(0);
@@ -308,7 +338,9 @@ describe('ClaimWorker', () => {
     worker.claimError = new Error('relation "queuebox_outbox_messages" does not exist');
     worker.start();
     while (worker.failedClaims < 6) await vi.advanceTimersByTimeAsync(100);
-    const logged = error.mock.calls.filter(([message]) => message === 'poll tick failed').map(([, fields]) => (fields as { consecutiveErrors: number }).consecutiveErrors);
+    const logged = error.mock.calls
+      .filter(([message]) => message === 'poll tick failed')
+      .map(([, fields]) => (fields as { consecutiveErrors: number }).consecutiveErrors);
     const { consecutiveErrors } = worker.status;
     expect(consecutiveErrors).toBeGreaterThanOrEqual(3);
     // One line per failure of the worker: 1, 2, 3…, never one per lane (1, 1, 2, 2…).
@@ -411,7 +443,15 @@ describe('ClaimWorker', () => {
   });
 
   it('on shutdown, a worker that releases rows gives the rows still waiting for a slot back at once, unworked', async () => {
-    const worker = new TestWorker({ batchSize: 2, concurrency: 2, claimAhead: 2, claimer: { ...CLAIMERS.outbox, noun: 'test row', shutdown: 'release' } }, 100);
+    const worker = new TestWorker(
+      {
+        batchSize: 2,
+        concurrency: 2,
+        claimAhead: 2,
+        claimer: { ...CLAIMERS.outbox, noun: 'test row', shutdown: 'release' },
+      },
+      100,
+    );
     worker.start();
     await vi.advanceTimersByTimeAsync(0);
     expect(worker.started).toEqual([0, 1]);
@@ -454,7 +494,11 @@ describe('ClaimWorker', () => {
     // One attempt allowed: a failed row is dead at its first failure, unless given back.
     const worker = new TestWorker({ batchSize: 2, concurrency: 2, maxAttempts: 1, pace }, 2);
     worker.failing.set(0, { error: new Error('publish failed'), retryable: true });
-    worker.failing.set(1, { error: new Error('destination "y" is not configured on this instance'), retryable: true, giveBack: true });
+    worker.failing.set(1, {
+      error: new Error('destination "y" is not configured on this instance'),
+      retryable: true,
+      giveBack: true,
+    });
     worker.start();
     await vi.advanceTimersByTimeAsync(0);
     expect(worker.dead).toEqual([0]);

@@ -7,10 +7,17 @@ const URL = 'postgres://ops:hunter2@127.0.0.1:1/app';
 async function cli(argv: string[], env: Record<string, string> = {}) {
   const err: string[] = [];
   const out: string[] = [];
-  const code = await runCli([...argv, '--json'], { stdout: (text) => out.push(text), stderr: (text) => err.push(text) }, env);
+  const code = await runCli(
+    [...argv, '--json'],
+    { stdout: (text) => out.push(text), stderr: (text) => err.push(text) },
+    env,
+  );
   expect(out).toEqual([]);
   expect(err.join('\n')).not.toContain('hunter2');
-  return { code, error: (JSON.parse(err.join('\n')) as { error: { code: string; flag?: string; message: string } }).error };
+  return {
+    code,
+    error: (JSON.parse(err.join('\n')) as { error: { code: string; flag?: string; message: string } }).error,
+  };
 }
 
 describe('queuebox status and dead: usage errors name the flag and exit 2 before connecting', () => {
@@ -23,7 +30,11 @@ describe('queuebox status and dead: usage errors name the flag and exit 2 before
     [['dead', '--url', URL], '<action>', 'needs an action'],
     [['dead', 'retry', '--url', URL], 'retry', 'unexpected argument'],
     [['dead', 'list', '--url', URL, '--table', 'jobs'], '--table', 'outbox, inbox'],
-    [['dead', 'list', '--url', URL, '--table', 'inbox', '--destination', 'd'], '--destination', 'does not apply to the inbox'],
+    [
+      ['dead', 'list', '--url', URL, '--table', 'inbox', '--destination', 'd'],
+      '--destination',
+      'does not apply to the inbox',
+    ],
     [['dead', 'list', '--url', URL, '--source', 's'], '--source', 'does not apply to the outbox'],
     [['dead', 'list', '--url', URL, '--since', 'yesterday'], '--since', 'ISO 8601'],
     [['dead', 'list', '--url', URL, '--after', 'x'], '--after', 'row ids'],

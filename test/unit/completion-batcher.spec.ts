@@ -7,10 +7,17 @@ const claim = (id: number): Claim => ({ component: 'outbox', id: String(id), tok
 
 /** A repository whose batched completion the test answers, one statement at a time. */
 function fakeRepository() {
-  const statements: { claims: Claim[]; handOffLeaseMs?: number; answer(result: { lost: Claim[]; claimed: unknown[] }): void; fail(error: Error): void }[] = [];
+  const statements: {
+    claims: Claim[];
+    handOffLeaseMs?: number;
+    answer(result: { lost: Claim[]; claimed: unknown[] }): void;
+    fail(error: Error): void;
+  }[] = [];
   const repository = {
     completeMany: (claims: readonly Claim[], handOffLeaseMs?: number) =>
-      new Promise((resolve, reject) => statements.push({ claims: [...claims], handOffLeaseMs, answer: resolve, fail: reject })),
+      new Promise((resolve, reject) =>
+        statements.push({ claims: [...claims], handOffLeaseMs, answer: resolve, fail: reject }),
+      ),
   } as unknown as ClaimRepository;
   return { repository, statements };
 }
@@ -27,7 +34,10 @@ describe('CompletionBatcher', () => {
     expect(ids()).toEqual([['1', '2', '3']]);
     const second = [4, 5].map((id) => batcher.complete(claim(id)));
     await turn();
-    expect(ids()).toEqual([['1', '2', '3'], ['4', '5']]);
+    expect(ids()).toEqual([
+      ['1', '2', '3'],
+      ['4', '5'],
+    ]);
     const third = batcher.complete(claim(6));
     await turn();
     // Both slots busy (MAX_MARK_STATEMENTS): the third waits for one of them to end.

@@ -6,7 +6,11 @@ import { InvalidArgumentError } from '../../lib/shared/errors/invalid-argument.e
 
 describe('the conformance check without a database', () => {
   it('reads PostgreSQL and SQL Server URLs, and refuses others without echoing the password', () => {
-    expect(dataSourceOptionsFromUrl('postgres://u:p@db:5432/app', 6)).toMatchObject({ type: 'postgres', url: 'postgres://u:p@db:5432/app', extra: { max: 6 } });
+    expect(dataSourceOptionsFromUrl('postgres://u:p@db:5432/app', 6)).toMatchObject({
+      type: 'postgres',
+      url: 'postgres://u:p@db:5432/app',
+      extra: { max: 6 },
+    });
     expect(dataSourceOptionsFromUrl('mssql://sa:S3cr%40t@sql:1444/app?trustServerCertificate=true', 6)).toMatchObject({
       type: 'mssql',
       host: 'sql',
@@ -19,13 +23,17 @@ describe('the conformance check without a database', () => {
     });
     expect(() => dataSourceOptionsFromUrl('mysql://u:secret@db/app', 6)).toThrow(InvalidArgumentError);
     expect(() => dataSourceOptionsFromUrl('mysql://u:secret@db/app', 6)).not.toThrow(/secret/);
-    expect(() => dataSourceOptionsFromUrl('mysql://u@db/app?password=Qs3cret&ssl=1', 6)).toThrow('"mysql://u@db/app?password=***&ssl=1" is not a database URL');
+    expect(() => dataSourceOptionsFromUrl('mysql://u@db/app?password=Qs3cret&ssl=1', 6)).toThrow(
+      '"mysql://u@db/app?password=***&ssl=1" is not a database URL',
+    );
     expect(() => dataSourceOptionsFromUrl('not a url ?password=Qs3cret', 6)).not.toThrow(/Qs3cret/);
   });
 
   it('refuses bad options before touching a database', async () => {
     await expect(runConformance({})).rejects.toThrow(InvalidArgumentError);
-    await expect(runConformance({ url: 'postgres://x/y', connections: 1 })).rejects.toMatchObject({ field: 'connections' });
+    await expect(runConformance({ url: 'postgres://x/y', connections: 1 })).rejects.toMatchObject({
+      field: 'connections',
+    });
     await expect(runConformance({ url: 'postgres://x/y', schema: 'no-dashes' })).rejects.toThrow(/schema/);
   });
 
@@ -36,7 +44,14 @@ describe('the conformance check without a database', () => {
       schema: 'queuebox_conformance_x',
       checks: [
         { name: 'schema', title: 'a schema', status: 'pass', evidence: 'created', durationMs: 3 },
-        { name: 'claim-lock', title: 'the claim lock serializes claimers', status: 'fail', evidence: '', reason: 'took 1 row', durationMs: 5 },
+        {
+          name: 'claim-lock',
+          title: 'the claim lock serializes claimers',
+          status: 'fail',
+          evidence: '',
+          reason: 'took 1 row',
+          durationMs: 5,
+        },
         { name: 'notify', title: 'wake-ups', status: 'skip', evidence: '', reason: 'no NOTIFY', durationMs: 0 },
       ],
     });

@@ -21,7 +21,8 @@ const blocks = pages.flatMap((page) => docBlocks(page, readFileSync(join(root, p
 const compiled = blocks.filter((block) => block.notCompiled === undefined);
 
 /** Where a block is written: its own file name, or one named after its line, in a folder per page. */
-const fileOf = (block: DocBlock): string => join(block.page.replace(/\.md$/, ''), block.file ?? `line-${block.line}.ts`);
+const fileOf = (block: DocBlock): string =>
+  join(block.page.replace(/\.md$/, ''), block.file ?? `line-${block.line}.ts`);
 const lineCount = (text: string): number => (text === '' ? 0 : text.split('\n').length);
 
 /**
@@ -29,7 +30,9 @@ const lineCount = (text: string): number => (text === '' ? 0 : text.split('\n').
  * blocks are checked against the code of this checkout without a build.
  */
 function queueBoxPaths(): Record<string, string[]> {
-  const { exports } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, { types: string }> };
+  const { exports } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    exports: Record<string, { types: string }>;
+  };
   return Object.fromEntries(
     Object.entries(exports).map(([subpath, { types }]) => [
       subpath === '.' ? 'queuebox' : `queuebox/${subpath.slice(2)}`,
@@ -47,8 +50,10 @@ function locate(diagnostic: string, dir: string): string {
   const block = compiled.find((candidate) => fileOf(candidate) === path);
   if (!block) return `${relative(root, join(dir, path))}:${line}:${column} ${text}`;
   const inBlock = Number(line) - lineCount(block.before);
-  if (inBlock < 1) return `${block.page}:${block.line - 1} (the "compile with" code before the block, its line ${line}):${column} ${text}`;
-  if (inBlock > lineCount(block.code)) return `${block.page}:${block.line - 1} (the "compile with" code after the block):${column} ${text}`;
+  if (inBlock < 1)
+    return `${block.page}:${block.line - 1} (the "compile with" code before the block, its line ${line}):${column} ${text}`;
+  if (inBlock > lineCount(block.code))
+    return `${block.page}:${block.line - 1} (the "compile with" code after the block):${column} ${text}`;
   return `${block.page}:${block.line + inBlock - 1}:${column} ${text}`;
 }
 
@@ -71,7 +76,10 @@ describe('TypeScript blocks of README.md and docs/', { timeout: 120_000 }, () =>
       const file = join(dir, fileOf(block));
       await mkdir(dirname(file), { recursive: true });
       // `export {}` makes a block without imports a module too (top-level await, names of its own).
-      await writeFile(file, [block.before, block.code, block.after, 'export {};', ''].filter((part, i) => i > 2 || part !== '').join('\n'));
+      await writeFile(
+        file,
+        [block.before, block.code, block.after, 'export {};', ''].filter((part, i) => i > 2 || part !== '').join('\n'),
+      );
     }
     await writeFile(
       join(dir, 'tsconfig.json'),
@@ -93,8 +101,11 @@ describe('TypeScript blocks of README.md and docs/', { timeout: 120_000 }, () =>
       }),
     );
     const { failed, output } = await new Promise<{ failed: boolean; output: string }>((resolve) =>
-      execFile(join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json', '--pretty', 'false'], { cwd: dir, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
-        resolve({ failed: error !== null, output: `${stdout}${stderr}` }),
+      execFile(
+        join(root, 'node_modules/.bin/tsc'),
+        ['-p', 'tsconfig.json', '--pretty', 'false'],
+        { cwd: dir, maxBuffer: 16 * 1024 * 1024 },
+        (error, stdout, stderr) => resolve({ failed: error !== null, output: `${stdout}${stderr}` }),
       ),
     );
     // One diagnostic per line that names a file; its continuation lines are indented.
@@ -165,7 +176,9 @@ describe('docBlocks', () => {
   });
 
   it('refuses a directive it cannot read, and a block that is not closed', () => {
-    expect(() => page('<!-- compile with: import x -->', '```ts', 'x', '```')).toThrow(/page\.md:1: a directive must read/);
+    expect(() => page('<!-- compile with: import x -->', '```ts', 'x', '```')).toThrow(
+      /page\.md:1: a directive must read/,
+    );
     expect(() => page('<!-- not compiled -->', '```ts', 'x', '```')).toThrow(/page\.md:1/);
     expect(() => page('```ts', 'x')).toThrow(/page\.md:1: a code block that is not closed/);
   });

@@ -55,7 +55,9 @@ describe('fake mssql driver: start-up', () => {
       ['pool-connect', true],
       ['query', true],
     ]);
-    expect(fake.queries({ includeStartup: true }).map((call) => call.sql)).toEqual(['SELECT SCHEMA_NAME() AS "schema_name"']);
+    expect(fake.queries({ includeStartup: true }).map((call) => call.sql)).toEqual([
+      'SELECT SCHEMA_NAME() AS "schema_name"',
+    ]);
     expect(fake.queries()).toEqual([]);
     expect(dataSource.driver.schema).toBe('dbo');
     // The config TypeORM's createPool built: it forces useUTC false and enableArithAbort true.
@@ -192,7 +194,9 @@ describe('fake mssql driver: connections and transactions', () => {
       ['SELECT 1 AS one', transaction.connection, true],
       ['UPDATE t SET a = 1', transaction.connection, true],
     ]);
-    expect(transaction.endCalls).toEqual([expect.objectContaining({ kind: 'commit', connection: transaction.connection })]);
+    expect(transaction.endCalls).toEqual([
+      expect.objectContaining({ kind: 'commit', connection: transaction.connection }),
+    ]);
     const autocommit = fake.queries().filter((call) => !call.inTransaction);
     expect(autocommit.map((call) => call.transaction)).toEqual([null, null]);
     // 'fresh' mode: every borrow outside a transaction is a new connection.
@@ -206,8 +210,12 @@ describe('fake mssql driver: connections and transactions', () => {
     const configured = await start({ respond: always({}) }, { database: 'db', isolationLevel: 'SERIALIZABLE' });
     await configured.dataSource.transaction(async () => undefined);
 
-    expect(plain.fake.transactions()).toEqual([expect.objectContaining({ isolation: 'READ_COMMITTED', explicitIsolation: false })]);
-    expect(configured.fake.transactions()).toEqual([expect.objectContaining({ isolation: 'SERIALIZABLE', explicitIsolation: true })]);
+    expect(plain.fake.transactions()).toEqual([
+      expect.objectContaining({ isolation: 'READ_COMMITTED', explicitIsolation: false }),
+    ]);
+    expect(configured.fake.transactions()).toEqual([
+      expect.objectContaining({ isolation: 'SERIALIZABLE', explicitIsolation: true }),
+    ]);
   });
 
   it("in 'reuse' mode hands out the lowest idle connection, never the one a transaction holds", async () => {
@@ -339,7 +347,8 @@ describe('fake mssql driver: errors', () => {
     const message = 'Transaction (Process ID 52) was deadlocked on lock resources with another process.';
     const { fake, dataSource } = await start({ respond: always({ error: { number: 1205, message } }) });
 
-    const failure = (await dataSource.query('SELECT 1').catch((error: unknown) => error)) as QueryFailedError & Record<string, unknown>;
+    const failure = (await dataSource.query('SELECT 1').catch((error: unknown) => error)) as QueryFailedError &
+      Record<string, unknown>;
 
     expect(failure).toBeInstanceOf(QueryFailedError);
     expect(failure).toMatchObject({ number: 1205, code: 'EREQUEST', state: 1, class: 16, precedingErrors: [] });
@@ -356,12 +365,19 @@ describe('fake mssql driver: errors', () => {
     const failure = (await dataSource.query('SELECT 1').catch((error: unknown) => error)) as Record<string, unknown>;
 
     expect(failure).toBeInstanceOf(QueryFailedError);
-    expect(failure).toMatchObject({ code: 'ETIMEOUT', number: 'ETIMEOUT', message: 'Error: Timeout: Request failed to complete in 30000ms' });
+    expect(failure).toMatchObject({
+      code: 'ETIMEOUT',
+      number: 'ETIMEOUT',
+      message: 'Error: Timeout: Request failed to complete in 30000ms',
+    });
   });
 
   it('after a server-side abort, rollbackTransaction() rejects with EABORT and TypeORM still thinks the transaction is active', async () => {
     const { fake, dataSource } = await start({
-      respond: (call) => (call.sql.startsWith('UPDATE') ? { error: { number: 1205, message: 'deadlock victim' }, abortsTransaction: true } : {}),
+      respond: (call) =>
+        call.sql.startsWith('UPDATE')
+          ? { error: { number: 1205, message: 'deadlock victim' }, abortsTransaction: true }
+          : {},
     });
     const runner = dataSource.createQueryRunner();
     await runner.startTransaction('READ COMMITTED');
@@ -379,7 +395,14 @@ describe('fake mssql driver: errors', () => {
 
     const [transaction] = fake.transactions();
     expect(transaction.end).toBe('aborted');
-    expect(fake.calls.filter((call) => !call.startup).map((call) => call.kind)).toEqual(['begin', 'query', 'abort', 'rollback', 'refused', 'commit']);
+    expect(fake.calls.filter((call) => !call.startup).map((call) => call.kind)).toEqual([
+      'begin',
+      'query',
+      'abort',
+      'rollback',
+      'refused',
+      'commit',
+    ]);
     expect(transaction.endCalls.map((call) => [call.kind, call.connection, call.error])).toEqual([
       ['rollback', null, 'EABORT'],
       ['commit', null, 'EABORT'],
@@ -400,7 +423,10 @@ describe('fake mssql driver: errors', () => {
     expect(failure).toBeInstanceOf(QueryFailedError);
     expect(failure).toMatchObject({ number: 1205 });
     expect(fake.transactions()).toEqual([
-      expect.objectContaining({ end: 'aborted', endCalls: [expect.objectContaining({ kind: 'rollback', error: 'EABORT' })] }),
+      expect.objectContaining({
+        end: 'aborted',
+        endCalls: [expect.objectContaining({ kind: 'rollback', error: 'EABORT' })],
+      }),
     ]);
   });
 

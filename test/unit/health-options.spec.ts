@@ -33,7 +33,9 @@ describe('health options', () => {
 
   it('rejects a degraded threshold that is not below its down threshold', () => {
     expect(pathOf({ deadLetters: { degradedAt: 5, downAt: 5 } })).toBe('health.deadLetters');
-    expect(pathOf({ oldestPendingAge: { degradedAfterMs: 600_000, downAfterMs: 60_000 } })).toBe('health.oldestPendingAge');
+    expect(pathOf({ oldestPendingAge: { degradedAfterMs: 600_000, downAfterMs: 60_000 } })).toBe(
+      'health.oldestPendingAge',
+    );
     expect(pathOf({ stalledLoop: { degradedAfterIntervals: 3 } })).toBe('health.stalledLoop');
   });
 });

@@ -13,11 +13,16 @@ describe('HttpPublisher', () => {
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
   });
 
-  async function serve(handler: Parameters<typeof createServer>[1], headers?: Record<string, string>): Promise<HttpPublisher> {
+  async function serve(
+    handler: Parameters<typeof createServer>[1],
+    headers?: Record<string, string>,
+  ): Promise<HttpPublisher> {
     server = createServer(handler);
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     const address = server.address() as { port: number };
-    const destination = resolveOptions({ destinations: { d: { type: 'http', url: `http://127.0.0.1:${address.port}/hook`, headers } } }).destinations.get('d');
+    const destination = resolveOptions({
+      destinations: { d: { type: 'http', url: `http://127.0.0.1:${address.port}/hook`, headers } },
+    }).destinations.get('d');
     return new HttpPublisher(destination as never);
   }
 
@@ -57,8 +62,16 @@ describe('HttpPublisher', () => {
       request.resume();
       response.end();
     });
-    await publisher.publish({ ...message, key: 'k', headers: { 'X-Trace': 'a' } }, { signal: new AbortController().signal });
-    expect(seen).toMatchObject({ 'x-message-id': 'm-1', 'x-queuebox-key': 'k', 'x-trace': 'a', 'content-type': 'application/json' });
+    await publisher.publish(
+      { ...message, key: 'k', headers: { 'X-Trace': 'a' } },
+      { signal: new AbortController().signal },
+    );
+    expect(seen).toMatchObject({
+      'x-message-id': 'm-1',
+      'x-queuebox-key': 'k',
+      'x-trace': 'a',
+      'content-type': 'application/json',
+    });
     expect(seen['webhook-id']).toBeUndefined();
     expect(seen['x-queuebox-signature']).toBeUndefined();
   });

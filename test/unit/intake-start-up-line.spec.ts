@@ -20,16 +20,29 @@ describe('the intake start-up line', () => {
   });
 
   it('names every source, and which are unsigned, when there are a few', () => {
-    const line = startUpLine(new Map([['orders', { secrets: KEY }], ['partners', {}]]));
-    expect(line).toBe('inbox intake accepts sources: orders (signed), partners (UNSIGNED: accepts requests from anyone who can reach it)');
+    const line = startUpLine(
+      new Map([
+        ['orders', { secrets: KEY }],
+        ['partners', {}],
+      ]),
+    );
+    expect(line).toBe(
+      'inbox intake accepts sources: orders (signed), partners (UNSIGNED: accepts requests from anyone who can reach it)',
+    );
   });
 
   it('stays short with 20,000 sources: the counts, the unsigned ones first, and how many more', () => {
     const sources = new Map<string, { secrets?: Buffer[] }>();
-    for (let i = 0; i < 20_000; i++) sources.set(`partner-with-a-long-name-${String(i).padStart(5, '0')}`, i === 19_999 || i === 12_345 ? {} : { secrets: KEY });
+    for (let i = 0; i < 20_000; i++)
+      sources.set(
+        `partner-with-a-long-name-${String(i).padStart(5, '0')}`,
+        i === 19_999 || i === 12_345 ? {} : { secrets: KEY },
+      );
     const line = startUpLine(sources);
     expect(line.length).toBeLessThan(4_000);
-    expect(line).toMatch(/^inbox intake accepts 20000 sources, 19998 signed and 2 unsigned: partner-with-a-long-name-12345 \(UNSIGNED[^)]*\), partner-with-a-long-name-19999 \(UNSIGNED[^)]*\), partner-with-a-long-name-00000 \(signed\)/);
+    expect(line).toMatch(
+      /^inbox intake accepts 20000 sources, 19998 signed and 2 unsigned: partner-with-a-long-name-12345 \(UNSIGNED[^)]*\), partner-with-a-long-name-19999 \(UNSIGNED[^)]*\), partner-with-a-long-name-00000 \(signed\)/,
+    );
     expect(line).toMatch(/ and 19970 more$/);
   });
 });

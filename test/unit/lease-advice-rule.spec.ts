@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { adviseLease, LEASE_MIN_SAMPLES, LEASE_UTILIZATION_THRESHOLD } from '../../lib/engine/leases/lease-advice-rule.js';
+import {
+  adviseLease,
+  LEASE_MIN_SAMPLES,
+  LEASE_UTILIZATION_THRESHOLD,
+} from '../../lib/engine/leases/lease-advice-rule.js';
 import { LeaseWindow } from '../../lib/engine/leases/lease-window.js';
 
 const windowOf = (ratios: number[], lost: number[] = [], size = 100): LeaseWindow => {
@@ -10,18 +14,36 @@ const windowOf = (ratios: number[], lost: number[] = [], size = 100): LeaseWindo
 
 describe('lease advice rule', () => {
   it('advises nothing while p95 stays under 0.8 of the lease and no claim was lost', () => {
-    expect(adviseLease('outbox', 'billing', 10_000, windowOf(Array.from({ length: 100 }, (_, i) => (i < 95 ? 0.5 : 0.9))))).toBeUndefined();
+    expect(
+      adviseLease('outbox', 'billing', 10_000, windowOf(Array.from({ length: 100 }, (_, i) => (i < 95 ? 0.5 : 0.9)))),
+    ).toBeUndefined();
   });
 
   it('advises twice the p99 processing time, in whole seconds, once p95 reaches 0.8', () => {
-    const advice = adviseLease('outbox', 'billing', 10_000, windowOf(Array.from({ length: 100 }, (_, i) => (i < 90 ? 0.5 : 0.85))));
-    expect(advice).toMatchObject({ option: 'outbox.claimTimeoutMs', reason: 'utilization', recommendedLeaseMs: 17_000, samples: 100, claimsLost: 0 });
+    const advice = adviseLease(
+      'outbox',
+      'billing',
+      10_000,
+      windowOf(Array.from({ length: 100 }, (_, i) => (i < 90 ? 0.5 : 0.85))),
+    );
+    expect(advice).toMatchObject({
+      option: 'outbox.claimTimeoutMs',
+      reason: 'utilization',
+      recommendedLeaseMs: 17_000,
+      samples: 100,
+      claimsLost: 0,
+    });
     expect(advice!.utilization).toEqual({ p50: 0.5, p95: 0.85, p99: 0.85, max: 0.85 });
   });
 
   it('needs a few rows before utilization alone counts, but a lost claim counts at once', () => {
     expect(adviseLease('relay', 'orders', 5_000, windowOf(Array(LEASE_MIN_SAMPLES - 1).fill(0.95)))).toBeUndefined();
-    expect(adviseLease('relay', 'orders', 5_000, windowOf([0.1], [0]))).toMatchObject({ option: 'inbox.relay.claimTimeoutMs', reason: 'claims-lost', recommendedLeaseMs: 10_000, claimsLost: 1 });
+    expect(adviseLease('relay', 'orders', 5_000, windowOf([0.1], [0]))).toMatchObject({
+      option: 'inbox.relay.claimTimeoutMs',
+      reason: 'claims-lost',
+      recommendedLeaseMs: 10_000,
+      claimsLost: 1,
+    });
   });
 
   it('forgets rows that slid out of the window, lost claims included', () => {

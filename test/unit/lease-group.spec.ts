@@ -46,7 +46,10 @@ describe('LeaseGroup', () => {
     expect(renewed).toEqual(['1', '2']);
     // The next renewal is a third of the lease after the last one ended, never two at once.
     await vi.advanceTimersByTimeAsync(LEASE_MS / 3);
-    expect(renewals.map((r) => r.ids)).toEqual([['1', '2'], ['1', '2']]);
+    expect(renewals.map((r) => r.ids)).toEqual([
+      ['1', '2'],
+      ['1', '2'],
+    ]);
     await vi.advanceTimersByTimeAsync(LEASE_MS);
     expect(renewals).toHaveLength(2);
     renewals[1].answer([]);

@@ -13,9 +13,21 @@ import type { ClaimRequest } from '../../lib/database/sql-dialect.interface.js';
 import { StatementCatalog } from '../../lib/database/dialects/statement-catalog.js';
 import type { Claim } from '../../lib/shared/interfaces/claim.interface.js';
 import { OUTBOX_COLUMNS, INBOX_COLUMNS } from '../../lib/database/dialects/schema-columns.js';
-import { InvalidQueueBoxOptionsError, MissingMigrationsError, OutboxService, QueueBoxModule, UnsupportedDatabaseError } from '../../lib/index.js';
+import {
+  InvalidQueueBoxOptionsError,
+  MissingMigrationsError,
+  OutboxService,
+  QueueBoxModule,
+  UnsupportedDatabaseError,
+} from '../../lib/index.js';
 import { resolveOptions } from '../../lib/config/options/resolve-options.js';
-import { createFakeMssql, type FakeMssql, type FakeResponse, type FakeRow, type QueryCall } from '../fixtures/fake-mssql/index.js';
+import {
+  createFakeMssql,
+  type FakeMssql,
+  type FakeResponse,
+  type FakeRow,
+  type QueryCall,
+} from '../fixtures/fake-mssql/index.js';
 import { waitFor } from '../fixtures/http-receiver.js';
 import { RecordingPublisher } from '../fixtures/recording-publisher.js';
 
@@ -49,7 +61,12 @@ const statementNames = new Map<string, string>([
   [dialect.reclaimExpired('outbox', 1).sql, 'reclaimOutbox'],
   [dialect.outboxBacklog().sql, 'outboxBacklog'],
   [dialect.inboxBacklog().sql, 'inboxBacklog'],
-  [dialect.insertOutbox([{ messageId: MESSAGE_ID, destination: 'd', key: null, headers: '{}', payload: '1', delayMs: 0 }]).sql, 'insertOutboxOne'],
+  [
+    dialect.insertOutbox([
+      { messageId: MESSAGE_ID, destination: 'd', key: null, headers: '{}', payload: '1', delayMs: 0 },
+    ]).sql,
+    'insertOutboxOne',
+  ],
   [dialect.startupProbe()!.sql, 'startupProbe'],
   [dialect.tableColumns().sql, 'tableColumns'],
 ]);
@@ -59,14 +76,26 @@ const nameOf = (call: QueryCall): string => statementNames.get(call.sql) ?? `unk
 const tableColumnRows = (tables: { outbox?: readonly string[]; inbox?: readonly string[] }): FakeRow[] =>
   (['outbox', 'inbox'] as const).flatMap((table): FakeRow[] => {
     const columns = tables[table];
-    return columns ? columns.map((name) => ({ table_key: table, present: true, column_name: name })) : [{ table_key: table, present: false, column_name: null }];
+    return columns
+      ? columns.map((name) => ({ table_key: table, present: true, column_name: name }))
+      : [{ table_key: table, present: false, column_name: null }];
   });
 const migratedTables = { outbox: OUTBOX_COLUMNS, inbox: INBOX_COLUMNS };
 
 /** A claim's result set as tedious returns it: the progress columns, then the claimed row's. */
 const claimRows = (rows: FakeRow[]): FakeRow[] => {
   const progress = { window_rows: rows.length, cursor_stream: null, cursor_key: null, walked: 0 };
-  const empty = { id: null, message_id: null, destination: null, ordering_key: null, headers: null, payload: null, claim_token: null, attempts: null, inverted: null };
+  const empty = {
+    id: null,
+    message_id: null,
+    destination: null,
+    ordering_key: null,
+    headers: null,
+    payload: null,
+    claim_token: null,
+    attempts: null,
+    inverted: null,
+  };
   return rows.length === 0 ? [{ ...progress, ...empty }] : rows.map((row) => ({ ...progress, ...row }));
 };
 const outboxRow = (id: string): FakeRow => ({
@@ -90,7 +119,14 @@ describe('SQL Server call pattern (fake mssql driver)', () => {
   beforeEach(async () => {
     responses = {};
     fake = createFakeMssql({ respond: (call) => responses[nameOf(call)]?.(call) });
-    dataSource = await new DataSource({ type: 'mssql', host: 'fake', username: 'u', password: 'p', database: 'app', driver: fake.driver }).initialize();
+    dataSource = await new DataSource({
+      type: 'mssql',
+      host: 'fake',
+      username: 'u',
+      password: 'p',
+      database: 'app',
+      driver: fake.driver,
+    }).initialize();
     repository = new ClaimRepository(new StatementRunner(dataSource, dialect), dialect);
   });
   afterEach(async () => {
@@ -106,7 +142,9 @@ describe('SQL Server call pattern (fake mssql driver)', () => {
     expect(transaction.queries.map(nameOf)).toEqual(['lock', 'claimOutbox']);
     expect(new Set(transaction.queries.map((query) => query.connection))).toEqual(new Set([transaction.connection]));
     // The lock resource is a typed nvarchar(255) naming the table; the claim's values are typed too.
-    expect(transaction.queries[0].inputs).toEqual([{ name: '0', type: { type: 'nvarchar', length: 255 }, value: 'queuebox_outbox_claim_queuebox_outbox_messages' }]);
+    expect(transaction.queries[0].inputs).toEqual([
+      { name: '0', type: { type: 'nvarchar', length: 255 }, value: 'queuebox_outbox_claim_queuebox_outbox_messages' },
+    ]);
     expect(transaction.queries[1].inputs.map((input) => input.type)).toEqual([
       { type: 'int' },
       { type: 'int' },
@@ -117,7 +155,11 @@ describe('SQL Server call pattern (fake mssql driver)', () => {
       { type: 'nvarchar', length: 65_535 },
     ]);
     // The destinations go as a JSON array (@6): the claim takes rows of these only.
-    expect(transaction.queries[1].inputs.at(-1)).toEqual({ name: '6', type: { type: 'nvarchar', length: 65_535 }, value: '["sink"]' });
+    expect(transaction.queries[1].inputs.at(-1)).toEqual({
+      name: '6',
+      type: { type: 'nvarchar', length: 65_535 },
+      value: '["sink"]',
+    });
     // Decoded: ids as strings, GUIDs lower-case whatever the driver's case, headers parsed.
     expect(rows).toEqual([
       {
@@ -143,7 +185,11 @@ describe('SQL Server call pattern (fake mssql driver)', () => {
     expect(transaction.queries.map(nameOf)).toEqual(['lock', 'claimPull']);
     expect(transaction.queries[0].inputs[0].value).toBe('queuebox_pull_queuebox_inbox_messages:payments');
     // The source goes as a JSON array (@6), never as a JS array mssql would send as "a,b".
-    expect(transaction.queries[1].inputs.at(-1)).toEqual({ name: '6', type: { type: 'nvarchar', length: 65_535 }, value: '["payments"]' });
+    expect(transaction.queries[1].inputs.at(-1)).toEqual({
+      name: '6',
+      type: { type: 'nvarchar', length: 65_535 },
+      value: '["payments"]',
+    });
   });
 
   it.each([
@@ -160,8 +206,14 @@ describe('SQL Server call pattern (fake mssql driver)', () => {
 
   it('a claim chosen as deadlock victim (1205, its transaction aborted by the server) claims nothing; the failed rollback is swallowed', async () => {
     responses.lock = () => ({ recordset: [{ granted: 0 }] });
-    responses.claimOutbox = () => ({ error: { number: 1205, message: 'Transaction was deadlocked' }, abortsTransaction: true });
-    expect(await repository.claimOutbox(['sink'], request, { lock: true })).toMatchObject({ rows: [], skipped: 'contended' });
+    responses.claimOutbox = () => ({
+      error: { number: 1205, message: 'Transaction was deadlocked' },
+      abortsTransaction: true,
+    });
+    expect(await repository.claimOutbox(['sink'], request, { lock: true })).toMatchObject({
+      rows: [],
+      skipped: 'contended',
+    });
     const [transaction] = fake.transactions();
     expect(transaction.end).toBe('aborted');
     expect(fake.borrowedConnections()).toEqual([]);
@@ -172,7 +224,11 @@ describe('SQL Server call pattern (fake mssql driver)', () => {
     responses.claimOutbox = () => ({ error: { code: 'ETIMEOUT' } });
     await expect(repository.claimOutbox(['sink'], request, { lock: true })).rejects.toMatchObject({ code: 'ETIMEOUT' });
     expect(fake.transactions()[0].end).toBe('rolled-back');
-    expect(dialect.classifyError(await repository.claimOutbox(['sink'], request, { lock: true }).catch((error: unknown) => error))).toBe('timeout');
+    expect(
+      dialect.classifyError(
+        await repository.claimOutbox(['sink'], request, { lock: true }).catch((error: unknown) => error),
+      ),
+    ).toBe('timeout');
   });
 
   it('after an idle claim, probes first without a transaction, and takes no lock when nothing is due', async () => {
@@ -220,23 +276,42 @@ describe('SQL Server call pattern (fake mssql driver)', () => {
     const [transaction] = fake.transactions();
     expect(transaction.queries.map(nameOf)).toEqual(['completePull']);
     expect(transaction).toMatchObject({ isolation: 'READ_COMMITTED', end: 'committed' });
-    expect(transaction.queries[0].inputs.map((input) => input.value)).toEqual(['["7"]', `["${TOKEN.toLowerCase()}"]`, 0, false]);
+    expect(transaction.queries[0].inputs.map((input) => input.value)).toEqual([
+      '["7"]',
+      `["${TOKEN.toLowerCase()}"]`,
+      0,
+      false,
+    ]);
   });
 
   it('a fenced write chosen as deadlock victim in autocommit runs once more; in a caller’s transaction it fails the transaction', async () => {
     let victim = true;
-    responses.completeOutbox = () => (victim ? ((victim = false), { error: { number: 1205 } }) : { recordset: [{ outcome: 'done', id: '1' }] });
+    responses.completeOutbox = () =>
+      victim ? ((victim = false), { error: { number: 1205 } }) : { recordset: [{ outcome: 'done', id: '1' }] };
     const claim: Claim = { component: 'outbox', id: '1', token: TOKEN.toLowerCase(), leaseMs: 30_000 };
     expect(await repository.complete(claim)).toBe('ok');
     expect(fake.queries().map(nameOf)).toEqual(['completeOutbox', 'completeOutbox']);
     victim = true;
-    await expect(dataSource.transaction('READ COMMITTED', (manager) => repository.complete(claim, { manager }))).rejects.toMatchObject({ number: 1205 });
+    await expect(
+      dataSource.transaction('READ COMMITTED', (manager) => repository.complete(claim, { manager })),
+    ).rejects.toMatchObject({ number: 1205 });
   });
 
   it('decodes a completion’s done and handed-on rows, and a renewal with no result set', async () => {
     responses.completeOutbox = () => ({
       recordset: [
-        { outcome: 'done', id: '1', message_id: null, destination: null, ordering_key: null, headers: null, payload: null, claim_token: null, attempts: null, inverted: null },
+        {
+          outcome: 'done',
+          id: '1',
+          message_id: null,
+          destination: null,
+          ordering_key: null,
+          headers: null,
+          payload: null,
+          claim_token: null,
+          attempts: null,
+          inverted: null,
+        },
         { outcome: 'claimed', ...outboxRow('2') },
       ],
     });
@@ -247,7 +322,12 @@ describe('SQL Server call pattern (fake mssql driver)', () => {
     const { lost, claimed } = await repository.completeMany(claims, 30_000);
     expect(lost.map((claim) => claim.id)).toEqual(['9']);
     expect(claimed).toMatchObject([{ id: '2', token: TOKEN.toLowerCase(), key: 'order-1', inverted: false }]);
-    expect(fake.queries()[0].inputs.map((input) => input.value)).toEqual([`["1","9"]`, `["${TOKEN.toLowerCase()}","${TOKEN.toLowerCase()}"]`, 30_000, true]);
+    expect(fake.queries()[0].inputs.map((input) => input.value)).toEqual([
+      `["1","9"]`,
+      `["${TOKEN.toLowerCase()}","${TOKEN.toLowerCase()}"]`,
+      30_000,
+      true,
+    ]);
     // A request that produced no result set: TypeORM's records are undefined, read as no rows.
     responses.renewManyOutbox = () => ({});
     expect(await repository.renewMany(claims)).toEqual([]);
@@ -296,8 +376,18 @@ describe('QueueBoxModule on a SQL Server DataSource (fake mssql driver)', () => 
     });
     const moduleRef = await Test.createTestingModule({
       imports: [
-        TypeOrmModule.forRoot({ type: 'mssql', host: 'fake', username: 'u', password: 'p', database: 'app', driver: fake.driver }),
-        QueueBoxModule.forRoot({ destinations: { sink: { type: 'custom', publisher: RecordingPublisher } }, outbox: { pollIntervalMs: 20 } }),
+        TypeOrmModule.forRoot({
+          type: 'mssql',
+          host: 'fake',
+          username: 'u',
+          password: 'p',
+          database: 'app',
+          driver: fake.driver,
+        }),
+        QueueBoxModule.forRoot({
+          destinations: { sink: { type: 'custom', publisher: RecordingPublisher } },
+          outbox: { pollIntervalMs: 20 },
+        }),
       ],
       providers: [RecordingPublisher],
     }).compile();
@@ -310,7 +400,9 @@ describe('QueueBoxModule on a SQL Server DataSource (fake mssql driver)', () => 
       expect(enqueued).toEqual({ id: '1', messageId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
       const publisher = app.get(RecordingPublisher);
       await waitFor(() => sent.has('1'), 5_000, 'the row marked sent');
-      expect(publisher.published.map((message) => [message.id, message.messageId, message.key])).toEqual([['1', MESSAGE_ID.toLowerCase(), 'order-1']]);
+      expect(publisher.published.map((message) => [message.id, message.messageId, message.key])).toEqual([
+        ['1', MESSAGE_ID.toLowerCase(), 'order-1'],
+      ]);
       // The mark is fenced by the claim's token, in autocommit.
       const mark = fake.queries().find((query) => nameOf(query) === 'completeOutbox')!;
       expect(mark.inTransaction).toBe(false);
@@ -324,7 +416,9 @@ describe('QueueBoxModule on a SQL Server DataSource (fake mssql driver)', () => 
     expect(names.slice(0, 2)).toEqual(['startupProbe', 'tableColumns']);
     expect(names.filter((name) => name.startsWith('unknown'))).toEqual([]);
     // Every claim ran after its lock, in a READ COMMITTED transaction of its own.
-    const claims = fake.transactions().filter((transaction) => transaction.queries.some((query) => nameOf(query) === 'claimOutbox'));
+    const claims = fake
+      .transactions()
+      .filter((transaction) => transaction.queries.some((query) => nameOf(query) === 'claimOutbox'));
     expect(claims.length).toBeGreaterThan(0);
     for (const transaction of claims) {
       expect(transaction.queries.map(nameOf)).toEqual(['lock', 'claimOutbox']);
@@ -333,10 +427,22 @@ describe('QueueBoxModule on a SQL Server DataSource (fake mssql driver)', () => 
   });
 
   it('refuses a database below compatibility level 130 at start-up, naming the level', async () => {
-    const fake = createFakeMssql({ respond: (call) => (nameOf(call) === 'startupProbe' ? { recordset: [{ compatibility_level: 120, read_committed_snapshot: false }] } : { recordset: [] }) });
+    const fake = createFakeMssql({
+      respond: (call) =>
+        nameOf(call) === 'startupProbe'
+          ? { recordset: [{ compatibility_level: 120, read_committed_snapshot: false }] }
+          : { recordset: [] },
+    });
     const moduleRef = await Test.createTestingModule({
       imports: [
-        TypeOrmModule.forRoot({ type: 'mssql', host: 'fake', username: 'u', password: 'p', database: 'app', driver: fake.driver }),
+        TypeOrmModule.forRoot({
+          type: 'mssql',
+          host: 'fake',
+          username: 'u',
+          password: 'p',
+          database: 'app',
+          driver: fake.driver,
+        }),
         QueueBoxModule.forRoot({ destinations: {}, workers: { enabled: false } }),
       ],
     }).compile();
@@ -350,14 +456,23 @@ describe('QueueBoxModule on a SQL Server DataSource (fake mssql driver)', () => 
     const start = async (tables: { outbox?: readonly string[]; inbox?: readonly string[] }, schema?: string) => {
       const fake = createFakeMssql({
         respond: (call) => {
-          if (nameOf(call) === 'startupProbe') return { recordset: [{ compatibility_level: 160, read_committed_snapshot: false }] };
-          if (call.sql === new StatementCatalog(mssqlDialect, resolveOptions({ schema }).tables).tableColumns().sql) return { recordset: tableColumnRows(tables) };
+          if (nameOf(call) === 'startupProbe')
+            return { recordset: [{ compatibility_level: 160, read_committed_snapshot: false }] };
+          if (call.sql === new StatementCatalog(mssqlDialect, resolveOptions({ schema }).tables).tableColumns().sql)
+            return { recordset: tableColumnRows(tables) };
           return undefined;
         },
       });
       const moduleRef = await Test.createTestingModule({
         imports: [
-          TypeOrmModule.forRoot({ type: 'mssql', host: 'fake', username: 'u', password: 'p', database: 'app', driver: fake.driver }),
+          TypeOrmModule.forRoot({
+            type: 'mssql',
+            host: 'fake',
+            username: 'u',
+            password: 'p',
+            database: 'app',
+            driver: fake.driver,
+          }),
           QueueBoxModule.forRoot({ schema, destinations: {}, workers: { enabled: false } }),
         ],
       }).compile();
@@ -372,17 +487,29 @@ describe('QueueBoxModule on a SQL Server DataSource (fake mssql driver)', () => 
 
     const missing = await start({});
     expect(missing.error).toBeInstanceOf(MissingMigrationsError);
-    expect((missing.error as Error).message).toContain('SQL Server database (looked up without a schema, as the "schema" option is not set): table queuebox_outbox_messages does not exist; table queuebox_inbox_messages does not exist');
+    expect((missing.error as Error).message).toContain(
+      'SQL Server database (looked up without a schema, as the "schema" option is not set): table queuebox_outbox_messages does not exist; table queuebox_inbox_messages does not exist',
+    );
     expect((missing.error as Error).message).toContain('QueueBoxSqlServerMigrations from "queuebox/migrations"');
-    expect(missing.error).toMatchObject({ migrations: ['QueueBoxOutbox1764460800000', 'QueueBoxInbox1764547200000', 'QueueBoxSchemaV31796515200000'] });
+    expect(missing.error).toMatchObject({
+      migrations: ['QueueBoxOutbox1764460800000', 'QueueBoxInbox1764547200000', 'QueueBoxSchemaV31796515200000'],
+    });
     expect(missing.check?.inputs).toEqual([
       { name: '0', type: { type: 'nvarchar', length: 128 }, value: 'queuebox_outbox_messages' },
       { name: '1', type: { type: 'nvarchar', length: 128 }, value: 'queuebox_inbox_messages' },
     ]);
 
-    const older = await start({ outbox: OUTBOX_COLUMNS, inbox: INBOX_COLUMNS.filter((column) => column !== 'ordering_key') }, 'messaging');
-    expect(older.error).toMatchObject({ migrations: [expect.stringMatching(/^QueueBoxInboxMessaging\w*1764547200000$/)], problems: ['table messaging.queuebox_inbox_messages has no column ordering_key'] });
-    expect((older.error as Error).message).toContain(`createQueueBoxMigrations({ type: 'mssql', schema: 'messaging' })`);
+    const older = await start(
+      { outbox: OUTBOX_COLUMNS, inbox: INBOX_COLUMNS.filter((column) => column !== 'ordering_key') },
+      'messaging',
+    );
+    expect(older.error).toMatchObject({
+      migrations: [expect.stringMatching(/^QueueBoxInboxMessaging\w*1764547200000$/)],
+      problems: ['table messaging.queuebox_inbox_messages has no column ordering_key'],
+    });
+    expect((older.error as Error).message).toContain(
+      `createQueueBoxMigrations({ type: 'mssql', schema: 'messaging' })`,
+    );
     expect(older.check?.inputs[2]).toEqual({ name: '2', type: { type: 'nvarchar', length: 128 }, value: 'messaging' });
 
     expect((await start(migratedTables)).error).toBeUndefined();
@@ -393,7 +520,9 @@ describe('QueueBoxModule on a SQL Server DataSource (fake mssql driver)', () => 
     const dataSource = new DataSource({ type: 'mssql', host: 'fake', driver, requestTimeout: 5_000 });
     expect(() => resolveDialect(dataSource, tables)).toThrow(InvalidQueueBoxOptionsError);
     expect(() => resolveDialect(dataSource, tables)).toThrow(/requestTimeout is 5000 ms/);
-    expect(resolveDialect(new DataSource({ type: 'mssql', host: 'fake', driver, requestTimeout: 0 }), tables).type).toBe('mssql');
+    expect(
+      resolveDialect(new DataSource({ type: 'mssql', host: 'fake', driver, requestTimeout: 0 }), tables).type,
+    ).toBe('mssql');
     expect(resolveDialect(new DataSource({ type: 'mssql', host: 'fake', driver }), tables).type).toBe('mssql');
   });
 });

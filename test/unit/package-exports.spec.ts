@@ -40,7 +40,9 @@ describe.skipIf(!built)('built package', { timeout: 60_000 }, () => {
   it('publishes no internal members in its types (emit, the lease advisor’s feed) and no bridge from queuebox/event-emitter', () => {
     expect(readFileSync(`${root}/dist/shared/events/queuebox-events.service.d.ts`, 'utf8')).not.toMatch(/\bemit</);
     expect(readFileSync(`${root}/dist/engine/leases/lease-advisor.d.ts`, 'utf8')).not.toMatch(/\b(finished|renewed)\(/);
-    expect(run(`const e = require('queuebox/event-emitter'); console.log(Object.keys(e).sort().join(','))`, 'commonjs')).toBe('QUEUEBOX_EVENT_PREFIX,QueueBoxEventEmitterModule');
+    expect(
+      run(`const e = require('queuebox/event-emitter'); console.log(Object.keys(e).sort().join(','))`, 'commonjs'),
+    ).toBe('QUEUEBOX_EVENT_PREFIX,QueueBoxEventEmitterModule');
   });
 
   it('exposes only the intended subpaths', () => {
@@ -51,13 +53,22 @@ describe.skipIf(!built)('built package', { timeout: 60_000 }, () => {
     const { bin } = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { bin: Record<string, string> };
     const file = `${root}/${bin.queuebox}`;
     expect(readFileSync(file, 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
-    expect(execFileSync(process.execPath, [file, '--help'], { cwd: root, encoding: 'utf8' })).toContain('Usage: queuebox <command>');
+    expect(execFileSync(process.execPath, [file, '--help'], { cwd: root, encoding: 'utf8' })).toContain(
+      'Usage: queuebox <command>',
+    );
   });
 });
 
 describe('public surface', () => {
   /** The claim loops: operators see them through QueueBoxAdmin, never by injecting them. */
-  const loopInternals = ['OutboxPoller', 'InboxRelay', 'PullWorkerExplorer', 'PullWorkerPoller', 'RetentionSweeper', 'ClaimRepository'];
+  const loopInternals = [
+    'OutboxPoller',
+    'InboxRelay',
+    'PullWorkerExplorer',
+    'PullWorkerPoller',
+    'RetentionSweeper',
+    'ClaimRepository',
+  ];
   /** Parts an application never uses: the intake controller (mounted by the `intake` extra), the CLI's error, the event-emitter bridge. */
   const machinery = ['InboxIntakeController', 'CliUsageError', 'QueueBoxEventEmitterBridge'];
 
@@ -74,7 +85,9 @@ describe('public surface', () => {
 
   it('exports the public services, the admin and the dead letters among them, and no loop internals from the module', () => {
     const names = QUEUEBOX_EXPORTS.map((token) => (typeof token === 'function' ? token.name : String(token)));
-    expect(names).toEqual(expect.arrayContaining(['OutboxService', 'InboxService', 'PullService', 'DeadLetterService', 'QueueBoxAdmin']));
+    expect(names).toEqual(
+      expect.arrayContaining(['OutboxService', 'InboxService', 'PullService', 'DeadLetterService', 'QueueBoxAdmin']),
+    );
     for (const name of loopInternals) expect(names, name).not.toContain(name);
   });
 });

@@ -24,10 +24,16 @@ const OWN_PEERS: Record<string, string[]> = {
 
 /** Every module a declaration file names: `from '…'`, `import '…'` and `import('…')`. */
 function specifiers(declarations: string): string[] {
-  return [...declarations.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g)].map(([, specifier]) => specifier);
+  return [...declarations.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g)].map(
+    ([, specifier]) => specifier,
+  );
 }
 
-const packageName = (specifier: string): string => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageName = (specifier: string): string =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 
 /**
  * The declarations an application compiles against name only what it has: a required peer,
@@ -44,7 +50,17 @@ describe('published declarations', { timeout: 120_000 }, () => {
     out = await mkdtemp(join(tmpdir(), 'queuebox-dts-'));
     await promisify(execFile)(
       join(root, 'node_modules/.bin/tsc'),
-      ['-p', 'tsconfig.build.json', '--emitDeclarationOnly', '--declarationMap', 'false', '--sourceMap', 'false', '--outDir', out],
+      [
+        '-p',
+        'tsconfig.build.json',
+        '--emitDeclarationOnly',
+        '--declarationMap',
+        'false',
+        '--sourceMap',
+        'false',
+        '--outDir',
+        out,
+      ],
       { cwd: root },
     );
   });
@@ -73,17 +89,29 @@ describe('published declarations', { timeout: 120_000 }, () => {
     return named;
   }
 
-  it.each(['.', './migrations', './terminus', './testing', './conformance', './event-emitter'])('of %s name no optional peer the entry point does not need', async (entry) => {
-    expect(Object.keys(manifest.exports)).toContain(entry);
-    const required = Object.keys(manifest.peerDependencies).filter((name) => !manifest.peerDependenciesMeta[name]?.optional);
-    const allowed = new Set([...required, ...(OWN_PEERS[entry] ?? [])]);
-    for (const [name, file] of await reachableModules(entry)) {
-      if (name.startsWith('node:') || builtinModules.includes(name)) continue;
-      expect(allowed.has(name), `${name}, named in ${file}`).toBe(true);
-    }
-  });
+  it.each(['.', './migrations', './terminus', './testing', './conformance', './event-emitter'])(
+    'of %s name no optional peer the entry point does not need',
+    async (entry) => {
+      expect(Object.keys(manifest.exports)).toContain(entry);
+      const required = Object.keys(manifest.peerDependencies).filter(
+        (name) => !manifest.peerDependenciesMeta[name]?.optional,
+      );
+      const allowed = new Set([...required, ...(OWN_PEERS[entry] ?? [])]);
+      for (const [name, file] of await reachableModules(entry)) {
+        if (name.startsWith('node:') || builtinModules.includes(name)) continue;
+        expect(allowed.has(name), `${name}, named in ${file}`).toBe(true);
+      }
+    },
+  );
 
   it('cover every entry point of the exports map', () => {
-    expect(Object.keys(manifest.exports).sort()).toEqual(['.', './conformance', './event-emitter', './migrations', './terminus', './testing']);
+    expect(Object.keys(manifest.exports).sort()).toEqual([
+      '.',
+      './conformance',
+      './event-emitter',
+      './migrations',
+      './terminus',
+      './testing',
+    ]);
   });
 });

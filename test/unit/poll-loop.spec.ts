@@ -108,7 +108,10 @@ describe('PollLoop', () => {
 
   it('stop() that lands while a tick runs returns when the tick ends, not a poll interval later', async () => {
     let finishTick!: () => void;
-    const { loop, ticks } = loopWith(() => new Promise<TickResult>((resolve) => (finishTick = () => resolve('idle'))), 60_000);
+    const { loop, ticks } = loopWith(
+      () => new Promise<TickResult>((resolve) => (finishTick = () => resolve('idle'))),
+      60_000,
+    );
     loop.start();
     await vi.advanceTimersByTimeAsync(0);
     expect(ticks).toHaveLength(1);
@@ -123,7 +126,10 @@ describe('PollLoop', () => {
 
   it('stop() during a failing tick skips the error back-off', async () => {
     let failTick!: () => void;
-    const { loop } = loopWith(() => new Promise<TickResult>((_, reject) => (failTick = () => reject(new Error('boom')))), 60_000);
+    const { loop } = loopWith(
+      () => new Promise<TickResult>((_, reject) => (failTick = () => reject(new Error('boom')))),
+      60_000,
+    );
     loop.start();
     await vi.advanceTimersByTimeAsync(0);
     let stopped = false;

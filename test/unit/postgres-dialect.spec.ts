@@ -34,14 +34,19 @@ describe('PostgreSQL dialect', () => {
       expect(statement.params.slice(0, 2), name).toEqual([row.id, row.token]);
     }
     const rows = [row, { id: '8', token: '00000000-0000-4000-8000-000000000008' }];
-    const completions = table === 'outbox'
-      ? [(claims: typeof rows) => dialect.completeMany('outbox', claims, 1_000)]
-      : (['relay', 'pull'] as const).map((kind) => (claims: typeof rows) => dialect.completeMany(kind, claims, 1_000));
+    const completions =
+      table === 'outbox'
+        ? [(claims: typeof rows) => dialect.completeMany('outbox', claims, 1_000)]
+        : (['relay', 'pull'] as const).map(
+            (kind) => (claims: typeof rows) => dialect.completeMany(kind, claims, 1_000),
+          );
     for (const complete of completions) {
       // Many rows: each fenced by its own token; one row: the one-row form, the same fence and parameters.
       expect(complete(rows).sql).toContain(fence('m', 'c.id', 'c.token'));
       expect(complete([row]).sql).toContain(fence('m', '($1::bigint[])[1]', '($2::uuid[])[1]'));
-      expect(complete([row]).params).toEqual(complete([row, row]).params.map((param, i) => (i < 2 ? (param as unknown[]).slice(0, 1) : param)));
+      expect(complete([row]).params).toEqual(
+        complete([row, row]).params.map((param, i) => (i < 2 ? (param as unknown[]).slice(0, 1) : param)),
+      );
     }
     expect(dialect.renewMany(table, [row], 1_000).sql).toContain(fence('m', 'c.id', 'c.token'));
   });
@@ -72,14 +77,27 @@ describe('PostgreSQL dialect', () => {
   });
 
   it('puts every value in parameters and only quoted, validated identifiers in the text', () => {
-    const insert = dialect.insertOutbox([{ messageId: 'id', destination: "d'; drop", key: null, headers: '{}', payload: '"p"', delayMs: 0 }]);
+    const insert = dialect.insertOutbox([
+      { messageId: 'id', destination: "d'; drop", key: null, headers: '{}', payload: '"p"', delayMs: 0 },
+    ]);
     expect(insert.sql).not.toContain('drop');
     expect(insert.params[1]).toBe("d'; drop");
     // A delayed message takes the general form, which computes next_attempt_at from the clock.
-    const delayed = dialect.insertOutbox([{ messageId: 'id', destination: 'd', key: null, headers: '{}', payload: '"p"', delayMs: 5 }]);
+    const delayed = dialect.insertOutbox([
+      { messageId: 'id', destination: 'd', key: null, headers: '{}', payload: '"p"', delayMs: 5 },
+    ]);
     expect(delayed.sql).toContain('unnest');
     expect(delayed.params[5]).toEqual([5]);
-    const many = dialect.insertOutbox([0, 1].map((n) => ({ messageId: `id${n}`, destination: "d'; drop", key: null, headers: '{}', payload: '"p"', delayMs: 0 })));
+    const many = dialect.insertOutbox(
+      [0, 1].map((n) => ({
+        messageId: `id${n}`,
+        destination: "d'; drop",
+        key: null,
+        headers: '{}',
+        payload: '"p"',
+        delayMs: 0,
+      })),
+    );
     expect(many.sql).not.toContain('drop');
     expect(many.params[1]).toEqual(["d'; drop", "d'; drop"]);
     expect(insert.sql).toContain('"app"."my_outbox"');
@@ -95,9 +113,17 @@ describe('PostgreSQL dialect', () => {
     expect(outboxLock.acquire.decode([{ granted: true }])).toBe(true);
     // Keyed on the schema-qualified table: instances on other schemas never wait for each other.
     expect(outboxLock.acquire.params).toEqual(['queuebox_outbox_claim_app.my_outbox']);
-    expect(lockOf(new StatementCatalog(postgresDialect, resolveOptions({}).tables).claimOutbox(['billing', 'sink'], request, { lock: true })).acquire.params).toEqual(['queuebox_outbox_claim_queuebox_outbox_messages']);
+    expect(
+      lockOf(
+        new StatementCatalog(postgresDialect, resolveOptions({}).tables).claimOutbox(['billing', 'sink'], request, {
+          lock: true,
+        }),
+      ).acquire.params,
+    ).toEqual(['queuebox_outbox_claim_queuebox_outbox_messages']);
     expect(lockOf(claims.relay).acquire.params).toEqual(['queuebox_inbox_claim_app.my_inbox']);
-    expect(lockOf(dialect.claimPull('payments', request, { lock: true })).acquire.params).toEqual(['queuebox_pull_app.my_inbox:payments']);
+    expect(lockOf(dialect.claimPull('payments', request, { lock: true })).acquire.params).toEqual([
+      'queuebox_pull_app.my_inbox:payments',
+    ]);
     // Without the option, outbox and pull claims run alone, in autocommit.
     expect([claims.outbox.lock, claims.pull.lock, claims.outbox.probe]).toEqual([undefined, undefined, undefined]);
   });
@@ -110,23 +136,37 @@ describe('PostgreSQL dialect', () => {
 
   it('binds the table names of the start-up check, the schema last when there is one', () => {
     expect(dialect.tableColumns().params).toEqual(['my_outbox', 'my_inbox', 'app']);
-    expect(new StatementCatalog(postgresDialect, resolveOptions({}).tables).tableColumns().params).toEqual(['queuebox_outbox_messages', 'queuebox_inbox_messages']);
+    expect(new StatementCatalog(postgresDialect, resolveOptions({}).tables).tableColumns().params).toEqual([
+      'queuebox_outbox_messages',
+      'queuebox_inbox_messages',
+    ]);
   });
 
   it('drops only a schema of its own', () => {
-    expect(() => new StatementCatalog(postgresDialect, resolveOptions({}).tables).dropSchema()).toThrow(InvalidArgumentError);
+    expect(() => new StatementCatalog(postgresDialect, resolveOptions({}).tables).dropSchema()).toThrow(
+      InvalidArgumentError,
+    );
     expect(dialect.schemaExists('app').params).toEqual(['app']);
   });
 
   it('generates the statements of the snapshot', () => {
     const statements = {
       insertOutbox: dialect.insertOutbox([]).sql,
-      insertOutboxOne: dialect.insertOutbox([{ messageId: 'm', destination: 'd', key: null, headers: '{}', payload: '1', delayMs: 0 }]).sql,
+      insertOutboxOne: dialect.insertOutbox([
+        { messageId: 'm', destination: 'd', key: null, headers: '{}', payload: '1', delayMs: 0 },
+      ]).sql,
       insertOutboxNotifying: dialect.insertOutbox([], { channel: 'c', sender: 's' }).sql,
-      insertOutboxOneNotifying: dialect.insertOutbox([{ messageId: 'm', destination: 'd', key: null, headers: '{}', payload: '1', delayMs: 0 }], { channel: 'c', sender: 's' }).sql,
+      insertOutboxOneNotifying: dialect.insertOutbox(
+        [{ messageId: 'm', destination: 'd', key: null, headers: '{}', payload: '1', delayMs: 0 }],
+        { channel: 'c', sender: 's' },
+      ).sql,
       claimOutbox: claims.outbox.claim.sql,
-      ...Object.fromEntries(Object.entries(fencedStatements('outbox')).map(([name, statement]) => [`outbox.${name}`, statement.sql])),
-      ...Object.fromEntries(Object.entries(fencedStatements('inbox')).map(([name, statement]) => [`inbox.${name}`, statement.sql])),
+      ...Object.fromEntries(
+        Object.entries(fencedStatements('outbox')).map(([name, statement]) => [`outbox.${name}`, statement.sql]),
+      ),
+      ...Object.fromEntries(
+        Object.entries(fencedStatements('inbox')).map(([name, statement]) => [`inbox.${name}`, statement.sql]),
+      ),
       completeManyOutbox: dialect.completeMany('outbox', [], 1).sql,
       completeManyPull: dialect.completeMany('pull', [], 1).sql,
       completeOneOutbox: dialect.completeMany('outbox', [row], 1).sql,
@@ -134,15 +174,24 @@ describe('PostgreSQL dialect', () => {
       renewManyOutbox: dialect.renewMany('outbox', [], 1).sql,
       reclaimExpired: dialect.reclaimExpired('outbox', 1).sql,
       outboxBacklog: dialect.outboxBacklog().sql,
-      insertInbox: dialect.insertInbox({ source: 's', idempotencyKey: 'k', key: null, headers: '{}', payload: '1' }).sql,
+      insertInbox: dialect.insertInbox({ source: 's', idempotencyKey: 'k', key: null, headers: '{}', payload: '1' })
+        .sql,
       findInbox: dialect.findInbox('s', 'k').sql,
       claimInbox: claims.relay.claim.sql,
       inboxBacklog: dialect.inboxBacklog().sql,
       claimPull: claims.pull.claim.sql,
       pullClaimLock: [...claims.relay.lock!.setup, claims.relay.lock!.acquire].map((statement) => statement.sql),
-      listDeadOutbox: dialect.listDeadOutbox({ afterId: '0', limit: 1, filter: { stream: null, errorContains: null, deadSince: null, deadBefore: null } }).sql,
+      listDeadOutbox: dialect.listDeadOutbox({
+        afterId: '0',
+        limit: 1,
+        filter: { stream: null, errorContains: null, deadSince: null, deadBefore: null },
+      }).sql,
       inspectDeadInbox: dialect.inspectDead('inbox', '1', true).sql,
-      replayDeadMatchingOutbox: dialect.replayDeadMatching('outbox', { afterId: '0', limit: 1, filter: { stream: null, errorContains: null, deadSince: null, deadBefore: null } }).sql,
+      replayDeadMatchingOutbox: dialect.replayDeadMatching('outbox', {
+        afterId: '0',
+        limit: 1,
+        filter: { stream: null, errorContains: null, deadSince: null, deadBefore: null },
+      }).sql,
       discardDeadInbox: dialect.discardDead('inbox', ['1']).sql,
       blockedKeysOutbox: dialect.blockedKeys('outbox', 1).sql,
       claimsAtRiskInbox: dialect.claimsAtRisk('inbox', 1, 1).sql,

@@ -55,7 +55,9 @@ describe('PostgresNotifyTransport', () => {
         return runner;
       },
     } as unknown as DataSource;
-    const transport = new PostgresNotifyTransport(dataSource, resolveOptions({}).tables, 'replica-1', { statementTimeoutMs: 30_000 });
+    const transport = new PostgresNotifyTransport(dataSource, resolveOptions({}).tables, 'replica-1', {
+      statementTimeoutMs: 30_000,
+    });
 
     await transport.listen(() => undefined);
     // Both the lost connection and the failed set-up ask for a reconnect: one must be made.
@@ -76,7 +78,8 @@ describe('PostgresNotifyTransport', () => {
         const runner = new FakeRunner(async (self, sql) => {
           // The first connection goes silent after its LISTENs: a network cut with no FIN or RST.
           if (sql.includes('pg_listening_channels') && self === runners[0]) return new Promise(() => undefined);
-          if (sql.includes('pg_listening_channels')) return [{ channel: 'queuebox_queuebox_outbox_messages' }, { channel: 'queuebox_queuebox_inbox_messages' }];
+          if (sql.includes('pg_listening_channels'))
+            return [{ channel: 'queuebox_queuebox_outbox_messages' }, { channel: 'queuebox_queuebox_inbox_messages' }];
           return [];
         });
         runners.push(runner);
@@ -87,7 +90,10 @@ describe('PostgresNotifyTransport', () => {
       discarded.push(runner as FakeRunner);
       (runner as FakeRunner).isReleased = true;
     };
-    const transport = new PostgresNotifyTransport(dataSource, resolveOptions({}).tables, 'replica-1', { statementTimeoutMs: 3_000, discard });
+    const transport = new PostgresNotifyTransport(dataSource, resolveOptions({}).tables, 'replica-1', {
+      statementTimeoutMs: 3_000,
+      discard,
+    });
 
     await transport.listen(() => undefined);
     expect(runners).toHaveLength(1);
@@ -114,7 +120,9 @@ describe('PostgresNotifyTransport', () => {
         return runner;
       },
     } as unknown as DataSource;
-    const transport = new PostgresNotifyTransport(dataSource, resolveOptions({}).tables, 'replica-1', { statementTimeoutMs: 3_000 });
+    const transport = new PostgresNotifyTransport(dataSource, resolveOptions({}).tables, 'replica-1', {
+      statementTimeoutMs: 3_000,
+    });
 
     await transport.listen(() => undefined);
     // On 8db1303: a reconnect and a warning every health check, forever.

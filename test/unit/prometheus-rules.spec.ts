@@ -19,7 +19,11 @@ describe('docs/observability/prometheus-rules.yml', () => {
       if (process.env.CI === 'true') throw new Error('promtool is missing: CI must install Debian package prometheus');
       context.skip('promtool is not installed (apt-get install -y prometheus); CI runs this check');
     }
-    const out = execFileSync('promtool', ['check', 'rules', observabilityFilePath('docs/observability/prometheus-rules.yml')], { encoding: 'utf8' });
+    const out = execFileSync(
+      'promtool',
+      ['check', 'rules', observabilityFilePath('docs/observability/prometheus-rules.yml')],
+      { encoding: 'utf8' },
+    );
     expect(out).toMatch(/SUCCESS: \d+ rules found/);
   });
 });

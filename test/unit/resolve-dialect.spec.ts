@@ -11,7 +11,11 @@ const dataSourceOf = (type: string) => ({ options: { type } }) as unknown as Dat
 describe('resolveDialect', () => {
   it('chooses the PostgreSQL dialect for a postgres DataSource', () => {
     const dialect = resolveDialect(dataSourceOf('postgres'), tables);
-    expect([dialect.type, dialect.displayName, dialect.wakesReplicas]).toEqual([postgresDialect.name, postgresDialect.displayName, true]);
+    expect([dialect.type, dialect.displayName, dialect.wakesReplicas]).toEqual([
+      postgresDialect.name,
+      postgresDialect.displayName,
+      true,
+    ]);
   });
 
   it('refuses any other database with a typed error that says what to change', () => {

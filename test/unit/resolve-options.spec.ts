@@ -19,8 +19,17 @@ function failure(options: unknown): InvalidQueueBoxOptionsError {
 describe('resolveOptions', () => {
   it('applies the documented defaults', () => {
     const resolved = resolveOptions({});
-    expect(resolved.outbox).toMatchObject({ leaseMs: 300_000, shutdownTimeoutMs: 10_000, claimLock: false, maxAttempts: 10 });
-    expect(resolved.tables).toEqual({ schema: undefined, outbox: 'queuebox_outbox_messages', inbox: 'queuebox_inbox_messages' });
+    expect(resolved.outbox).toMatchObject({
+      leaseMs: 300_000,
+      shutdownTimeoutMs: 10_000,
+      claimLock: false,
+      maxAttempts: 10,
+    });
+    expect(resolved.tables).toEqual({
+      schema: undefined,
+      outbox: 'queuebox_outbox_messages',
+      inbox: 'queuebox_inbox_messages',
+    });
     expect(resolved.workers).toEqual({ enabled: true, shutdownTimeoutMs: 10_000, metricsIntervalMs: 15_000 });
     expect(resolved.notify).toEqual({ enabled: true, coalesceMs: 2 });
     expect(resolved.deprecations).toEqual([]);
@@ -43,11 +52,18 @@ describe('resolveOptions', () => {
   });
 
   it('shares the loops’ options under workers and notify, and every loop takes workers.shutdownTimeoutMs unless it sets its own', () => {
-    const resolved = resolveOptions({ workers: { shutdownTimeoutMs: 30_000, metricsIntervalMs: 500 }, notify: { coalesceMs: 10 }, inbox: { relay: { shutdownTimeoutMs: 5_000 } } });
+    const resolved = resolveOptions({
+      workers: { shutdownTimeoutMs: 30_000, metricsIntervalMs: 500 },
+      notify: { coalesceMs: 10 },
+      inbox: { relay: { shutdownTimeoutMs: 5_000 } },
+    });
     expect(resolved.workers).toEqual({ enabled: true, shutdownTimeoutMs: 30_000, metricsIntervalMs: 500 });
     expect(resolved.notify).toEqual({ enabled: true, coalesceMs: 10 });
     expect([resolved.outbox.shutdownTimeoutMs, resolved.inbox.relay.shutdownTimeoutMs]).toEqual([30_000, 5_000]);
-    expect(resolveOptions({ workers: { shutdownTimeoutMs: 30_000 }, outbox: { shutdownTimeoutMs: 1_000 } }).outbox.shutdownTimeoutMs).toBe(1_000);
+    expect(
+      resolveOptions({ workers: { shutdownTimeoutMs: 30_000 }, outbox: { shutdownTimeoutMs: 1_000 } }).outbox
+        .shutdownTimeoutMs,
+    ).toBe(1_000);
   });
 
   it('accepts the deprecated outbox.notify and outbox.metricsIntervalMs with a deprecation line each, and refuses them next to their new names', () => {
@@ -59,13 +75,19 @@ describe('resolveOptions', () => {
       expect.stringContaining('"outbox.notify" is deprecated'),
     ]);
     expect(failure({ notify: {}, outbox: { notify: {} } }).path).toBe('outbox.notify');
-    expect(failure({ workers: { metricsIntervalMs: 100 }, outbox: { metricsIntervalMs: 100 } }).path).toBe('outbox.metricsIntervalMs');
+    expect(failure({ workers: { metricsIntervalMs: 100 }, outbox: { metricsIntervalMs: 100 } }).path).toBe(
+      'outbox.metricsIntervalMs',
+    );
     expect(failure({ outbox: { notify: { coalesceMs: -1 } } }).path).toBe('outbox.notify.coalesceMs');
   });
 
   it('keeps outbox.shutdownTimeoutMs as every loop’s default while workers.shutdownTimeoutMs is not given, and says it is deprecated', () => {
     const resolved = resolveOptions({ outbox: { shutdownTimeoutMs: 20_000 } });
-    expect([resolved.workers.shutdownTimeoutMs, resolved.outbox.shutdownTimeoutMs, resolved.inbox.relay.shutdownTimeoutMs]).toEqual([20_000, 20_000, 20_000]);
+    expect([
+      resolved.workers.shutdownTimeoutMs,
+      resolved.outbox.shutdownTimeoutMs,
+      resolved.inbox.relay.shutdownTimeoutMs,
+    ]).toEqual([20_000, 20_000, 20_000]);
     expect(resolved.deprecations).toEqual([expect.stringContaining('set "workers.shutdownTimeoutMs"')]);
   });
 
@@ -90,14 +112,32 @@ describe('resolveOptions', () => {
     [{ destinations: { d: { type: 'http', url: 'not a url' } } }, 'destinations.d.url'],
     [{ destinations: { d: { type: 'http', url: 'http://x', headers: { a: 1 } } } }, 'destinations.d.headers.a'],
     [{ destinations: { d: { type: 'http', url: 'http://x', secret: '' } } }, 'destinations.d.secret'],
-    [{ destinations: { d: { type: 'http', url: 'http://x', secret: 'a-plain-shared-secret' } } }, 'destinations.d.secret'],
+    [
+      { destinations: { d: { type: 'http', url: 'http://x', secret: 'a-plain-shared-secret' } } },
+      'destinations.d.secret',
+    ],
     [{ destinations: { d: { type: 'http', url: 'http://x', secret: [SECRET_A, 'x'] } } }, 'destinations.d.secret.1'],
     [{ destinations: { d: { type: 'http', url: 'https://user:hunter2@x.example/hooks' } } }, 'destinations.d.url'],
-    [{ destinations: { d: { type: 'http', url: 'http://x', headers: { 'Content-Length': '1' } } } }, 'destinations.d.headers.Content-Length'],
-    [{ destinations: { d: { type: 'http', url: 'http://x', headers: { 'Transfer-Encoding': 'chunked' } } } }, 'destinations.d.headers.Transfer-Encoding'],
-    [{ destinations: { d: { type: 'http', url: 'http://x', headers: { 'x-message-id': 'forged' } } } }, 'destinations.d.headers.x-message-id'],
-    [{ destinations: { d: { type: 'http', url: 'http://x', headers: { 'x-api-key': 'k\u00e9y' } } } }, 'destinations.d.headers.x-api-key'],
-    [{ destinations: { d: { type: 'http', url: 'http://x', headers: { 'x-api-key': 'a\u0001b' } } } }, 'destinations.d.headers.x-api-key'],
+    [
+      { destinations: { d: { type: 'http', url: 'http://x', headers: { 'Content-Length': '1' } } } },
+      'destinations.d.headers.Content-Length',
+    ],
+    [
+      { destinations: { d: { type: 'http', url: 'http://x', headers: { 'Transfer-Encoding': 'chunked' } } } },
+      'destinations.d.headers.Transfer-Encoding',
+    ],
+    [
+      { destinations: { d: { type: 'http', url: 'http://x', headers: { 'x-message-id': 'forged' } } } },
+      'destinations.d.headers.x-message-id',
+    ],
+    [
+      { destinations: { d: { type: 'http', url: 'http://x', headers: { 'x-api-key': 'k\u00e9y' } } } },
+      'destinations.d.headers.x-api-key',
+    ],
+    [
+      { destinations: { d: { type: 'http', url: 'http://x', headers: { 'x-api-key': 'a\u0001b' } } } },
+      'destinations.d.headers.x-api-key',
+    ],
     [{ inbox: { sources: { a: { secret: SECRET_A }, b: { secret: SECRET_A } } } }, 'inbox.sources.b.secret'],
     [{ outbox: { concurrency: 1, batchSize: 50 } }, 'outbox.batchSize'],
     [{ inbox: { relay: { concurrency: 5, batchSize: 10 } } }, 'inbox.relay.batchSize'],
@@ -131,49 +171,83 @@ describe('resolveOptions', () => {
   });
 
   it('refuses destination names that are not valid keys', () => {
-    expect(failure({ destinations: { 'bad\u0000name': { type: 'http', url: 'http://x' } } }).path).toBe('destinations.bad\u0000name');
+    expect(failure({ destinations: { 'bad\u0000name': { type: 'http', url: 'http://x' } } }).path).toBe(
+      'destinations.bad\u0000name',
+    );
   });
 
   it('caps the default batch at the concurrency, so that every claim can fill', () => {
     expect(resolveOptions({ outbox: { concurrency: 1 } }).outbox).toMatchObject({ concurrency: 1, batchSize: 1 });
     expect(resolveOptions({ outbox: { concurrency: 100 } }).outbox).toMatchObject({ concurrency: 100, batchSize: 50 });
-    expect(resolveOptions({ inbox: { relay: { concurrency: 20 } } }).inbox.relay).toMatchObject({ concurrency: 20, batchSize: 20 });
+    expect(resolveOptions({ inbox: { relay: { concurrency: 20 } } }).inbox.relay).toMatchObject({
+      concurrency: 20,
+      batchSize: 20,
+    });
   });
 
   it('paces adaptively from the start values when neither concurrency nor batchSize is set, and fixes both when either is', () => {
     expect(resolveOptions({}).outbox).toMatchObject({ concurrency: 100, batchSize: 50, adaptive: true });
     expect(resolveOptions({}).inbox.relay).toMatchObject({ concurrency: 20, batchSize: 10, adaptive: true });
-    expect(resolveOptions({ outbox: { batchSize: 10 } }).outbox).toMatchObject({ concurrency: 100, batchSize: 10, adaptive: false });
-    expect(resolveOptions({ outbox: { concurrency: 30 } }).outbox).toMatchObject({ concurrency: 30, batchSize: 30, adaptive: false });
-    expect(resolveOptions({ inbox: { relay: { batchSize: 5 } } }).inbox.relay).toMatchObject({ concurrency: 20, batchSize: 5, adaptive: false });
+    expect(resolveOptions({ outbox: { batchSize: 10 } }).outbox).toMatchObject({
+      concurrency: 100,
+      batchSize: 10,
+      adaptive: false,
+    });
+    expect(resolveOptions({ outbox: { concurrency: 30 } }).outbox).toMatchObject({
+      concurrency: 30,
+      batchSize: 30,
+      adaptive: false,
+    });
+    expect(resolveOptions({ inbox: { relay: { batchSize: 5 } } }).inbox.relay).toMatchObject({
+      concurrency: 20,
+      batchSize: 5,
+      adaptive: false,
+    });
   });
 
   it('reads one secret or several (rotation) into their keys', () => {
-    const one = resolveOptions({ destinations: { d: { type: 'http', url: 'http://x', secret: SECRET_A } } }).destinations.get('d');
+    const one = resolveOptions({
+      destinations: { d: { type: 'http', url: 'http://x', secret: SECRET_A } },
+    }).destinations.get('d');
     const two = resolveOptions({ inbox: { sources: { s: { secret: [SECRET_A, SECRET_B] } } } }).inbox.sources?.get('s');
     expect(one).toMatchObject({ secrets: [expect.any(Buffer)] });
     expect(two?.secrets).toHaveLength(2);
   });
 
-  describe('an inbox source\'s secret', () => {
+  describe("an inbox source's secret", () => {
     it.each([
       ['read from an unset variable', { secret: undefined, unsigned: true }],
       ['read from an empty variable', { secret: '', unsigned: true }],
       ['set', { secret: SECRET_A, unsigned: true }],
     ])('refuses a secret %s next to unsigned: true, naming the field', (_, source) => {
       const path = source.secret === SECRET_A ? 'inbox.sources.partners' : 'inbox.sources.partners.secret';
-      expect(failure({ inbox: { sources: { partners: source } } })).toMatchObject({ path, message: expect.stringContaining(`"${path}`) });
-      expect(() => resolveOptions({ inbox: { sources: { partners: source } } }, { intake: true })).toThrow(expect.objectContaining({ path }));
+      expect(failure({ inbox: { sources: { partners: source } } })).toMatchObject({
+        path,
+        message: expect.stringContaining(`"${path}`),
+      });
+      expect(() => resolveOptions({ inbox: { sources: { partners: source } } }, { intake: true })).toThrow(
+        expect.objectContaining({ path }),
+      );
     });
 
     it('accepts unsigned: true without a secret key, and a secret without unsigned', () => {
-      expect(resolveOptions({ inbox: { sources: { partners: { unsigned: true } } } }, { intake: true }).inbox.sources?.get('partners')).toEqual({ secrets: undefined });
-      expect(resolveOptions({ inbox: { sources: { partners: { secret: SECRET_A, unsigned: false } } } }, { intake: true }).inbox.sources?.get('partners')).toMatchObject({ secrets: [expect.any(Buffer)] });
+      expect(
+        resolveOptions({ inbox: { sources: { partners: { unsigned: true } } } }, { intake: true }).inbox.sources?.get(
+          'partners',
+        ),
+      ).toEqual({ secrets: undefined });
+      expect(
+        resolveOptions(
+          { inbox: { sources: { partners: { secret: SECRET_A, unsigned: false } } } },
+          { intake: true },
+        ).inbox.sources?.get('partners'),
+      ).toMatchObject({ secrets: [expect.any(Buffer)] });
     });
   });
 
-  describe('an http destination\'s secret', () => {
-    const http = (fields: Record<string, unknown>): never => ({ destinations: { billing: { type: 'http', url: 'http://x', ...fields } } }) as never;
+  describe("an http destination's secret", () => {
+    const http = (fields: Record<string, unknown>): never =>
+      ({ destinations: { billing: { type: 'http', url: 'http://x', ...fields } } }) as never;
 
     it.each([
       ['a secret key read from an unset variable', { secret: undefined }],
@@ -192,23 +266,41 @@ describe('resolveOptions', () => {
     });
 
     it('sends unsigned when told so (even with the unset secret next to it), or when neither key is given', () => {
-      expect(resolveOptions(http({ secret: undefined, unsigned: true })).destinations.get('billing')).toMatchObject({ secrets: undefined });
-      expect(resolveOptions(http({ unsigned: true })).destinations.get('billing')).toMatchObject({ secrets: undefined });
+      expect(resolveOptions(http({ secret: undefined, unsigned: true })).destinations.get('billing')).toMatchObject({
+        secrets: undefined,
+      });
+      expect(resolveOptions(http({ unsigned: true })).destinations.get('billing')).toMatchObject({
+        secrets: undefined,
+      });
       expect(resolveOptions(http({})).destinations.get('billing')).toMatchObject({ secrets: undefined });
-      expect(resolveOptions(http({ secret: SECRET_A, unsigned: false })).destinations.get('billing')).toMatchObject({ secrets: [expect.any(Buffer)] });
+      expect(resolveOptions(http({ secret: SECRET_A, unsigned: false })).destinations.get('billing')).toMatchObject({
+        secrets: [expect.any(Buffer)],
+      });
     });
 
     it('is no option of the broker destinations', () => {
-      expect(failure({ destinations: { events: { type: 'nats', servers: 'nats://127.0.0.1:4222', subject: 's', unsigned: true } } }).path).toBe('destinations.events.unsigned');
+      expect(
+        failure({
+          destinations: { events: { type: 'nats', servers: 'nats://127.0.0.1:4222', subject: 's', unsigned: true } },
+        }).path,
+      ).toBe('destinations.events.unsigned');
     });
   });
 
   it('keeps valid http destinations and custom publishers', () => {
     class Publisher {}
     const resolved = resolveOptions({
-      destinations: { a: { type: 'http', url: 'https://example.test/hook', secret: SECRET_A, headers: { k: 'v' } }, b: { type: 'custom', publisher: Publisher } },
+      destinations: {
+        a: { type: 'http', url: 'https://example.test/hook', secret: SECRET_A, headers: { k: 'v' } },
+        b: { type: 'custom', publisher: Publisher },
+      },
     });
-    expect(resolved.destinations.get('a')).toMatchObject({ type: 'http', timeoutMs: 10_000, secrets: [expect.any(Buffer)], headers: { k: 'v' } });
+    expect(resolved.destinations.get('a')).toMatchObject({
+      type: 'http',
+      timeoutMs: 10_000,
+      secrets: [expect.any(Buffer)],
+      headers: { k: 'v' },
+    });
     expect(resolved.destinations.get('b')).toMatchObject({ type: 'custom', publisher: Publisher });
   });
 });
@@ -219,19 +311,51 @@ describe('resolveOptions: broker destinations', () => {
 
   it('applies the rabbitmq and nats defaults', () => {
     const resolved = resolveOptions({ destinations: { orders: rabbit as never, events: nats as never } });
-    expect(resolved.destinations.get('orders')).toEqual({ ...rabbit, name: 'orders', routingKey: 'orders', persistent: true, confirmTimeoutMs: 10_000 });
-    expect(resolved.destinations.get('events')).toEqual({ ...nats, name: 'events', servers: ['nats://127.0.0.1:4222'], timeoutMs: 10_000 });
+    expect(resolved.destinations.get('orders')).toEqual({
+      ...rabbit,
+      name: 'orders',
+      routingKey: 'orders',
+      persistent: true,
+      confirmTimeoutMs: 10_000,
+    });
+    expect(resolved.destinations.get('events')).toEqual({
+      ...nats,
+      name: 'events',
+      servers: ['nats://127.0.0.1:4222'],
+      timeoutMs: 10_000,
+    });
   });
 
   it('keeps an explicit routing key, the default exchange and bare NATS host:port servers', () => {
     const resolved = resolveOptions({
       destinations: {
-        a: { type: 'rabbitmq', url: 'amqps://rabbit.example.test/vhost', exchange: '', routingKey: '', persistent: false, confirmTimeoutMs: 500 },
-        b: { type: 'nats', servers: ['127.0.0.1:4222', 'tls://nats.example.test:4443'], subject: 'a.b-c_d', timeoutMs: 1 },
+        a: {
+          type: 'rabbitmq',
+          url: 'amqps://rabbit.example.test/vhost',
+          exchange: '',
+          routingKey: '',
+          persistent: false,
+          confirmTimeoutMs: 500,
+        },
+        b: {
+          type: 'nats',
+          servers: ['127.0.0.1:4222', 'tls://nats.example.test:4443'],
+          subject: 'a.b-c_d',
+          timeoutMs: 1,
+        },
       },
     });
-    expect(resolved.destinations.get('a')).toMatchObject({ exchange: '', routingKey: '', persistent: false, confirmTimeoutMs: 500 });
-    expect(resolved.destinations.get('b')).toMatchObject({ servers: ['127.0.0.1:4222', 'tls://nats.example.test:4443'], subject: 'a.b-c_d', timeoutMs: 1 });
+    expect(resolved.destinations.get('a')).toMatchObject({
+      exchange: '',
+      routingKey: '',
+      persistent: false,
+      confirmTimeoutMs: 500,
+    });
+    expect(resolved.destinations.get('b')).toMatchObject({
+      servers: ['127.0.0.1:4222', 'tls://nats.example.test:4443'],
+      subject: 'a.b-c_d',
+      timeoutMs: 1,
+    });
   });
 
   it.each([

@@ -17,7 +17,13 @@ function refusal(retention: Record<string, unknown>): InvalidQueueBoxOptionsErro
 
 describe('retention.schedule options', () => {
   it('keeps the interval loop when no schedule is given', () => {
-    expect(resolveOptions({ retention: AGES }).retention).toEqual({ ...AGES, inboxProcessedMs: undefined, deadMs: undefined, intervalMs: 60_000, schedule: undefined });
+    expect(resolveOptions({ retention: AGES }).retention).toEqual({
+      ...AGES,
+      inboxProcessedMs: undefined,
+      deadMs: undefined,
+      intervalMs: 60_000,
+      schedule: undefined,
+    });
   });
 
   it('schedules off-peak (03:30 UTC) under the default job name with `schedule: true`', () => {
@@ -29,9 +35,22 @@ describe('retention.schedule options', () => {
   });
 
   it('takes a cron expression (5 or 6 fields), a time zone and a job name', () => {
-    const resolved = resolveOptions({ retention: { deadMs: 86_400_000, schedule: ' 0  */4 * * 1-5 ', timeZone: 'Europe/Berlin', jobName: 'orders.retention' } });
-    expect(resolved.retention.schedule).toEqual({ cron: '0 */4 * * 1-5', timeZone: 'Europe/Berlin', jobName: 'orders.retention' });
-    expect(resolveOptions({ retention: { ...AGES, schedule: '30 0 2 * * *' } }).retention.schedule?.cron).toBe('30 0 2 * * *');
+    const resolved = resolveOptions({
+      retention: {
+        deadMs: 86_400_000,
+        schedule: ' 0  */4 * * 1-5 ',
+        timeZone: 'Europe/Berlin',
+        jobName: 'orders.retention',
+      },
+    });
+    expect(resolved.retention.schedule).toEqual({
+      cron: '0 */4 * * 1-5',
+      timeZone: 'Europe/Berlin',
+      jobName: 'orders.retention',
+    });
+    expect(resolveOptions({ retention: { ...AGES, schedule: '30 0 2 * * *' } }).retention.schedule?.cron).toBe(
+      '30 0 2 * * *',
+    );
   });
 
   it.each([

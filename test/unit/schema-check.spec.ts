@@ -25,7 +25,13 @@ const createdColumns = (statement: string): string[] =>
 
 describe('the start-up check of the tables', () => {
   it('finds nothing missing in tables of the current version, whatever other columns the application added', () => {
-    expect(schemaGaps(postgresSchemaSteps(defaults), { outbox: [...OUTBOX_COLUMNS, 'tenant_id'], inbox: INBOX_COLUMNS }, defaults)).toEqual({ problems: [], steps: [] });
+    expect(
+      schemaGaps(
+        postgresSchemaSteps(defaults),
+        { outbox: [...OUTBOX_COLUMNS, 'tenant_id'], inbox: INBOX_COLUMNS },
+        defaults,
+      ),
+    ).toEqual({ problems: [], steps: [] });
     expect(schemaGaps(mssqlSchemaSteps(defaults), v2, defaults)).toEqual({ problems: [], steps: [] });
   });
 
@@ -36,15 +42,29 @@ describe('the start-up check of the tables', () => {
       steps,
     });
     // Schema version 1: the inbox's key column was aggregate_key.
-    const v1 = { outbox: OUTBOX_COLUMNS, inbox: [...INBOX_COLUMNS.filter((column) => column !== 'ordering_key'), 'aggregate_key'] };
-    expect(schemaGaps(steps, v1, custom)).toEqual({ problems: ['table billing.queuebox_inbox_messages has no column ordering_key'], steps: [steps[2]] });
-    expect(schemaGaps(steps, { outbox: OUTBOX_COLUMNS.filter((column) => column !== 'attempts' && column !== 'state'), inbox: INBOX_COLUMNS }, custom).problems).toEqual([
-      'table billing.billing_outbox has no columns state and attempts',
-    ]);
+    const v1 = {
+      outbox: OUTBOX_COLUMNS,
+      inbox: [...INBOX_COLUMNS.filter((column) => column !== 'ordering_key'), 'aggregate_key'],
+    };
+    expect(schemaGaps(steps, v1, custom)).toEqual({
+      problems: ['table billing.queuebox_inbox_messages has no column ordering_key'],
+      steps: [steps[2]],
+    });
+    expect(
+      schemaGaps(
+        steps,
+        {
+          outbox: OUTBOX_COLUMNS.filter((column) => column !== 'attempts' && column !== 'state'),
+          inbox: INBOX_COLUMNS,
+        },
+        custom,
+      ).problems,
+    ).toEqual(['table billing.billing_outbox has no columns state and attempts']);
   });
 
   it('expects on SQL Server exactly the columns its migrations create (PostgreSQL: test/integration/pg/startup-tables.spec.ts)', () => {
-    const declared = (table: 'outbox' | 'inbox') => mssqlSchemaSteps(defaults).flatMap((step) => step.columns[table] ?? []);
+    const declared = (table: 'outbox' | 'inbox') =>
+      mssqlSchemaSteps(defaults).flatMap((step) => step.columns[table] ?? []);
     expect(createdColumns(createOutboxTable(defaults)[0])).toEqual(declared('outbox'));
     expect(createdColumns(createInboxTable(defaults)[0])).toEqual(declared('inbox'));
   });
@@ -52,7 +72,10 @@ describe('the start-up check of the tables', () => {
   it('names, for each database, a constant of queuebox/migrations that holds its migrations for the default tables', () => {
     for (const profile of dialectProfiles) {
       const constant = (migrations as Record<string, unknown>)[profile.schema.defaultMigrations] as { name: string }[];
-      expect(constant.map((migration) => migration.name), profile.name).toEqual(createQueueBoxMigrations({ type: profile.name }).map((migration) => migration.name));
+      expect(
+        constant.map((migration) => migration.name),
+        profile.name,
+      ).toEqual(createQueueBoxMigrations({ type: profile.name }).map((migration) => migration.name));
     }
   });
 
@@ -65,7 +88,9 @@ describe('the start-up check of the tables', () => {
     expect(plain).toContain('The migration QueueBoxOutbox1764460800000 has not run there');
     expect(plain).toContain('without a schema');
     const named = missingMigrations('PostgreSQL', database, custom, problems, ['a', 'b']);
-    expect(named).toContain("add createQueueBoxMigrations({ type: 'postgres', schema: 'billing', tables: { outbox: 'billing_outbox' } }) from \"queuebox/migrations\"");
+    expect(named).toContain(
+      "add createQueueBoxMigrations({ type: 'postgres', schema: 'billing', tables: { outbox: 'billing_outbox' } }) from \"queuebox/migrations\"",
+    );
     expect(named).not.toContain('QueueBoxPostgresMigrations');
     expect(named).toContain('The migrations a and b have not run there');
     expect(named).toContain('(looked up in schema billing)');
@@ -73,10 +98,19 @@ describe('the start-up check of the tables', () => {
 
   it('validates the startup options, naming the field', () => {
     expect(resolveOptions({}).startup).toEqual({ waitForMigrations: false, checkIntervalMs: 5_000 });
-    expect(resolveOptions({ startup: { waitForMigrations: true, checkIntervalMs: 250 } }).startup).toEqual({ waitForMigrations: true, checkIntervalMs: 250 });
-    expect(() => resolveOptions({ startup: { waitForMigrations: 'yes' as never } })).toThrow(InvalidQueueBoxOptionsError);
-    expect(() => resolveOptions({ startup: { waitForMigrations: 'yes' as never } })).toThrow(/"startup.waitForMigrations" is "yes"; it must be true or false/);
+    expect(resolveOptions({ startup: { waitForMigrations: true, checkIntervalMs: 250 } }).startup).toEqual({
+      waitForMigrations: true,
+      checkIntervalMs: 250,
+    });
+    expect(() => resolveOptions({ startup: { waitForMigrations: 'yes' as never } })).toThrow(
+      InvalidQueueBoxOptionsError,
+    );
+    expect(() => resolveOptions({ startup: { waitForMigrations: 'yes' as never } })).toThrow(
+      /"startup.waitForMigrations" is "yes"; it must be true or false/,
+    );
     expect(() => resolveOptions({ startup: { checkIntervalMs: 5 } })).toThrow(/"startup.checkIntervalMs" is 5/);
-    expect(() => resolveOptions({ startup: { waitForMigration: true } as never })).toThrow(/"startup.waitForMigration" is not an option.*did you mean "waitForMigrations"/);
+    expect(() => resolveOptions({ startup: { waitForMigration: true } as never })).toThrow(
+      /"startup.waitForMigration" is not an option.*did you mean "waitForMigrations"/,
+    );
   });
 });

@@ -11,9 +11,11 @@ describe('settleAll', () => {
         resolve('slow');
       };
     });
-    const failed = settleAll([Promise.reject(new Error('first')), slow, Promise.reject(new Error('second'))]).catch((error: Error) => {
-      events.push(`rejected: ${error.message}`);
-    });
+    const failed = settleAll([Promise.reject(new Error('first')), slow, Promise.reject(new Error('second'))]).catch(
+      (error: Error) => {
+        events.push(`rejected: ${error.message}`);
+      },
+    );
     // Give a Promise.all time to reject early: it would, before the slow sibling settles.
     for (let turn = 0; turn < 10; turn++) await Promise.resolve();
     finishSlow();

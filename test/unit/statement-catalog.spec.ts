@@ -23,44 +23,89 @@ const idle: ClaimRequest = { ...request, afterIdle: true };
 const row = { id: '7', token: 'a6f1e2b0-0000-4000-8000-000000000000' };
 
 /** The PostgreSQL profile with some capabilities changed. */
-const variant = (changes: Partial<DialectProfile<'postgres'>>): DialectProfile<'postgres'> => ({ ...postgresDialect, ...changes });
+const variant = (changes: Partial<DialectProfile<'postgres'>>): DialectProfile<'postgres'> => ({
+  ...postgresDialect,
+  ...changes,
+});
 
 /** Encoders that say which kind each value was bound as. */
 const tagging = Object.fromEntries(
-  ['id', 'uuid', 'key', 'text', 'int', 'bigint', 'flag', 'instant', 'identifier', 'lockName', 'ids', 'uuids', 'keys', 'texts', 'ints'].map((kind) => [
-    kind,
-    (value: unknown) => `${kind}:${JSON.stringify(value)}`,
-  ]),
+  [
+    'id',
+    'uuid',
+    'key',
+    'text',
+    'int',
+    'bigint',
+    'flag',
+    'instant',
+    'identifier',
+    'lockName',
+    'ids',
+    'uuids',
+    'keys',
+    'texts',
+    'ints',
+  ].map((kind) => [kind, (value: unknown) => `${kind}:${JSON.stringify(value)}`]),
 ) as unknown as ParameterEncoders;
 
 describe('statement catalog', () => {
   it('takes the claim lock where the profile takes it always, else where asked (the relay always)', () => {
     const onRequest = new StatementCatalog(postgresDialect, tables);
-    expect([onRequest.claimOutbox(['billing', 'sink'], request, { lock: false }).lock, onRequest.claimPull('s', request, { lock: false }).lock]).toEqual([undefined, undefined]);
-    expect(onRequest.claimOutbox(['billing', 'sink'], request, { lock: true }).lock?.acquire.params).toEqual(['queuebox_outbox_claim_app.queuebox_outbox_messages']);
-    expect(onRequest.claimPull('s', request, { lock: true }).lock?.acquire.params).toEqual(['queuebox_pull_app.queuebox_inbox_messages:s']);
-    expect(onRequest.claimInbox(['s'], request).lock?.acquire.params).toEqual(['queuebox_inbox_claim_app.queuebox_inbox_messages']);
+    expect([
+      onRequest.claimOutbox(['billing', 'sink'], request, { lock: false }).lock,
+      onRequest.claimPull('s', request, { lock: false }).lock,
+    ]).toEqual([undefined, undefined]);
+    expect(onRequest.claimOutbox(['billing', 'sink'], request, { lock: true }).lock?.acquire.params).toEqual([
+      'queuebox_outbox_claim_app.queuebox_outbox_messages',
+    ]);
+    expect(onRequest.claimPull('s', request, { lock: true }).lock?.acquire.params).toEqual([
+      'queuebox_pull_app.queuebox_inbox_messages:s',
+    ]);
+    expect(onRequest.claimInbox(['s'], request).lock?.acquire.params).toEqual([
+      'queuebox_inbox_claim_app.queuebox_inbox_messages',
+    ]);
     expect(onRequest.claimLockAlways).toBe(false);
 
-    const always = new StatementCatalog(variant({ claimLock: { ...postgresDialect.claimLock, taken: 'always' } }), tables);
-    expect(always.claimOutbox(['billing', 'sink'], request, { lock: false }).lock?.acquire.params).toEqual(['queuebox_outbox_claim_app.queuebox_outbox_messages']);
-    expect(always.claimPull('s', request, { lock: false }).lock?.acquire.params).toEqual(['queuebox_pull_app.queuebox_inbox_messages:s']);
+    const always = new StatementCatalog(
+      variant({ claimLock: { ...postgresDialect.claimLock, taken: 'always' } }),
+      tables,
+    );
+    expect(always.claimOutbox(['billing', 'sink'], request, { lock: false }).lock?.acquire.params).toEqual([
+      'queuebox_outbox_claim_app.queuebox_outbox_messages',
+    ]);
+    expect(always.claimPull('s', request, { lock: false }).lock?.acquire.params).toEqual([
+      'queuebox_pull_app.queuebox_inbox_messages:s',
+    ]);
     expect(always.claimLockAlways).toBe(true);
   });
 
   it('hashes a claim lock name longer than the profile keeps, so that two long names stay two', () => {
-    const catalog = new StatementCatalog(variant({ claimLock: { ...postgresDialect.claimLock, maxNameLength: 48 } }), tables);
-    const lockName = (source: string) => String(catalog.claimPull(source, request, { lock: true }).lock!.acquire.params[0]);
+    const catalog = new StatementCatalog(
+      variant({ claimLock: { ...postgresDialect.claimLock, maxNameLength: 48 } }),
+      tables,
+    );
+    const lockName = (source: string) =>
+      String(catalog.claimPull(source, request, { lock: true }).lock!.acquire.params[0]);
     expect(lockName('s')).toBe('queuebox_pull_app.queuebox_inbox_messages:s');
     expect(lockName('orders-of-the-day')).toMatch(/^queuebox_[0-9a-f]{64}$/);
     expect(lockName('orders-of-the-dax')).not.toBe(lockName('orders-of-the-day'));
   });
 
   it('probes after an idle poll only where the profile has an idle probe, with the claimer’s sources', () => {
-    expect(new StatementCatalog(postgresDialect, tables).claimOutbox(['billing', 'sink'], idle, { lock: false }).probe).toBeUndefined();
-    const probing = new StatementCatalog(variant({ texts: { ...postgresTexts, dueProbe: (t, kind) => `probe ${kind} of ${t.outbox}` } }), tables);
+    expect(
+      new StatementCatalog(postgresDialect, tables).claimOutbox(['billing', 'sink'], idle, { lock: false }).probe,
+    ).toBeUndefined();
+    const probing = new StatementCatalog(
+      variant({ texts: { ...postgresTexts, dueProbe: (t, kind) => `probe ${kind} of ${t.outbox}` } }),
+      tables,
+    );
     expect(probing.claimOutbox(['billing', 'sink'], request, { lock: false }).probe).toBeUndefined();
-    const probes = [probing.claimOutbox(['billing', 'sink'], idle, { lock: false }).probe!, probing.claimInbox(['a', 'b'], idle).probe!, probing.claimPull('a', idle, { lock: false }).probe!];
+    const probes = [
+      probing.claimOutbox(['billing', 'sink'], idle, { lock: false }).probe!,
+      probing.claimInbox(['a', 'b'], idle).probe!,
+      probing.claimPull('a', idle, { lock: false }).probe!,
+    ];
     expect(probes.map((probe) => [probe.sql, probe.params])).toEqual([
       ['probe outbox of queuebox_outbox_messages', [['billing', 'sink']]],
       ['probe relay of queuebox_outbox_messages', [['a', 'b']]],
@@ -80,7 +125,11 @@ describe('statement catalog', () => {
     expect(new Set(hot(prepared)).size).toBe(3);
     expect(hot(prepared)).toEqual(hot(new StatementCatalog(postgresDialect, tables)));
     expect(prepared.renew('outbox', row, 1).name).toBeUndefined();
-    expect(hot(new StatementCatalog(postgresDialect, tables, { prepared: false }))).toEqual([undefined, undefined, undefined]);
+    expect(hot(new StatementCatalog(postgresDialect, tables, { prepared: false }))).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
     expect(hot(new StatementCatalog(variant({ prepares: false }), tables))).toEqual([undefined, undefined, undefined]);
   });
 
@@ -92,28 +141,68 @@ describe('statement catalog', () => {
     expect(postgres.insertOutbox([message], wakeUp).params.slice(5)).toEqual(['c', 's']);
     expect(postgres.insertOutbox([message, message], wakeUp).params.slice(6)).toEqual(['c', 's']);
     const silent = new StatementCatalog(variant({ texts: { ...postgresTexts, notifyingInserts: undefined } }), tables);
-    expect(silent.insertOutbox([message], wakeUp)).toMatchObject({ sql: postgres.insertOutbox([message]).sql, params: ['m', 'd', null, '{}', '1'] });
+    expect(silent.insertOutbox([message], wakeUp)).toMatchObject({
+      sql: postgres.insertOutbox([message]).sql,
+      params: ['m', 'd', null, '{}', '1'],
+    });
     expect(new StatementCatalog(mssqlDialect, tables).insertOutbox([message], wakeUp).params).toHaveLength(5);
   });
 
   it('binds each value through the profile’s encoder for its kind', () => {
     const catalog = new StatementCatalog(variant({ encode: tagging }), tables);
-    const page = { afterId: '0', limit: 5, filter: { stream: 's', errorContains: null, deadSince: null, deadBefore: null } };
-    const bounds: ClaimRequest = { batchSize: 10, leaseMs: 1_000, walkKeys: 3, windowRows: 4, cursor: { stream: 'r', key: 'k' } };
-    expect(catalog.claimInbox(['s'], bounds).claim.params).toEqual(['int:10', 'int:1000', 'int:3', 'int:4', 'key:"r"', 'key:"k"', 'keys:["s"]']);
-    expect(catalog.claimPull('s', bounds, { lock: true }).claim.params.slice(4)).toEqual(['key:"s"', 'key:"k"', 'keys:["s"]']);
-    expect(catalog.claimPull('s', request, { lock: true }).lock!.acquire.params).toEqual(['lockName:"queuebox_pull_app.queuebox_inbox_messages:s"']);
-    expect(catalog.insertOutbox([{ messageId: 'm', destination: 'd', key: null, headers: '{}', payload: '1', delayMs: 5 }]).params).toEqual([
-      'uuids:["m"]',
-      'keys:["d"]',
-      'keys:[null]',
-      'texts:["{}"]',
-      'texts:["1"]',
-      'ints:[5]',
+    const page = {
+      afterId: '0',
+      limit: 5,
+      filter: { stream: 's', errorContains: null, deadSince: null, deadBefore: null },
+    };
+    const bounds: ClaimRequest = {
+      batchSize: 10,
+      leaseMs: 1_000,
+      walkKeys: 3,
+      windowRows: 4,
+      cursor: { stream: 'r', key: 'k' },
+    };
+    expect(catalog.claimInbox(['s'], bounds).claim.params).toEqual([
+      'int:10',
+      'int:1000',
+      'int:3',
+      'int:4',
+      'key:"r"',
+      'key:"k"',
+      'keys:["s"]',
     ]);
-    expect(catalog.completeMany('relay', [row]).params).toEqual([`ids:["7"]`, `uuids:["${row.token}"]`, 'int:0', 'flag:false']);
-    expect(catalog.retry('outbox', row, 10, 'e').params).toEqual(['id:"7"', `uuid:"${row.token}"`, 'int:10', 'text:"e"']);
-    expect(catalog.listDeadInbox(page).params).toEqual(['id:"0"', 'int:5', 'key:"s"', 'text:null', 'instant:null', 'instant:null']);
+    expect(catalog.claimPull('s', bounds, { lock: true }).claim.params.slice(4)).toEqual([
+      'key:"s"',
+      'key:"k"',
+      'keys:["s"]',
+    ]);
+    expect(catalog.claimPull('s', request, { lock: true }).lock!.acquire.params).toEqual([
+      'lockName:"queuebox_pull_app.queuebox_inbox_messages:s"',
+    ]);
+    expect(
+      catalog.insertOutbox([{ messageId: 'm', destination: 'd', key: null, headers: '{}', payload: '1', delayMs: 5 }])
+        .params,
+    ).toEqual(['uuids:["m"]', 'keys:["d"]', 'keys:[null]', 'texts:["{}"]', 'texts:["1"]', 'ints:[5]']);
+    expect(catalog.completeMany('relay', [row]).params).toEqual([
+      `ids:["7"]`,
+      `uuids:["${row.token}"]`,
+      'int:0',
+      'flag:false',
+    ]);
+    expect(catalog.retry('outbox', row, 10, 'e').params).toEqual([
+      'id:"7"',
+      `uuid:"${row.token}"`,
+      'int:10',
+      'text:"e"',
+    ]);
+    expect(catalog.listDeadInbox(page).params).toEqual([
+      'id:"0"',
+      'int:5',
+      'key:"s"',
+      'text:null',
+      'instant:null',
+      'instant:null',
+    ]);
     expect(catalog.purgeFinished('inbox', 'dead', 1, 2).params).toEqual(['bigint:1', 'int:2']);
     expect(catalog.inspectDead('outbox', '7', true).params).toEqual(['id:"7"', 'flag:true']);
     expect(catalog.reclaimExpired('inbox', 3, ['s']).params).toEqual(['int:3', 'keys:["s"]']);
@@ -132,6 +221,9 @@ describe('statement catalog', () => {
     const manyOnly = new StatementCatalog(variant({ texts: { ...postgresTexts, completeOne: undefined } }), tables);
     const many = oneRow.completeMany('pull', [row, row], 1);
     expect(oneRow.completeMany('pull', [row], 1).sql).not.toBe(many.sql);
-    expect(manyOnly.completeMany('pull', [row], 1)).toMatchObject({ sql: many.sql, params: oneRow.completeMany('pull', [row], 1).params });
+    expect(manyOnly.completeMany('pull', [row], 1)).toMatchObject({
+      sql: many.sql,
+      params: oneRow.completeMany('pull', [row], 1).params,
+    });
   });
 });

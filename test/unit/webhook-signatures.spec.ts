@@ -21,7 +21,9 @@ describe('Standard Webhooks signatures', () => {
     const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(now), 'webhook-signature': ours };
     expect(new Webhook(secret).verify(body, headers)).toEqual({ amount: 42 });
     const theirs = new Webhook(secret).sign('msg_2', new Date(now * 1000), body);
-    expect(checkWebhookSignatures([keyOf(secret)], 'msg_2', String(now), theirs, Buffer.from(body), now, 300)).toBe('ok');
+    expect(checkWebhookSignatures([keyOf(secret)], 'msg_2', String(now), theirs, Buffer.from(body), now, 300)).toBe(
+      'ok',
+    );
   });
 
   it('sign with every secret and accept any, so secrets rotate without downtime', () => {
@@ -29,7 +31,13 @@ describe('Standard Webhooks signatures', () => {
     const header = webhookSignatures([keyOf(next), keyOf(current)], 'm', now, body);
     expect(header.split(' ')).toHaveLength(2);
     // A receiver that still has only the current secret accepts the request …
-    expect(() => new Webhook(current).verify(body, { 'webhook-id': 'm', 'webhook-timestamp': String(now), 'webhook-signature': header })).not.toThrow();
+    expect(() =>
+      new Webhook(current).verify(body, {
+        'webhook-id': 'm',
+        'webhook-timestamp': String(now),
+        'webhook-signature': header,
+      }),
+    ).not.toThrow();
     // … and an intake that already has both accepts a sender that still signs with the current one.
     const old = webhookSignatures([keyOf(current)], 'm', now, body);
     expect(checkWebhookSignatures([keyOf(next), keyOf(current)], 'm', String(now), old, body, now, 300)).toBe('ok');
@@ -38,12 +46,19 @@ describe('Standard Webhooks signatures', () => {
   it('refuse tampering, another message, another secret, a stale or future timestamp, and malformed headers', () => {
     const key = keyOf(secret);
     const header = webhookSignatures([key], 'm1', now, body);
-    const check = (id: string, content: string, at = now, signature: string | undefined = header, timestamp: string | undefined = String(now)) =>
-      checkWebhookSignatures([key], id, timestamp, signature, content, at, 300);
+    const check = (
+      id: string,
+      content: string,
+      at = now,
+      signature: string | undefined = header,
+      timestamp: string | undefined = String(now),
+    ) => checkWebhookSignatures([key], id, timestamp, signature, content, at, 300);
     expect(check('m1', body)).toBe('ok');
     expect(check('m1', JSON.stringify({ amount: 43 }))).toBe('mismatch');
     expect(check('m2', body)).toBe('mismatch');
-    expect(checkWebhookSignatures([keyOf(testSecret('other'))], 'm1', String(now), header, body, now, 300)).toBe('mismatch');
+    expect(checkWebhookSignatures([keyOf(testSecret('other'))], 'm1', String(now), header, body, now, 300)).toBe(
+      'mismatch',
+    );
     expect(check('m1', body, now + 301)).toBe('expired');
     expect(check('m1', body, now - 301)).toBe('expired');
     expect(checkWebhookSignatures([key], 'm1', String(now), undefined, body, now, 300)).toBe('missing');
@@ -58,11 +73,21 @@ describe('Standard Webhooks signatures', () => {
     const signature = webhookSignatures([key], 'm1', now, body).slice('v1,'.length);
     // Node's lenient base64 stops at the padding and skips what it does not know: each of these
     // decodes to the valid signature's bytes.
-    for (const altered of [`${signature}junk`, `${signature}=`, ` ${signature.slice(0, 20)}\n${signature.slice(20)}`, `${signature.slice(0, 20)}*${signature.slice(20)}`]) {
+    for (const altered of [
+      `${signature}junk`,
+      `${signature}=`,
+      ` ${signature.slice(0, 20)}\n${signature.slice(20)}`,
+      `${signature.slice(0, 20)}*${signature.slice(20)}`,
+    ]) {
       expect(Buffer.from(altered, 'base64').equals(Buffer.from(signature, 'base64')), altered).toBe(true);
-      expect(checkWebhookSignatures([key], 'm1', String(now), `v1,${altered}`, body, now, 300), altered).toBe('malformed');
+      expect(checkWebhookSignatures([key], 'm1', String(now), `v1,${altered}`, body, now, 300), altered).toBe(
+        'malformed',
+      );
       // Next to a valid entry, the altered one is only skipped.
-      expect(checkWebhookSignatures([key], 'm1', String(now), `v1,${altered} v1,${signature}`, body, now, 300), altered).toBe('ok');
+      expect(
+        checkWebhookSignatures([key], 'm1', String(now), `v1,${altered} v1,${signature}`, body, now, 300),
+        altered,
+      ).toBe('ok');
     }
   });
 
@@ -80,17 +105,27 @@ describe('Standard Webhooks signatures', () => {
 describe('decodeWebhookSecret', () => {
   it('accepts whsec_ secrets of 24 to 64 bytes and never repeats the secret in its reason', () => {
     expect('key' in decodeWebhookSecret(testSecret('x'))).toBe(true);
-    for (const bad of ['plain-text-secret', 'whsec_', 'whsec_not base64!', `whsec_${Buffer.alloc(16).toString('base64')}`, `whsec_${Buffer.alloc(65).toString('base64')}`, 42]) {
+    for (const bad of [
+      'plain-text-secret',
+      'whsec_',
+      'whsec_not base64!',
+      `whsec_${Buffer.alloc(16).toString('base64')}`,
+      `whsec_${Buffer.alloc(65).toString('base64')}`,
+      42,
+    ]) {
       const result = decodeWebhookSecret(bad);
       expect('problem' in result, String(bad)).toBe(true);
-      if ('problem' in result && typeof bad === 'string' && bad.length > 6) expect(result.problem).not.toContain(bad.slice(6));
+      if ('problem' in result && typeof bad === 'string' && bad.length > 6)
+        expect(result.problem).not.toContain(bad.slice(6));
     }
   });
 });
 
 describe('coveredHeadersText', () => {
   it('lists the covered headers present, in a fixed order, so that adding or changing one changes the text', () => {
-    expect(coveredHeadersText({ traceparent: 't', 'x-queuebox-key': 'k', other: 'o' })).toBe('x-queuebox-key:k\ntraceparent:t');
+    expect(coveredHeadersText({ traceparent: 't', 'x-queuebox-key': 'k', other: 'o' })).toBe(
+      'x-queuebox-key:k\ntraceparent:t',
+    );
     expect(coveredHeadersText({ 'x-queuebox-key': 'k' })).not.toBe(coveredHeadersText({ 'x-queuebox-key': 'k2' }));
     expect(coveredHeadersText({})).toBe('');
   });

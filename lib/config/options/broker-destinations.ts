@@ -12,7 +12,11 @@ type RabbitMqDestination = Extract<ResolvedDestination, { type: 'rabbitmq' }>;
 type NatsDestination = Extract<ResolvedDestination, { type: 'nats' }>;
 
 /** Validates a `type: 'rabbitmq'` destination. The URL is never echoed: it may hold a password. */
-export function resolveRabbitMqDestination(name: string, destination: Record<string, unknown>, path: string): RabbitMqDestination {
+export function resolveRabbitMqDestination(
+  name: string,
+  destination: Record<string, unknown>,
+  path: string,
+): RabbitMqDestination {
   const url = readServiceUrl(destination.url, `${path}.url`, ['amqp:', 'amqps:'], 'an amqp:// or amqps:// URL');
   const exchange = readShortString(destination.exchange, `${path}.exchange`);
   return {
@@ -28,14 +32,26 @@ export function resolveRabbitMqDestination(name: string, destination: Record<str
 }
 
 /** Validates a `type: 'nats'` destination. Server addresses are never echoed. */
-export function resolveNatsDestination(name: string, destination: Record<string, unknown>, path: string): NatsDestination {
+export function resolveNatsDestination(
+  name: string,
+  destination: Record<string, unknown>,
+  path: string,
+): NatsDestination {
   const given = destination.servers;
   const list = typeof given === 'string' ? [given] : given;
   if (!Array.isArray(list) || list.length === 0 || list.length > MAX_NATS_SERVERS) {
-    throw new InvalidQueueBoxOptionsError(`${path}.servers`, invalidOption(`${path}.servers`, given, `a server address or an array of 1 to ${MAX_NATS_SERVERS} of them`));
+    throw new InvalidQueueBoxOptionsError(
+      `${path}.servers`,
+      invalidOption(`${path}.servers`, given, `a server address or an array of 1 to ${MAX_NATS_SERVERS} of them`),
+    );
   }
   const servers = list.map((server: unknown, i) =>
-    readServiceUrl(server, typeof given === 'string' ? `${path}.servers` : `${path}.servers.${i}`, ['nats:', 'tls:'], 'a NATS server address: host:port, nats://host:port or tls://host:port'),
+    readServiceUrl(
+      server,
+      typeof given === 'string' ? `${path}.servers` : `${path}.servers.${i}`,
+      ['nats:', 'tls:'],
+      'a NATS server address: host:port, nats://host:port or tls://host:port',
+    ),
   );
   return {
     type: 'nats',
@@ -46,20 +62,29 @@ export function resolveNatsDestination(name: string, destination: Record<string,
   };
 }
 
-
 /** A string of at most 255 bytes, empty allowed; required when there is no fallback. */
 function readShortString(value: unknown, path: string, fallback?: string): string {
   if (value === undefined && fallback !== undefined) value = fallback;
   if (typeof value !== 'string' || Buffer.byteLength(value, 'utf8') > AMQP_SHORTSTR_BYTES) {
-    throw new InvalidQueueBoxOptionsError(path, invalidOption(path, value, `a string of at most ${AMQP_SHORTSTR_BYTES} bytes`));
+    throw new InvalidQueueBoxOptionsError(
+      path,
+      invalidOption(path, value, `a string of at most ${AMQP_SHORTSTR_BYTES} bytes`),
+    );
   }
   return value;
 }
 
 /** A subject to publish to: dot-separated tokens, none empty, without whitespace or wildcards. */
 function readSubject(value: unknown, path: string): string {
-  if (typeof value !== 'string' || value.length > 1_000 || !value.split('.').every((token) => /^[^\s*>]+$/.test(token))) {
-    throw new InvalidQueueBoxOptionsError(path, invalidOption(path, value, "a NATS subject: dot-separated tokens, none empty, without whitespace, '*' or '>'"));
+  if (
+    typeof value !== 'string' ||
+    value.length > 1_000 ||
+    !value.split('.').every((token) => /^[^\s*>]+$/.test(token))
+  ) {
+    throw new InvalidQueueBoxOptionsError(
+      path,
+      invalidOption(path, value, "a NATS subject: dot-separated tokens, none empty, without whitespace, '*' or '>'"),
+    );
   }
   return value;
 }

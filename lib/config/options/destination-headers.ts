@@ -25,16 +25,23 @@ export function destinationHeaderProblem(destination: ResolvedDestination, name:
         ? `is set by the destination itself (its "headers" option), and a message cannot replace it`
         : undefined;
     case 'rabbitmq':
-      return AMQP_ROUTING_HEADERS.has(lower) ? 'is read by RabbitMQ as extra routing keys, and as a string it makes the broker close the channel' : undefined;
+      return AMQP_ROUTING_HEADERS.has(lower)
+        ? 'is read by RabbitMQ as extra routing keys, and as a string it makes the broker close the channel'
+        : undefined;
     case 'nats':
-      return lower.startsWith(NATS_CONTROL_PREFIX) ? 'is a JetStream control header (Nats-*), which a message cannot set' : undefined;
+      return lower.startsWith(NATS_CONTROL_PREFIX)
+        ? 'is a JetStream control header (Nats-*), which a message cannot set'
+        : undefined;
     default:
       return undefined;
   }
 }
 
 /** The first header of `headers` that cannot go to `destination`, with why; undefined when all can. */
-export function refusedDestinationHeader(destination: ResolvedDestination, headers: Readonly<Record<string, string>>): { name: string; problem: string } | undefined {
+export function refusedDestinationHeader(
+  destination: ResolvedDestination,
+  headers: Readonly<Record<string, string>>,
+): { name: string; problem: string } | undefined {
   for (const name of Object.keys(headers)) {
     const problem = destinationHeaderProblem(destination, name);
     if (problem) return { name, problem };

@@ -46,14 +46,18 @@ export function readNumber(value: unknown, path: string, fallback: number, min: 
 
 export function readBoolean(value: unknown, path: string, fallback: boolean): boolean {
   if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') throw new InvalidQueueBoxOptionsError(path, invalidOption(path, value, 'true or false'));
+  if (typeof value !== 'boolean')
+    throw new InvalidQueueBoxOptionsError(path, invalidOption(path, value, 'true or false'));
   return value;
 }
 
 export function readEnum<T extends string>(value: unknown, path: string, fallback: T, allowed: readonly T[]): T {
   if (value === undefined) return fallback;
   if (typeof value !== 'string' || !allowed.includes(value as T)) {
-    throw new InvalidQueueBoxOptionsError(path, invalidOption(path, value, `one of ${allowed.map((a) => `'${a}'`).join(', ')}`));
+    throw new InvalidQueueBoxOptionsError(
+      path,
+      invalidOption(path, value, `one of ${allowed.map((a) => `'${a}'`).join(', ')}`),
+    );
   }
   return value as T;
 }
@@ -67,12 +71,20 @@ export function readWebhookSecrets(value: unknown, path: string): Buffer[] | und
   if (value === undefined) return undefined;
   const list = typeof value === 'string' ? [value] : value;
   if (!Array.isArray(list) || list.length === 0 || list.length > MAX_SECRETS) {
-    throw new InvalidQueueBoxOptionsError(path, invalidHiddenOption(path, describeShape(value), `a Standard Webhooks secret ("whsec_…"), or an array of 1 to ${MAX_SECRETS} of them`));
+    throw new InvalidQueueBoxOptionsError(
+      path,
+      invalidHiddenOption(
+        path,
+        describeShape(value),
+        `a Standard Webhooks secret ("whsec_…"), or an array of 1 to ${MAX_SECRETS} of them`,
+      ),
+    );
   }
   return list.map((secret: unknown, i) => {
     const at = typeof value === 'string' ? path : `${path}.${i}`;
     const decoded = decodeWebhookSecret(secret);
-    if ('problem' in decoded) throw new InvalidQueueBoxOptionsError(at, invalidHiddenOption(at, describeShape(secret), decoded.problem));
+    if ('problem' in decoded)
+      throw new InvalidQueueBoxOptionsError(at, invalidHiddenOption(at, describeShape(secret), decoded.problem));
     return decoded.key;
   });
 }
@@ -82,7 +94,8 @@ const MAX_SECRETS = 4;
 
 /** What a hidden value is, without its content. */
 function describeShape(value: unknown): string {
-  if (typeof value === 'string') return value.length === 0 ? 'an empty string' : `a string of ${value.length} characters`;
+  if (typeof value === 'string')
+    return value.length === 0 ? 'an empty string' : `a string of ${value.length} characters`;
   return describeValue(value);
 }
 
@@ -95,7 +108,11 @@ export function readIdentifier(value: unknown, path: string, fallback?: string, 
   if (typeof value !== 'string' || !IDENTIFIER.test(value) || value.length > maxLength) {
     throw new InvalidQueueBoxOptionsError(
       path,
-      invalidOption(path, value, `an identifier of letters, digits and underscores, starting with a letter or underscore, at most ${maxLength} characters`),
+      invalidOption(
+        path,
+        value,
+        `an identifier of letters, digits and underscores, starting with a letter or underscore, at most ${maxLength} characters`,
+      ),
     );
   }
   return value;
@@ -107,8 +124,8 @@ export function readIdentifier(value: unknown, path: string, fallback?: string, 
  * but the interface does not, fails the build, so an option can never be typed but refused (or
  * accepted but untyped).
  */
-export const keysOf = <T extends object>(keys: { readonly [K in keyof Required<T>]: true }): readonly string[] => Object.keys(keys);
-
+export const keysOf = <T extends object>(keys: { readonly [K in keyof Required<T>]: true }): readonly string[] =>
+  Object.keys(keys);
 
 /**
  * The URL of a service QueueBox connects to (a broker, a database), with one of `protocols`
@@ -120,6 +137,11 @@ export function readServiceUrl(value: unknown, path: string, protocols: readonly
   const bareAllowed = protocols.includes('nats:');
   const parsed = value.includes('://') || bareAllowed ? parseBrokerUrl(value, 'nats:') : undefined;
   if (parsed && protocols.includes(parsed.protocol) && parsed.hostname !== '') return value;
-  const description = value.length === 0 ? 'an empty string' : parsed ? `a URL with the scheme "${parsed.protocol}"` : 'a string that is not a URL';
+  const description =
+    value.length === 0
+      ? 'an empty string'
+      : parsed
+        ? `a URL with the scheme "${parsed.protocol}"`
+        : 'a string that is not a URL';
   throw new InvalidQueueBoxOptionsError(path, invalidHiddenOption(path, description, allowed));
 }

@@ -81,19 +81,67 @@ export interface ResolveContext {
   intake?: boolean;
 }
 
-const OPTION_KEYS = keysOf<QueueBoxModuleOptions>({ schema: true, tables: true, workers: true, startup: true, notify: true, outbox: true, destinations: true, inbox: true, retention: true, preparedStatements: true, statementTimeoutMs: true });
+const OPTION_KEYS = keysOf<QueueBoxModuleOptions>({
+  schema: true,
+  tables: true,
+  workers: true,
+  startup: true,
+  notify: true,
+  outbox: true,
+  destinations: true,
+  inbox: true,
+  retention: true,
+  preparedStatements: true,
+  statementTimeoutMs: true,
+});
 const TABLE_KEYS = keysOf<NonNullable<QueueBoxModuleOptions['tables']>>({ outbox: true, inbox: true });
 const WORKERS_KEYS = keysOf<WorkersOptions>({ enabled: true, shutdownTimeoutMs: true, metricsIntervalMs: true });
 const STARTUP_KEYS = keysOf<StartupOptions>({ waitForMigrations: true, checkIntervalMs: true });
 const NOTIFY_KEYS = keysOf<NotifyOptions>({ enabled: true, coalesceMs: true, listenUrl: true });
 // `notify` and `metricsIntervalMs` are the deprecated names of `notify` and `workers.metricsIntervalMs` (see `movedOption`).
-const OUTBOX_KEYS = keysOf<OutboxOptions>({ claimTimeoutMs: true, shutdownTimeoutMs: true, pollIntervalMs: true, batchSize: true, concurrency: true, maxAttempts: true, backoff: true, maxPayloadBytes: true, claimLock: true, asyncMarks: true, notify: true, metricsIntervalMs: true });
-const INBOX_KEYS = keysOf<InboxOptions>({ maxPayloadBytes: true, sources: true, signatureToleranceSeconds: true, bodyTimeoutMs: true, relay: true });
+const OUTBOX_KEYS = keysOf<OutboxOptions>({
+  claimTimeoutMs: true,
+  shutdownTimeoutMs: true,
+  pollIntervalMs: true,
+  batchSize: true,
+  concurrency: true,
+  maxAttempts: true,
+  backoff: true,
+  maxPayloadBytes: true,
+  claimLock: true,
+  asyncMarks: true,
+  notify: true,
+  metricsIntervalMs: true,
+});
+const INBOX_KEYS = keysOf<InboxOptions>({
+  maxPayloadBytes: true,
+  sources: true,
+  signatureToleranceSeconds: true,
+  bodyTimeoutMs: true,
+  relay: true,
+});
 const SOURCE_KEYS = keysOf<InboxSourceOptions>({ secret: true, unsigned: true });
-const RELAY_KEYS = keysOf<InboxRelayOptions>({ routes: true, claimTimeoutMs: true, pollIntervalMs: true, batchSize: true, concurrency: true, maxAttempts: true, backoff: true, shutdownTimeoutMs: true });
+const RELAY_KEYS = keysOf<InboxRelayOptions>({
+  routes: true,
+  claimTimeoutMs: true,
+  pollIntervalMs: true,
+  batchSize: true,
+  concurrency: true,
+  maxAttempts: true,
+  backoff: true,
+  shutdownTimeoutMs: true,
+});
 const ROUTE_KEYS = keysOf<InboxRouteOptions>({ destination: true, transform: true });
 const BACKOFF_KEYS = keysOf<BackoffOptions>({ initialDelayMs: true, maxDelayMs: true, multiplier: true, jitter: true });
-const RETENTION_KEYS = keysOf<RetentionOptions>({ outboxSentMs: true, inboxProcessedMs: true, deadMs: true, intervalMs: true, schedule: true, timeZone: true, jobName: true });
+const RETENTION_KEYS = keysOf<RetentionOptions>({
+  outboxSentMs: true,
+  inboxProcessedMs: true,
+  deadMs: true,
+  intervalMs: true,
+  schedule: true,
+  timeZone: true,
+  jobName: true,
+});
 
 /** Rows a claim asks for when `batchSize` is not given (never more than `concurrency`). */
 const DEFAULT_BATCH_SIZE = 50;
@@ -102,7 +150,10 @@ const DEFAULT_BATCH_SIZE = 50;
  * Applies the defaults and validates the options in one place, for `forRoot` and
  * `forRootAsync` alike. Throws `InvalidQueueBoxOptionsError` naming the option path.
  */
-export function resolveOptions(raw: QueueBoxModuleOptions | undefined, context: ResolveContext = {}): ResolvedQueueBoxOptions {
+export function resolveOptions(
+  raw: QueueBoxModuleOptions | undefined,
+  context: ResolveContext = {},
+): ResolvedQueueBoxOptions {
   const options = readObject(raw, '(options)', OPTION_KEYS);
   const tables = readObject(options.tables, 'tables', TABLE_KEYS);
   const rawOutbox = readObject(options.outbox, 'outbox', OUTBOX_KEYS);
@@ -119,8 +170,17 @@ export function resolveOptions(raw: QueueBoxModuleOptions | undefined, context: 
     workers,
     startup: resolveStartup(readObject(options.startup, 'startup', STARTUP_KEYS)),
     notify: resolveNotify(options.notify, rawOutbox.notify, deprecations),
-    preparedStatements: options.preparedStatements === undefined ? undefined : readBoolean(options.preparedStatements, 'preparedStatements', true),
-    statementTimeoutMs: readInt(options.statementTimeoutMs, 'statementTimeoutMs', DEFAULT_STATEMENT_TIMEOUT_MS, 100, DAY_MS),
+    preparedStatements:
+      options.preparedStatements === undefined
+        ? undefined
+        : readBoolean(options.preparedStatements, 'preparedStatements', true),
+    statementTimeoutMs: readInt(
+      options.statementTimeoutMs,
+      'statementTimeoutMs',
+      DEFAULT_STATEMENT_TIMEOUT_MS,
+      100,
+      DAY_MS,
+    ),
     outbox,
     destinations,
     inbox: resolveInbox(readObject(options.inbox, 'inbox', INBOX_KEYS), workers, destinations, context),
@@ -128,7 +188,10 @@ export function resolveOptions(raw: QueueBoxModuleOptions | undefined, context: 
     deprecations,
   };
   if (resolved.tables.outbox === resolved.tables.inbox) {
-    throw new InvalidQueueBoxOptionsError('tables.inbox', invalidOption('tables.inbox', resolved.tables.inbox, 'different from tables.outbox'));
+    throw new InvalidQueueBoxOptionsError(
+      'tables.inbox',
+      invalidOption('tables.inbox', resolved.tables.inbox, 'different from tables.outbox'),
+    );
   }
   return resolved;
 }
@@ -137,14 +200,24 @@ export function resolveOptions(raw: QueueBoxModuleOptions | undefined, context: 
  * The value of an option that moved: under its new name, or under its deprecated one (noted in
  * `deprecations`, logged at start-up). Both at once is refused: which one was meant is unknown.
  */
-function movedOption(value: unknown, path: string, deprecatedValue: unknown, deprecatedPath: string, deprecations: string[]): unknown {
+function movedOption(
+  value: unknown,
+  path: string,
+  deprecatedValue: unknown,
+  deprecatedPath: string,
+  deprecations: string[],
+): unknown {
   if (deprecatedValue === undefined) return value;
   if (value !== undefined) throw new InvalidQueueBoxOptionsError(deprecatedPath, bothOptionNames(deprecatedPath, path));
   deprecations.push(deprecatedOption(deprecatedPath, path));
   return deprecatedValue;
 }
 
-function resolveWorkers(workers: Record<string, unknown>, outbox: Record<string, unknown>, deprecations: string[]): ResolvedWorkersOptions {
+function resolveWorkers(
+  workers: Record<string, unknown>,
+  outbox: Record<string, unknown>,
+  deprecations: string[],
+): ResolvedWorkersOptions {
   // Before `workers.shutdownTimeoutMs`, the outbox's wait was every loop's default: kept, with a warning.
   const outboxShutdown = workers.shutdownTimeoutMs === undefined ? outbox.shutdownTimeoutMs : undefined;
   if (outboxShutdown !== undefined) deprecations.push(deprecatedShutdownFallback());
@@ -155,7 +228,13 @@ function resolveWorkers(workers: Record<string, unknown>, outbox: Record<string,
         ? readInt(workers.shutdownTimeoutMs, 'workers.shutdownTimeoutMs', 10_000, 0, DAY_MS)
         : readInt(outboxShutdown, 'outbox.shutdownTimeoutMs', 10_000, 0, DAY_MS),
     metricsIntervalMs: readInt(
-      movedOption(workers.metricsIntervalMs, 'workers.metricsIntervalMs', outbox.metricsIntervalMs, 'outbox.metricsIntervalMs', deprecations),
+      movedOption(
+        workers.metricsIntervalMs,
+        'workers.metricsIntervalMs',
+        outbox.metricsIntervalMs,
+        'outbox.metricsIntervalMs',
+        deprecations,
+      ),
       outbox.metricsIntervalMs === undefined ? 'workers.metricsIntervalMs' : 'outbox.metricsIntervalMs',
       15_000,
       100,
@@ -173,18 +252,31 @@ function resolveStartup(startup: Record<string, unknown>): ResolvedStartupOption
 
 function resolveNotify(value: unknown, deprecatedValue: unknown, deprecations: string[]): ResolvedNotifyOptions {
   const path = deprecatedValue === undefined ? 'notify' : 'outbox.notify';
-  const notify = readObject(movedOption(value, 'notify', deprecatedValue, 'outbox.notify', deprecations), path, NOTIFY_KEYS);
+  const notify = readObject(
+    movedOption(value, 'notify', deprecatedValue, 'outbox.notify', deprecations),
+    path,
+    NOTIFY_KEYS,
+  );
   return {
     enabled: readBoolean(notify.enabled, `${path}.enabled`, true),
     coalesceMs: readInt(notify.coalesceMs, `${path}.coalesceMs`, DEFAULT_NOTIFY_COALESCE_MS, 0, 60_000),
-    listenUrl: notify.listenUrl === undefined ? undefined : readServiceUrl(notify.listenUrl, `${path}.listenUrl`, ['postgres:', 'postgresql:'], 'a postgres:// URL'),
+    listenUrl:
+      notify.listenUrl === undefined
+        ? undefined
+        : readServiceUrl(notify.listenUrl, `${path}.listenUrl`, ['postgres:', 'postgresql:'], 'a postgres:// URL'),
   };
 }
 
 function resolveOutbox(outbox: Record<string, unknown>, workers: ResolvedWorkersOptions): ResolvedOutboxOptions {
   return {
     leaseMs: readInt(outbox.claimTimeoutMs, 'outbox.claimTimeoutMs', 300_000, 1_000, MAX_INTERVAL_MS),
-    shutdownTimeoutMs: readInt(outbox.shutdownTimeoutMs, 'outbox.shutdownTimeoutMs', workers.shutdownTimeoutMs, 0, DAY_MS),
+    shutdownTimeoutMs: readInt(
+      outbox.shutdownTimeoutMs,
+      'outbox.shutdownTimeoutMs',
+      workers.shutdownTimeoutMs,
+      0,
+      DAY_MS,
+    ),
     pollIntervalMs: readInt(outbox.pollIntervalMs, 'outbox.pollIntervalMs', 1_000, 10, DAY_MS),
     ...readBatching(outbox, 'outbox', OUTBOX_PACE_BOUNDS),
     claimAhead: 0,
@@ -203,28 +295,57 @@ function resolveInbox(
   context: ResolveContext,
 ): ResolvedInboxOptions {
   const relay = readObject(inbox.relay, 'inbox.relay', RELAY_KEYS);
-  if (context.intake && inbox.sources === undefined) throw new InvalidQueueBoxOptionsError('inbox.sources', intakeNeedsSources());
-  const sources = inbox.sources === undefined ? undefined : resolveSources(readObject(inbox.sources, 'inbox.sources'), context);
+  if (context.intake && inbox.sources === undefined)
+    throw new InvalidQueueBoxOptionsError('inbox.sources', intakeNeedsSources());
+  const sources =
+    inbox.sources === undefined ? undefined : resolveSources(readObject(inbox.sources, 'inbox.sources'), context);
   const routes = new Map<string, { destination: string; transform?: InjectionToken<InboxTransform> }>();
   for (const [source, value] of Object.entries(readObject(relay.routes, 'inbox.relay.routes'))) {
     const path = `inbox.relay.routes.${source}`;
     const route = readObject(value, path, ROUTE_KEYS);
     if (sources && !sources.has(source)) {
-      throw new InvalidQueueBoxOptionsError(path, invalidOption(path, source, `a source declared in inbox.sources (${[...sources.keys()].join(', ') || 'none'})`));
+      throw new InvalidQueueBoxOptionsError(
+        path,
+        invalidOption(path, source, `a source declared in inbox.sources (${[...sources.keys()].join(', ') || 'none'})`),
+      );
     }
     if (typeof route.destination !== 'string' || !destinations.has(route.destination)) {
-      throw new InvalidQueueBoxOptionsError(`${path}.destination`, invalidOption(`${path}.destination`, route.destination, `a configured destination (${[...destinations.keys()].join(', ') || 'none configured'})`));
+      throw new InvalidQueueBoxOptionsError(
+        `${path}.destination`,
+        invalidOption(
+          `${path}.destination`,
+          route.destination,
+          `a configured destination (${[...destinations.keys()].join(', ') || 'none configured'})`,
+        ),
+      );
     }
     const transform = route.transform;
-    if (transform !== undefined && typeof transform !== 'function' && typeof transform !== 'string' && typeof transform !== 'symbol') {
-      throw new InvalidQueueBoxOptionsError(`${path}.transform`, invalidOption(`${path}.transform`, transform, 'a provider class or injection token'));
+    if (
+      transform !== undefined &&
+      typeof transform !== 'function' &&
+      typeof transform !== 'string' &&
+      typeof transform !== 'symbol'
+    ) {
+      throw new InvalidQueueBoxOptionsError(
+        `${path}.transform`,
+        invalidOption(`${path}.transform`, transform, 'a provider class or injection token'),
+      );
     }
-    routes.set(source, { destination: route.destination, transform: transform as InjectionToken<InboxTransform> | undefined });
+    routes.set(source, {
+      destination: route.destination,
+      transform: transform as InjectionToken<InboxTransform> | undefined,
+    });
   }
   return {
     maxPayloadBytes: readInt(inbox.maxPayloadBytes, 'inbox.maxPayloadBytes', 262_144, 1, 1_073_741_824),
     sources,
-    signatureToleranceSeconds: readInt(inbox.signatureToleranceSeconds, 'inbox.signatureToleranceSeconds', 300, 1, 86_400),
+    signatureToleranceSeconds: readInt(
+      inbox.signatureToleranceSeconds,
+      'inbox.signatureToleranceSeconds',
+      300,
+      1,
+      86_400,
+    ),
     bodyTimeoutMs: readInt(inbox.bodyTimeoutMs, 'inbox.bodyTimeoutMs', 10_000, 100, 300_000),
     relay: {
       routes,
@@ -234,7 +355,13 @@ function resolveInbox(
       claimAhead: 0,
       maxAttempts: readInt(relay.maxAttempts, 'inbox.relay.maxAttempts', 10, 1, 1_000_000),
       backoff: resolveBackoff(readObject(relay.backoff, 'inbox.relay.backoff', BACKOFF_KEYS), 'inbox.relay.backoff'),
-      shutdownTimeoutMs: readInt(relay.shutdownTimeoutMs, 'inbox.relay.shutdownTimeoutMs', workers.shutdownTimeoutMs, 0, DAY_MS),
+      shutdownTimeoutMs: readInt(
+        relay.shutdownTimeoutMs,
+        'inbox.relay.shutdownTimeoutMs',
+        workers.shutdownTimeoutMs,
+        0,
+        DAY_MS,
+      ),
     },
   };
 }
@@ -246,7 +373,11 @@ function resolveInbox(
  * `concurrency` could never fill: the default batch is capped at `concurrency`, and an explicit
  * one above it is refused.
  */
-function readBatching(loop: Record<string, unknown>, path: string, pace: PaceBounds): { batchSize: number; concurrency: number; adaptive: boolean } {
+function readBatching(
+  loop: Record<string, unknown>,
+  path: string,
+  pace: PaceBounds,
+): { batchSize: number; concurrency: number; adaptive: boolean } {
   if (loop.concurrency === undefined && loop.batchSize === undefined) {
     const concurrency = pace.concurrency.start;
     return { concurrency, batchSize: Math.max(pace.batchSize.min, Math.floor(concurrency / 2)), adaptive: true };
@@ -264,21 +395,30 @@ function readBatching(loop: Record<string, unknown>, path: string, pace: PaceBou
  * trusted: a secret, or `unsigned: true`. An unset secret (`secret: process.env.X` with X unset)
  * is then a start-up error, never a silently open source, and so is one next to `unsigned: true`.
  */
-function resolveSources(sources: Record<string, unknown>, context: ResolveContext): ReadonlyMap<string, { secrets?: Buffer[] }> {
+function resolveSources(
+  sources: Record<string, unknown>,
+  context: ResolveContext,
+): ReadonlyMap<string, { secrets?: Buffer[] }> {
   const resolved = new Map<string, { secrets?: Buffer[] }>();
   const owners = new Map<string, string>();
   for (const [name, value] of Object.entries(sources)) {
     const path = `inbox.sources.${name}`;
     const problem = keyProblem(name);
-    if (problem) throw new InvalidQueueBoxOptionsError(path, invalidOption('inbox.sources', name, `keyed by source names that are valid keys (a name ${problem})`));
+    if (problem)
+      throw new InvalidQueueBoxOptionsError(
+        path,
+        invalidOption('inbox.sources', name, `keyed by source names that are valid keys (a name ${problem})`),
+      );
     const source = readObject(value, path, SOURCE_KEYS);
     const secrets = readWebhookSecrets(source.secret, `${path}.secret`);
     const unsigned = readBoolean(source.unsigned, `${path}.unsigned`, false);
     if (secrets && unsigned) throw new InvalidQueueBoxOptionsError(path, secretAndUnsigned(path));
     // `secret: process.env.X` with X unset reads as undefined: next to `unsigned: true` it would
     // open the source to anyone, where the same line with X set is refused above.
-    if (unsigned && Object.hasOwn(source, 'secret')) throw new InvalidQueueBoxOptionsError(`${path}.secret`, sourceSecretUnsetButUnsigned(path));
-    if (context.intake && !secrets && !unsigned) throw new InvalidQueueBoxOptionsError(`${path}.secret`, sourceNeedsSecret(path));
+    if (unsigned && Object.hasOwn(source, 'secret'))
+      throw new InvalidQueueBoxOptionsError(`${path}.secret`, sourceSecretUnsetButUnsigned(path));
+    if (context.intake && !secrets && !unsigned)
+      throw new InvalidQueueBoxOptionsError(`${path}.secret`, sourceNeedsSecret(path));
     // A secret identifies its source: shared by two, each would accept the other's requests.
     for (const key of secrets ?? []) {
       const owner = owners.get(key.toString('base64'));
@@ -293,12 +433,17 @@ function resolveSources(sources: Record<string, unknown>, context: ResolveContex
 function resolveRetention(retention: Record<string, unknown>): ResolvedRetention {
   // An age of at least a second: a shorter one would delete rows a worker may still be reading.
   const age = (name: string): number | undefined =>
-    retention[name] === undefined ? undefined : readInt(retention[name], `retention.${name}`, 0, 1_000, strictestLimits.ageMs);
+    retention[name] === undefined
+      ? undefined
+      : readInt(retention[name], `retention.${name}`, 0, 1_000, strictestLimits.ageMs);
   const ages = { outboxSentMs: age('outboxSentMs'), inboxProcessedMs: age('inboxProcessedMs'), deadMs: age('deadMs') };
   return {
     ...ages,
     intervalMs: readInt(retention.intervalMs, 'retention.intervalMs', 60_000, 100, DAY_MS),
-    schedule: resolveRetentionSchedule(retention, Object.values(ages).some((ms) => ms !== undefined)),
+    schedule: resolveRetentionSchedule(
+      retention,
+      Object.values(ages).some((ms) => ms !== undefined),
+    ),
   };
 }
 
@@ -307,7 +452,10 @@ export function resolveBackoff(backoff: Record<string, unknown>, path: string): 
   const initialDelayMs = readInt(backoff.initialDelayMs, `${path}.initialDelayMs`, 1_000, 0, MAX_INTERVAL_MS);
   const maxDelayMs = readInt(backoff.maxDelayMs, `${path}.maxDelayMs`, 300_000, 0, MAX_INTERVAL_MS);
   if (maxDelayMs < initialDelayMs) {
-    throw new InvalidQueueBoxOptionsError(`${path}.maxDelayMs`, invalidOption(`${path}.maxDelayMs`, maxDelayMs, `at least ${path}.initialDelayMs (${initialDelayMs})`));
+    throw new InvalidQueueBoxOptionsError(
+      `${path}.maxDelayMs`,
+      invalidOption(`${path}.maxDelayMs`, maxDelayMs, `at least ${path}.initialDelayMs (${initialDelayMs})`),
+    );
   }
   return {
     initialDelayMs,
@@ -319,8 +467,22 @@ export function resolveBackoff(backoff: Record<string, unknown>, path: string): 
 
 /** The options of each destination type. */
 const DESTINATION_KEYS: Record<DestinationOptions['type'], readonly string[]> = {
-  http: keysOf<HttpDestinationOptions>({ type: true, url: true, timeoutMs: true, headers: true, secret: true, unsigned: true }),
-  rabbitmq: keysOf<RabbitMqDestinationOptions>({ type: true, url: true, exchange: true, routingKey: true, persistent: true, confirmTimeoutMs: true }),
+  http: keysOf<HttpDestinationOptions>({
+    type: true,
+    url: true,
+    timeoutMs: true,
+    headers: true,
+    secret: true,
+    unsigned: true,
+  }),
+  rabbitmq: keysOf<RabbitMqDestinationOptions>({
+    type: true,
+    url: true,
+    exchange: true,
+    routingKey: true,
+    persistent: true,
+    confirmTimeoutMs: true,
+  }),
   nats: keysOf<NatsDestinationOptions>({ type: true, servers: true, subject: true, timeoutMs: true }),
   custom: keysOf<CustomDestinationOptions>({ type: true, publisher: true }),
 };
@@ -330,8 +492,17 @@ function resolveDestinations(destinations: Record<string, unknown>): ReadonlyMap
   for (const [name, value] of Object.entries(destinations)) {
     const path = `destinations.${name}`;
     const problem = keyProblem(name);
-    if (problem) throw new InvalidQueueBoxOptionsError(path, invalidOption('destinations', name, `keyed by destination names that are valid keys (a name ${problem})`));
-    const type = readEnum(readObject(value, path).type, `${path}.type`, undefined as never, ['http', 'rabbitmq', 'nats', 'custom'] as const);
+    if (problem)
+      throw new InvalidQueueBoxOptionsError(
+        path,
+        invalidOption('destinations', name, `keyed by destination names that are valid keys (a name ${problem})`),
+      );
+    const type = readEnum(
+      readObject(value, path).type,
+      `${path}.type`,
+      undefined as never,
+      ['http', 'rabbitmq', 'nats', 'custom'] as const,
+    );
     const destination = readObject(value, path, DESTINATION_KEYS[type]);
     if (type === 'http') {
       resolved.set(name, {
@@ -349,11 +520,17 @@ function resolveDestinations(destinations: Record<string, unknown>): ReadonlyMap
     } else if (type === 'custom') {
       const publisher = destination.publisher;
       if (typeof publisher !== 'function' && typeof publisher !== 'string' && typeof publisher !== 'symbol') {
-        throw new InvalidQueueBoxOptionsError(`${path}.publisher`, invalidOption(`${path}.publisher`, publisher, 'a provider class or injection token'));
+        throw new InvalidQueueBoxOptionsError(
+          `${path}.publisher`,
+          invalidOption(`${path}.publisher`, publisher, 'a provider class or injection token'),
+        );
       }
       resolved.set(name, { type, name, publisher: publisher as InjectionToken<OutboxPublisher> });
     } else {
-      throw new InvalidQueueBoxOptionsError(`${path}.type`, invalidOption(`${path}.type`, destination.type, "'http', 'rabbitmq', 'nats' or 'custom'"));
+      throw new InvalidQueueBoxOptionsError(
+        `${path}.type`,
+        invalidOption(`${path}.type`, destination.type, "'http', 'rabbitmq', 'nats' or 'custom'"),
+      );
     }
   }
   return resolved;
@@ -387,10 +564,16 @@ function readUrl(value: unknown, path: string): URL {
   const allowed = 'an absolute http:// or https:// URL without user or password (send credentials with "headers")';
   const url = typeof value === 'string' && URL.canParse(value) ? new URL(value) : undefined;
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    const description = typeof value !== 'string' ? describeValue(value) : url ? `a URL with the scheme "${url.protocol}"` : 'a string that is not an absolute URL';
+    const description =
+      typeof value !== 'string'
+        ? describeValue(value)
+        : url
+          ? `a URL with the scheme "${url.protocol}"`
+          : 'a string that is not an absolute URL';
     throw new InvalidQueueBoxOptionsError(path, invalidHiddenOption(path, description, allowed));
   }
-  if (url.username !== '' || url.password !== '') throw new InvalidQueueBoxOptionsError(path, invalidHiddenOption(path, 'a URL with credentials', allowed));
+  if (url.username !== '' || url.password !== '')
+    throw new InvalidQueueBoxOptionsError(path, invalidHiddenOption(path, 'a URL with credentials', allowed));
   return url;
 }
 
@@ -399,7 +582,8 @@ function readHeaders(value: unknown, path: string): Record<string, string> {
   const headers = readObject(value, path);
   for (const [name, header] of Object.entries(headers)) {
     const problem = headerNameProblem(name) ?? headerValueProblem(header);
-    if (problem) throw new InvalidQueueBoxOptionsError(`${path}.${name}`, invalidHeaderOption(`${path}.${name}`, problem));
+    if (problem)
+      throw new InvalidQueueBoxOptionsError(`${path}.${name}`, invalidHeaderOption(`${path}.${name}`, problem));
   }
   return headers as Record<string, string>;
 }

@@ -111,6 +111,14 @@ export interface ResolvedOutboxOptions extends ResolvedLoopOptions {
 
 export type ResolvedDestination =
   | { type: 'http'; name: string; url: URL; timeoutMs: number; headers: Record<string, string>; secrets?: Buffer[] }
-  | { type: 'rabbitmq'; name: string; url: string; exchange: string; routingKey: string; persistent: boolean; confirmTimeoutMs: number }
+  | {
+      type: 'rabbitmq';
+      name: string;
+      url: string;
+      exchange: string;
+      routingKey: string;
+      persistent: boolean;
+      confirmTimeoutMs: number;
+    }
   | { type: 'nats'; name: string; servers: string[]; subject: string; timeoutMs: number }
   | { type: 'custom'; name: string; publisher: InjectionToken<OutboxPublisher> };

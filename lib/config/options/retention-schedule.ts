@@ -21,15 +21,23 @@ const JOB_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/;
  * the expression is checked here, without the optional `@nestjs/schedule`; the cron library
  * checks its values when the job is created, and its refusal names `retention.schedule` too.
  */
-export function resolveRetentionSchedule(retention: Record<string, unknown>, hasAges: boolean): ResolvedRetentionSchedule | undefined {
+export function resolveRetentionSchedule(
+  retention: Record<string, unknown>,
+  hasAges: boolean,
+): ResolvedRetentionSchedule | undefined {
   const { schedule, timeZone, jobName, intervalMs } = retention;
   if (schedule === undefined) {
-    for (const [name, value] of [['timeZone', timeZone], ['jobName', jobName]] as const) {
-      if (value !== undefined) throw new InvalidQueueBoxOptionsError(`retention.${name}`, retentionScheduleOnly(`retention.${name}`));
+    for (const [name, value] of [
+      ['timeZone', timeZone],
+      ['jobName', jobName],
+    ] as const) {
+      if (value !== undefined)
+        throw new InvalidQueueBoxOptionsError(`retention.${name}`, retentionScheduleOnly(`retention.${name}`));
     }
     return undefined;
   }
-  if (intervalMs !== undefined) throw new InvalidQueueBoxOptionsError('retention.intervalMs', retentionScheduleOnly('retention.intervalMs', true));
+  if (intervalMs !== undefined)
+    throw new InvalidQueueBoxOptionsError('retention.intervalMs', retentionScheduleOnly('retention.intervalMs', true));
   if (!hasAges) throw new InvalidQueueBoxOptionsError('retention.schedule', retentionScheduleNeedsAges());
   return {
     cron: readCron(schedule),
@@ -42,7 +50,14 @@ function readCron(value: unknown): string {
   if (value === true) return DEFAULT_RETENTION_SCHEDULE;
   const fields = typeof value === 'string' ? value.trim().split(/\s+/) : [];
   if (fields.length < 5 || fields.length > 6 || !fields.every((field) => CRON_FIELD.test(field))) {
-    throw new InvalidQueueBoxOptionsError('retention.schedule', invalidOption('retention.schedule', value, `true (off-peak: '${DEFAULT_RETENTION_SCHEDULE}') or a cron expression of 5 fields (minute hour day month weekday), or 6 with seconds first`));
+    throw new InvalidQueueBoxOptionsError(
+      'retention.schedule',
+      invalidOption(
+        'retention.schedule',
+        value,
+        `true (off-peak: '${DEFAULT_RETENTION_SCHEDULE}') or a cron expression of 5 fields (minute hour day month weekday), or 6 with seconds first`,
+      ),
+    );
   }
   return fields.join(' ');
 }
@@ -50,7 +65,10 @@ function readCron(value: unknown): string {
 function readTimeZone(value: unknown): string {
   if (value === undefined) return DEFAULT_RETENTION_TIME_ZONE;
   if (typeof value !== 'string' || !isTimeZone(value)) {
-    throw new InvalidQueueBoxOptionsError('retention.timeZone', invalidOption('retention.timeZone', value, "an IANA time zone such as 'UTC' or 'Europe/Berlin'"));
+    throw new InvalidQueueBoxOptionsError(
+      'retention.timeZone',
+      invalidOption('retention.timeZone', value, "an IANA time zone such as 'UTC' or 'Europe/Berlin'"),
+    );
   }
   return value;
 }
@@ -69,7 +87,14 @@ function isTimeZone(zone: string): boolean {
 function readJobName(value: unknown): string {
   if (value === undefined) return DEFAULT_RETENTION_JOB_NAME;
   if (typeof value !== 'string' || !JOB_NAME.test(value)) {
-    throw new InvalidQueueBoxOptionsError('retention.jobName', invalidOption('retention.jobName', value, 'a name of 1 to 100 letters, digits, ".", "_", ":" or "-", starting with a letter or digit'));
+    throw new InvalidQueueBoxOptionsError(
+      'retention.jobName',
+      invalidOption(
+        'retention.jobName',
+        value,
+        'a name of 1 to 100 letters, digits, ".", "_", ":" or "-", starting with a letter or digit',
+      ),
+    );
   }
   return value;
 }

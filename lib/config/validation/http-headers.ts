@@ -1,4 +1,11 @@
-import { MESSAGE_ID_HEADER, MESSAGE_KEY_HEADER, SIGNATURE_HEADER, WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from '../../shared/queuebox.constants.js';
+import {
+  MESSAGE_ID_HEADER,
+  MESSAGE_KEY_HEADER,
+  SIGNATURE_HEADER,
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+} from '../../shared/queuebox.constants.js';
 
 /** RFC 9110 token: what a header name may contain. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -26,9 +33,15 @@ const CONNECTION_HEADERS = new Set([
 
 /** Set by QueueBox on every publish: a message or destination may not give them. */
 const RESERVED_HEADERS = new Set(
-  ['content-type', MESSAGE_ID_HEADER, MESSAGE_KEY_HEADER, SIGNATURE_HEADER, WEBHOOK_ID_HEADER, WEBHOOK_TIMESTAMP_HEADER, WEBHOOK_SIGNATURE_HEADER].map((name) =>
-    name.toLowerCase(),
-  ),
+  [
+    'content-type',
+    MESSAGE_ID_HEADER,
+    MESSAGE_KEY_HEADER,
+    SIGNATURE_HEADER,
+    WEBHOOK_ID_HEADER,
+    WEBHOOK_TIMESTAMP_HEADER,
+    WEBHOOK_SIGNATURE_HEADER,
+  ].map((name) => name.toLowerCase()),
 );
 
 /** Why a header name is refused, or undefined. */
@@ -43,6 +56,7 @@ export function headerNameProblem(name: string): string | undefined {
 /** Why a header value is refused, or undefined. Never quotes the value (it may be a credential). */
 export function headerValueProblem(value: unknown): string | undefined {
   if (typeof value !== 'string') return 'must be a string';
-  if (!HEADER_VALUE.test(value)) return 'must be printable ASCII without line breaks, control characters or surrounding spaces';
+  if (!HEADER_VALUE.test(value))
+    return 'must be printable ASCII without line breaks, control characters or surrounding spaces';
   return undefined;
 }

@@ -9,7 +9,8 @@ import { headerNameProblem, headerValueProblem } from './http-headers.js';
  */
 export function validateHeaders(headers: unknown, index?: number): Record<string, string> {
   if (headers === undefined) return {};
-  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) throw new InvalidMessageError('headers', invalidHeaders(), index);
+  if (headers === null || typeof headers !== 'object' || Array.isArray(headers))
+    throw new InvalidMessageError('headers', invalidHeaders(), index);
   const copy: Record<string, string> = {};
   const seen = new Set<string>();
   for (const [name, value] of Object.entries(headers)) {

@@ -30,7 +30,9 @@ export function maskUrl(value: string): string {
   const url = new URL(value);
   if (url.password !== '') url.password = MASK;
   url.search = parameters(url.search)
-    .map(({ raw, name, value: given }) => (given !== undefined && isSecretParameter(name) ? `${raw.slice(0, raw.indexOf('='))}=${MASK}` : raw))
+    .map(({ raw, name, value: given }) =>
+      given !== undefined && isSecretParameter(name) ? `${raw.slice(0, raw.indexOf('='))}=${MASK}` : raw,
+    )
     .join('&');
   return url.toString();
 }

@@ -20,6 +20,9 @@ export type ClaimLockTarget = { kind: 'outbox' | 'relay' } | { kind: 'pull'; sou
  */
 export function claimLockName(tables: ResolvedTableNames, target: ClaimLockTarget, maxLength = Infinity): string {
   const table = CLAIMERS[target.kind].table.name;
-  const name = 'source' in target ? `queuebox_pull_${lockTableName(tables, table)}:${target.source}` : `queuebox_${table}_claim_${lockTableName(tables, table)}`;
+  const name =
+    'source' in target
+      ? `queuebox_pull_${lockTableName(tables, table)}:${target.source}`
+      : `queuebox_${table}_claim_${lockTableName(tables, table)}`;
   return name.length <= maxLength ? name : `queuebox_${createHash('sha256').update(name, 'utf8').digest('hex')}`;
 }

@@ -50,7 +50,13 @@ export interface StatementDeadline {
 /** Cross-replica wake-ups, where the database can carry them. */
 export interface WakeUpProfile {
   /** `listenUrl`: listen on a connection of its own to this URL, not on one of the DataSource's pool. */
-  transport(dataSource: DataSource, tables: ResolvedTableNames, instanceId: string, deadline: StatementDeadline, listenUrl?: string): WakeUpTransport;
+  transport(
+    dataSource: DataSource,
+    tables: ResolvedTableNames,
+    instanceId: string,
+    deadline: StatementDeadline,
+    listenUrl?: string,
+  ): WakeUpTransport;
 }
 
 /**

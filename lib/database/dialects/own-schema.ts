@@ -9,5 +9,7 @@ import type { SqlDialect, SqlStatement } from '../sql-dialect.interface.js';
  * migrations (queuebox/migrations).
  */
 export function createTablesStatements(dialect: SqlDialect): SqlStatement<void>[] {
-  return schemaSteps(dialect.type, dialect.tables).flatMap((step) => step.up.map((sql) => ({ sql, params: [], decode: decodeNothing })));
+  return schemaSteps(dialect.type, dialect.tables).flatMap((step) =>
+    step.up.map((sql) => ({ sql, params: [], decode: decodeNothing })),
+  );
 }

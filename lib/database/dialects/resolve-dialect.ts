@@ -7,7 +7,12 @@ import type { SqlDialect } from '../sql-dialect.interface.js';
 import { StatementCatalog } from './statement-catalog.js';
 
 /** Chooses the SQL dialect from the DataSource type (dialect-registry.ts), once its profile has readied (and checked) the DataSource. */
-export function resolveDialect(dataSource: DataSource, tables: ResolvedTableNames, preparedStatements = true, statementTimeoutMs?: number): SqlDialect {
+export function resolveDialect(
+  dataSource: DataSource,
+  tables: ResolvedTableNames,
+  preparedStatements = true,
+  statementTimeoutMs?: number,
+): SqlDialect {
   const type = String(dataSource.options.type);
   const profile = dialectOfType(type);
   if (!profile) throw new UnsupportedDatabaseError(type, unsupportedDatabase(type, dialectProfiles));

@@ -5,12 +5,37 @@
  */
 
 /** The claim columns both tables have (docs/concepts/claims-and-leases.md). */
-const CLAIM_COLUMNS = ['state', 'claim_token', 'claimed_at', 'lease_expires_at', 'attempts', 'next_attempt_at'] as const;
+const CLAIM_COLUMNS = [
+  'state',
+  'claim_token',
+  'claimed_at',
+  'lease_expires_at',
+  'attempts',
+  'next_attempt_at',
+] as const;
 
 export const OUTBOX_COLUMNS: readonly string[] = [
-  'id', 'message_id', 'ordering_key', 'destination', 'headers', 'payload', ...CLAIM_COLUMNS, 'created_at', 'finished_at', 'last_error',
+  'id',
+  'message_id',
+  'ordering_key',
+  'destination',
+  'headers',
+  'payload',
+  ...CLAIM_COLUMNS,
+  'created_at',
+  'finished_at',
+  'last_error',
 ];
 
 export const INBOX_COLUMNS: readonly string[] = [
-  'id', 'source', 'idempotency_key', 'ordering_key', 'headers', 'payload', ...CLAIM_COLUMNS, 'received_at', 'finished_at', 'last_error',
+  'id',
+  'source',
+  'idempotency_key',
+  'ordering_key',
+  'headers',
+  'payload',
+  ...CLAIM_COLUMNS,
+  'received_at',
+  'finished_at',
+  'last_error',
 ];

@@ -25,10 +25,16 @@ export interface SchemaScript {
  * script. `nameOf` gives each step's migration class name, for the comments and for a DBA who
  * records the migrations as applied.
  */
-export function schemaScript(dialect: SchemaDatabaseType, tables: ResolvedTableNames, nameOf: (step: SchemaStep) => string): SchemaScript {
+export function schemaScript(
+  dialect: SchemaDatabaseType,
+  tables: ResolvedTableNames,
+  nameOf: (step: SchemaStep) => string,
+): SchemaScript {
   const profile = dialectProfile(dialect);
   const layout = profile.schema.script;
-  const migrations = profile.schema.steps(tables).map((step) => ({ name: nameOf(step), version: step.version, statements: step.up }));
+  const migrations = profile.schema
+    .steps(tables)
+    .map((step) => ({ name: nameOf(step), version: step.version, statements: step.up }));
   const lines = [
     `-- QueueBox tables on ${profile.displayName}: outbox ${tables.outbox}, inbox ${tables.inbox}${tables.schema ? `, in schema ${tables.schema}` : ''}.`,
     `-- The statements of QueueBox's migrations, in order (run with: ${layout.client}).`,

@@ -1,7 +1,14 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { type ConnectionPooling, SESSION_PER_CONNECTION } from '../connection-pooling.js';
-import { claimDecoder, decodeAnyRow, decodeInboxRow, decodeInsertedOutbox, decodeNothing, decodeOutboxRow } from '../decode-rows.js';
+import {
+  claimDecoder,
+  decodeAnyRow,
+  decodeInboxRow,
+  decodeInsertedOutbox,
+  decodeNothing,
+  decodeOutboxRow,
+} from '../decode-rows.js';
 import type { Decoder, StatementMethods } from '../statement-definition.js';
 import { CLAIM_COMPONENTS } from '../../shared/queuebox.claimers.js';
 import { statements, type Statements } from '../statements.js';
@@ -16,8 +23,25 @@ import { DEFAULT_STATEMENT_TIMEOUT_MS, withinDeadline } from './statement-deadli
 import type { DialectProfile } from './dialect-profile.interface.js';
 import type { ParameterEncoders } from '../parameter-encoders.interface.js';
 import { preparedName, statementMethods, withOwnMethods, type Preparing } from './statement-methods.js';
-import type { ClaimComponent, ClaimLock, ClaimOptions, ClaimPlan, ClaimRequest, OutboxInsertRow, SqlDialect, SqlStatement } from '../sql-dialect.interface.js';
-import type { ClaimedInboxRow, ClaimedOutboxRow, ClaimResult, DatabaseErrorKind, DatabaseFacts, DriverRow, InsertedOutboxRow } from '../statement-results.js';
+import type {
+  ClaimComponent,
+  ClaimLock,
+  ClaimOptions,
+  ClaimPlan,
+  ClaimRequest,
+  OutboxInsertRow,
+  SqlDialect,
+  SqlStatement,
+} from '../sql-dialect.interface.js';
+import type {
+  ClaimedInboxRow,
+  ClaimedOutboxRow,
+  ClaimResult,
+  DatabaseErrorKind,
+  DatabaseFacts,
+  DriverRow,
+  InsertedOutboxRow,
+} from '../statement-results.js';
 
 const decodeClaimedOutbox = claimDecoder(decodeOutboxRow);
 const decodeClaimedInbox = claimDecoder(decodeInboxRow);
@@ -82,16 +106,36 @@ export class StatementCatalog extends withOwnMethods<StatementMethods<Statements
     // Statement text depends only on the table names: build it once.
     const { texts } = profile;
     const preparing: Preparing = { prepared: profile.prepares && (options.prepared ?? true) };
-    super(statementMethods(statements, { texts, encode: profile.encode, tables, asyncCommit: profile.asyncCommit, preparing }));
+    super(
+      statementMethods(statements, {
+        texts,
+        encode: profile.encode,
+        tables,
+        asyncCommit: profile.asyncCommit,
+        preparing,
+      }),
+    );
     this.preparing = preparing;
     this.encode = profile.encode;
     this.inserts = { insertOutboxOne: texts.insertOutboxOne(tables), insertOutbox: texts.insertOutbox(tables) };
     const notifying = texts.notifyingInserts;
-    this.notifying = notifying && { insertOutboxOne: notifying.insertOutboxOne(tables), insertOutbox: notifying.insertOutbox(tables) };
+    this.notifying = notifying && {
+      insertOutboxOne: notifying.insertOutboxOne(tables),
+      insertOutbox: notifying.insertOutbox(tables),
+    };
     const hot = (sql: string): HotText => ({ sql, name: preparing.prepared ? preparedName(sql) : undefined });
-    this.claims = { outbox: hot(texts.claimOutbox(tables)), relay: hot(texts.claimInbox(tables)), pull: hot(texts.claimPull(tables)) };
+    this.claims = {
+      outbox: hot(texts.claimOutbox(tables)),
+      relay: hot(texts.claimInbox(tables)),
+      pull: hot(texts.claimPull(tables)),
+    };
     const { dueProbe } = texts;
-    this.probes = dueProbe && (Object.fromEntries(CLAIM_COMPONENTS.map((kind) => [kind, dueProbe(tables, kind)])) as Record<ClaimComponent, string>);
+    this.probes =
+      dueProbe &&
+      (Object.fromEntries(CLAIM_COMPONENTS.map((kind) => [kind, dueProbe(tables, kind)])) as Record<
+        ClaimComponent,
+        string
+      >);
     this.statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   }
 
@@ -126,7 +170,11 @@ export class StatementCatalog extends withOwnMethods<StatementMethods<Statements
 
   async probePooling(dataSource: DataSource): Promise<ConnectionPooling> {
     const probe = this.profile.probePooling;
-    if (probe) this.poolingFound = await probe(dataSource, { statementTimeoutMs: this.statementTimeoutMs, discard: this.profile.discardConnection });
+    if (probe)
+      this.poolingFound = await probe(dataSource, {
+        statementTimeoutMs: this.statementTimeoutMs,
+        discard: this.profile.discardConnection,
+      });
     return this.poolingFound;
   }
 
@@ -166,7 +214,13 @@ export class StatementCatalog extends withOwnMethods<StatementMethods<Statements
   }
 
   createWakeUpTransport(dataSource: DataSource, instanceId: string, listenUrl?: string): WakeUpTransport | undefined {
-    return this.profile.wakeUp?.transport(dataSource, this.tables, instanceId, { statementTimeoutMs: this.statementTimeoutMs, discard: this.profile.discardConnection }, listenUrl);
+    return this.profile.wakeUp?.transport(
+      dataSource,
+      this.tables,
+      instanceId,
+      { statementTimeoutMs: this.statementTimeoutMs, discard: this.profile.discardConnection },
+      listenUrl,
+    );
   }
 
   startupProbe(): SqlStatement<DatabaseFacts> | undefined {
@@ -181,7 +235,14 @@ export class StatementCatalog extends withOwnMethods<StatementMethods<Statements
     const wakeParams = wakeUp && this.notifying ? [e.text(wakeUp.channel), e.text(wakeUp.sender)] : [];
     if (rows.length === 1 && rows[0].delayMs === 0) {
       const [row] = rows;
-      const params = [e.uuid(row.messageId), e.key(row.destination), e.key(row.key), e.text(row.headers), e.text(row.payload), ...wakeParams];
+      const params = [
+        e.uuid(row.messageId),
+        e.key(row.destination),
+        e.key(row.key),
+        e.text(row.headers),
+        e.text(row.payload),
+        ...wakeParams,
+      ];
       return { sql: texts.insertOutboxOne, params, decode: decodeInsertedOutbox };
     }
     const params = [
@@ -196,10 +257,21 @@ export class StatementCatalog extends withOwnMethods<StatementMethods<Statements
     return { sql: texts.insertOutbox, params, decode: decodeInsertedOutbox };
   }
 
-  claimOutbox(destinations: readonly string[], request: ClaimRequest, options: ClaimOptions): ClaimPlan<ClaimedOutboxRow> {
+  claimOutbox(
+    destinations: readonly string[],
+    request: ClaimRequest,
+    options: ClaimOptions,
+  ): ClaimPlan<ClaimedOutboxRow> {
     const params = [...this.claimParams(request), this.encode.keys(destinations)];
     if (this.profile.asyncCommit) params.push(this.encode.flag(options.asyncCommit === true));
-    return this.plan({ kind: 'outbox' }, request, options.lock, params, [this.encode.keys(destinations)], decodeClaimedOutbox);
+    return this.plan(
+      { kind: 'outbox' },
+      request,
+      options.lock,
+      params,
+      [this.encode.keys(destinations)],
+      decodeClaimedOutbox,
+    );
   }
 
   /** The relay's claim: always after its claim lock, on every database. */
@@ -209,8 +281,18 @@ export class StatementCatalog extends withOwnMethods<StatementMethods<Statements
   }
 
   claimPull(source: string, request: ClaimRequest, options: ClaimOptions): ClaimPlan<ClaimedInboxRow> {
-    const params = [...this.claimParams({ ...request, cursor: { stream: source, key: request.cursor.key } }), this.encode.keys([source])];
-    return this.plan({ kind: 'pull', source }, request, options.lock, params, [this.encode.key(source)], decodeClaimedInbox);
+    const params = [
+      ...this.claimParams({ ...request, cursor: { stream: source, key: request.cursor.key } }),
+      this.encode.keys([source]),
+    ];
+    return this.plan(
+      { kind: 'pull', source },
+      request,
+      options.lock,
+      params,
+      [this.encode.key(source)],
+      decodeClaimedInbox,
+    );
   }
 
   dropSchema(): SqlStatement<void> {
@@ -232,10 +314,17 @@ export class StatementCatalog extends withOwnMethods<StatementMethods<Statements
     decode: Decoder<ClaimResult<Row>>,
   ): ClaimPlan<Row> {
     const { claimLock } = this.profile;
-    const lock = lockAsked || claimLock.taken === 'always' ? this.lock(claimLockName(this.tables, target, claimLock.maxNameLength)) : undefined;
-    const probe = request.afterIdle && this.probes ? { sql: this.probes[target.kind], params: probeParams, decode: decodeAnyRow } : undefined;
+    const lock =
+      lockAsked || claimLock.taken === 'always'
+        ? this.lock(claimLockName(this.tables, target, claimLock.maxNameLength))
+        : undefined;
+    const probe =
+      request.afterIdle && this.probes
+        ? { sql: this.probes[target.kind], params: probeParams, decode: decodeAnyRow }
+        : undefined;
     const { sql, name } = this.claims[target.kind];
-    const claim = this.preparing.prepared && name !== undefined ? { sql, params, name, decode } : { sql, params, decode };
+    const claim =
+      this.preparing.prepared && name !== undefined ? { sql, params, name, decode } : { sql, params, decode };
     return { probe, lock, isolation: 'READ COMMITTED', claim };
   }
 
@@ -250,6 +339,13 @@ export class StatementCatalog extends withOwnMethods<StatementMethods<Statements
   /** The parameters every claim statement starts with: batch, lease, keys to walk, window rows, cursor. */
   private claimParams(request: ClaimRequest): unknown[] {
     const e = this.encode;
-    return [e.int(request.batchSize), e.int(request.leaseMs), e.int(request.walkKeys), e.int(request.windowRows), e.key(request.cursor.stream), e.key(request.cursor.key)];
+    return [
+      e.int(request.batchSize),
+      e.int(request.leaseMs),
+      e.int(request.walkKeys),
+      e.int(request.windowRows),
+      e.key(request.cursor.stream),
+      e.key(request.cursor.key),
+    ];
   }
 }

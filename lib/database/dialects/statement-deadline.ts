@@ -16,7 +16,11 @@ export type DiscardConnection = (runner: QueryRunner, pending?: Promise<unknown>
  * Runs `work` with a deadline: past `timeoutMs`, `expire(running)` is called and the caller gets
  * `StatementTimeoutError` at once, whatever `work` does later.
  */
-export async function beforeDeadline<T>(timeoutMs: number, expire: (running: Promise<T>) => void, work: () => Promise<T>): Promise<T> {
+export async function beforeDeadline<T>(
+  timeoutMs: number,
+  expire: (running: Promise<T>) => void,
+  work: () => Promise<T>,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const running = work();
   const expired = new Promise<never>((_resolve, reject) => {
@@ -48,7 +52,12 @@ export async function beforeDeadline<T>(timeoutMs: number, expire: (running: Pro
  * node-postgres' own `query_timeout` is not used: it fails the query but leaves it active on the
  * connection, which then goes back to the pool busy, and every later query on it waits behind it.
  */
-export async function withinDeadline<T>(runner: QueryRunner, timeoutMs: number, discard: DiscardConnection | undefined, work: () => Promise<T>): Promise<T> {
+export async function withinDeadline<T>(
+  runner: QueryRunner,
+  timeoutMs: number,
+  discard: DiscardConnection | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
   if (!discard) return work();
   // The deadline is the database's answer, not the wait for a pooled connection: a runner given
   // up while the pool was still connecting it would get its connection later, and keep it.

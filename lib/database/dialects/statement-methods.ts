@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { ParameterEncoders } from '../parameter-encoders.interface.js';
-import type { BindContext, Decoder, SqlStatement, StatementDefinition, StatementMethods, StatementTexts } from '../statement-definition.js';
+import type {
+  BindContext,
+  Decoder,
+  SqlStatement,
+  StatementDefinition,
+  StatementMethods,
+  StatementTexts,
+} from '../statement-definition.js';
 import type { ResolvedTableNames } from '../../shared/interfaces/table-names.interface.js';
 
 /*
@@ -25,7 +32,8 @@ export interface MethodSetting<S> {
 }
 
 /** The name of a hot statement's prepared form: after its text, so that every connection plans it once, and every replica alike. */
-export const preparedName = (sql: string): string => `queuebox_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+export const preparedName = (sql: string): string =>
+  `queuebox_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
 
 /** One built text: its SQL, its prepared name (hot statements only), and the decoder of its rows. */
 interface Form {
@@ -60,7 +68,10 @@ export function withOwnMethods<Methods extends object>(): new (methods: Methods)
 }
 
 /** The statement methods of `definitions`, each built once from the setting's texts. */
-export function statementMethods<S extends Record<string, StatementDefinition>>(definitions: S, setting: MethodSetting<S>): StatementMethods<S> {
+export function statementMethods<S extends Record<string, StatementDefinition>>(
+  definitions: S,
+  setting: MethodSetting<S>,
+): StatementMethods<S> {
   const texts = setting.texts as unknown as Readonly<Record<string, Text | undefined>>;
   const methods: Record<string, Method> = {};
   for (const [key, definition] of Object.entries(definitions)) {
@@ -84,12 +95,18 @@ export function statementMethods<S extends Record<string, StatementDefinition>>(
 }
 
 /** The method of one definition over its built variants: the leading arguments pick the variant, the rest are bound. */
-function method(definition: StatementDefinition, variant: (selectors: readonly unknown[], picked: unknown) => Variant, preparing: Preparing): Method {
+function method(
+  definition: StatementDefinition,
+  variant: (selectors: readonly unknown[], picked: unknown) => Variant,
+  preparing: Preparing,
+): Method {
   const bind = definition.bind as unknown as Bind;
   const when = definition.oneRow?.when as When | undefined;
   const statement = (v: Variant, params: unknown[], first: unknown): SqlStatement => {
     const form = v.one !== undefined && when!(first) ? v.one : v.many;
-    return preparing.prepared && form.name !== undefined ? { sql: form.sql, params, name: form.name, decode: form.decode } : { sql: form.sql, params, decode: form.decode };
+    return preparing.prepared && form.name !== undefined
+      ? { sql: form.sql, params, name: form.name, decode: form.decode }
+      : { sql: form.sql, params, decode: form.decode };
   };
   const [first, second] = definition.axes;
   if (first === undefined) {
@@ -103,7 +120,9 @@ function method(definition: StatementDefinition, variant: (selectors: readonly u
       return statement(v, bind(v.context, a, b, c), a);
     };
   }
-  const byBoth = Object.fromEntries(first.map((x) => [x, Object.fromEntries(second.map((y) => [y, variant([x, y], [x, y])]))]));
+  const byBoth = Object.fromEntries(
+    first.map((x) => [x, Object.fromEntries(second.map((y) => [y, variant([x, y], [x, y])]))]),
+  );
   return (x, y, a, b) => {
     const v = byBoth[x as string][y as string];
     return statement(v, bind(v.context, a, b), a);

@@ -25,7 +25,12 @@ export const LEASE_ADVICE_LOG_INTERVAL_MS = 15 * 60_000;
  * p99 processing time (so p99 work uses half of it), rounded up to a whole second, and at least
  * twice the current lease when claims were lost.
  */
-export function adviseLease(component: ClaimComponent, stream: string, leaseMs: number, window: LeaseWindow): LeaseAdvice | undefined {
+export function adviseLease(
+  component: ClaimComponent,
+  stream: string,
+  leaseMs: number,
+  window: LeaseWindow,
+): LeaseAdvice | undefined {
   if (!leaseRuleHolds(window)) return undefined;
   const busy = isBusy(window);
   const utilization = window.percentiles();

@@ -8,7 +8,14 @@ import { CLAIMERS } from '../../shared/queuebox.claimers.js';
 import { LEASE_ADVISED_SECONDS, LEASE_RENEWALS_TOTAL, LEASE_UTILIZATION_RATIO } from '../metrics/queuebox.metrics.js';
 import { leaseAdvice } from '../../shared/queuebox.messages.js';
 import type { LeaseAdvice } from '../../shared/interfaces/lease-advice.interface.js';
-import { adviseLease, EVALUATE_EVERY_ROWS, LEASE_ADVICE_LOG_INTERVAL_MS, LEASE_UTILIZATION_THRESHOLD, LEASE_WINDOW_SIZE, leaseRuleHolds } from './lease-advice-rule.js';
+import {
+  adviseLease,
+  EVALUATE_EVERY_ROWS,
+  LEASE_ADVICE_LOG_INTERVAL_MS,
+  LEASE_UTILIZATION_THRESHOLD,
+  LEASE_WINDOW_SIZE,
+  leaseRuleHolds,
+} from './lease-advice-rule.js';
 import { LeaseWindow } from './lease-window.js';
 
 type Labels = 'component' | 'destination' | 'source';
@@ -104,7 +111,13 @@ export class LeaseAdvisor {
     let state = this.streams.get(key);
     if (!state) {
       const labels = labelsOf(component, stream);
-      state = { window: new LeaseWindow(LEASE_WINDOW_SIZE, LEASE_UTILIZATION_THRESHOLD), utilization: this.utilization.labels(labels), renewals: this.renewals.labels(labels), loggedAt: -Infinity, unevaluated: 0 };
+      state = {
+        window: new LeaseWindow(LEASE_WINDOW_SIZE, LEASE_UTILIZATION_THRESHOLD),
+        utilization: this.utilization.labels(labels),
+        renewals: this.renewals.labels(labels),
+        loggedAt: -Infinity,
+        unevaluated: 0,
+      };
       this.streams.set(key, state);
       this.advised.set(labels, 0);
     }

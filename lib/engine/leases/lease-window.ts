@@ -53,7 +53,8 @@ export class LeaseWindow {
   /** Nearest-rank percentiles of the window (sorted copy: evaluated rarely, never per row). */
   percentiles(): UtilizationPercentiles {
     const sorted = this.utilization.slice(0, this.filled).sort();
-    const rank = (p: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? 0;
+    const rank = (p: number): number =>
+      sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? 0;
     return { p50: rank(0.5), p95: rank(0.95), p99: rank(0.99), max: sorted[sorted.length - 1] ?? 0 };
   }
 }

@@ -16,6 +16,8 @@ export class DestinationLabels {
   constructor(@Inject(QUEUEBOX_RESOLVED_OPTIONS) private readonly options: ResolvedQueueBoxOptions) {}
 
   of(destination: unknown): string {
-    return typeof destination === 'string' && this.options.destinations.has(destination) ? destination : OTHER_DESTINATION;
+    return typeof destination === 'string' && this.options.destinations.has(destination)
+      ? destination
+      : OTHER_DESTINATION;
   }
 }

@@ -53,15 +53,18 @@ export class QueueBoxMetrics implements OutcomeMetrics {
    */
   private readonly claimers: { readonly [C in ClaimComponent]: ClaimerMetrics } = {
     outbox: {
-      ended: (destination, outcome, seconds) => this.outboxPublishAttempt(destination, outcome === 'done' ? 'sent' : outcome, seconds),
+      ended: (destination, outcome, seconds) =>
+        this.outboxPublishAttempt(destination, outcome === 'done' ? 'sent' : outcome, seconds),
       inverted: (_destination, count) => this.outboxOrderInversions(count),
     },
     relay: {
-      ended: (source, outcome) => (outcome === 'done' ? this.inboxRelayed(source) : this.inboxRelayFailed(source, outcome)),
+      ended: (source, outcome) =>
+        outcome === 'done' ? this.inboxRelayed(source) : this.inboxRelayFailed(source, outcome),
       inverted: (source, count) => this.relayOrderInversions(source, count),
     },
     pull: {
-      ended: (source, outcome, seconds) => this.pullHandled(source, outcome === 'done' ? 'processed' : outcome, outcome === 'done' ? seconds : undefined),
+      ended: (source, outcome, seconds) =>
+        this.pullHandled(source, outcome === 'done' ? 'processed' : outcome, outcome === 'done' ? seconds : undefined),
       inverted: (source, count) => this.pullOrderInversions(source, count),
     },
   };

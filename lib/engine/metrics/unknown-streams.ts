@@ -52,7 +52,11 @@ export class UnknownStreams {
     if (warned.has(row.label)) return;
     if (warned.size < MAX_NAMED) {
       warned.add(row.label);
-      this.logger.warn(unknownStreamRows(table, row.label, row.pending), { table, [QUEUEBOX_TABLES[table].stream]: row.label, pending: row.pending });
+      this.logger.warn(unknownStreamRows(table, row.label, row.pending), {
+        table,
+        [QUEUEBOX_TABLES[table].stream]: row.label,
+        pending: row.pending,
+      });
     } else if (!this.unnamed[table]) {
       this.unnamed[table] = true;
       this.logger.warn(unknownStreamsUnnamed(table, MAX_NAMED));

@@ -7,8 +7,19 @@ import { errorText } from '../../shared/errors/error-text.js';
 import { InvalidQueueBoxOptionsError } from '../../shared/errors/invalid-queuebox-options.error.js';
 import { MissingMigrationsError } from '../../shared/errors/missing-migrations.error.js';
 import type { ResolvedQueueBoxOptions } from '../../config/options/resolved-options.interface.js';
-import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../../shared/queuebox.constants.js';
-import { dataSourceNotInitialized, loopStartFailed, missingMigrations, tablesCheckFailed, tablesReady, waitingForMigrations } from '../../shared/queuebox.messages.js';
+import {
+  QUEUEBOX_DATA_SOURCE,
+  QUEUEBOX_RESOLVED_OPTIONS,
+  QUEUEBOX_SQL_DIALECT,
+} from '../../shared/queuebox.constants.js';
+import {
+  dataSourceNotInitialized,
+  loopStartFailed,
+  missingMigrations,
+  tablesCheckFailed,
+  tablesReady,
+  waitingForMigrations,
+} from '../../shared/queuebox.messages.js';
 import { DatabaseCheck } from '../../database/database-check.js';
 import { schemaGaps } from './schema-gaps.js';
 import type { SqlDialect } from '../../database/sql-dialect.interface.js';
@@ -118,7 +129,12 @@ export class SchemaCheck implements OnModuleInit, BeforeApplicationShutdown {
     const { tables } = this.dialect;
     let found;
     try {
-      found = await retryConnectionLost('the check of the tables', () => this.runner.run(this.dialect.tableColumns()), (error) => this.dialect.classifyError(error), this.logger);
+      found = await retryConnectionLost(
+        'the check of the tables',
+        () => this.runner.run(this.dialect.tableColumns()),
+        (error) => this.dialect.classifyError(error),
+        this.logger,
+      );
     } catch (error) {
       return { problems: [tablesCheckFailed(errorText(error))], error };
     }
@@ -127,7 +143,16 @@ export class SchemaCheck implements OnModuleInit, BeforeApplicationShutdown {
     const migrations = gaps.steps.map((step) => migrationName(step, tables));
     // The dialect resolved from this profile: it is registered.
     const profile = dialectOfType(this.dialect.type)!;
-    const message = missingMigrations(profile.displayName, { type: profile.name, defaultMigrations: profile.schema.defaultMigrations }, tables, gaps.problems, migrations);
-    return { problems: gaps.problems, error: new MissingMigrationsError(profile.name, migrations, gaps.problems, message) };
+    const message = missingMigrations(
+      profile.displayName,
+      { type: profile.name, defaultMigrations: profile.schema.defaultMigrations },
+      tables,
+      gaps.problems,
+      migrations,
+    );
+    return {
+      problems: gaps.problems,
+      error: new MissingMigrationsError(profile.name, migrations, gaps.problems, message),
+    };
   }
 }

@@ -1,11 +1,21 @@
-import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager, EntitySubscriberInterface, QueryRunner } from 'typeorm';
 import type { SqlDialect } from '../../database/sql-dialect.interface.js';
 import type { QueueBoxTable } from '../../shared/interfaces/claim.interface.js';
 import type { CommitWakeUp, WakeUpTransport } from '../../shared/interfaces/wake-up-transport.interface.js';
 import type { ResolvedQueueBoxOptions } from '../../config/options/resolved-options.interface.js';
-import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS, QUEUEBOX_SQL_DIALECT } from '../../shared/queuebox.constants.js';
+import {
+  QUEUEBOX_DATA_SOURCE,
+  QUEUEBOX_RESOLVED_OPTIONS,
+  QUEUEBOX_SQL_DIALECT,
+} from '../../shared/queuebox.constants.js';
 import { CoalescedNotifier } from './coalesced-notifier.js';
 import { listenNotLasting } from '../../shared/queuebox.messages.js';
 
@@ -102,7 +112,9 @@ export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutd
   onApplicationBootstrap(): void {
     (this.dataSource.subscribers as EntitySubscriberInterface[]).push(this.subscriber);
     const notify = this.options.notify;
-    this.transport = notify.enabled ? this.dialect.createWakeUpTransport(this.dataSource, this.instanceId, notify.listenUrl) : undefined;
+    this.transport = notify.enabled
+      ? this.dialect.createWakeUpTransport(this.dataSource, this.instanceId, notify.listenUrl)
+      : undefined;
     const transport = this.transport;
     if (!transport) return;
     for (const table of ['outbox', 'inbox'] as const) {

@@ -27,7 +27,9 @@ export async function deadLettersByIds(
   let chunks = 0;
   for (let start = 0; start < ordered.length; start += chunkSize) {
     const chunk = ordered.slice(start, start + chunkSize);
-    const changed = await runner.run(action === 'replay' ? dialect.replayDead(table, chunk) : dialect.discardDead(table, chunk));
+    const changed = await runner.run(
+      action === 'replay' ? dialect.replayDead(table, chunk) : dialect.discardDead(table, chunk),
+    );
     chunks += 1;
     if (changed.length > 0) onChunk(changed);
     done.push(...changed);
@@ -57,7 +59,9 @@ export async function deadLettersByFilter(
   let chunks = 0;
   for (;;) {
     const page = { filter, afterId, limit: chunkSize };
-    const changed = await runner.run(action === 'replay' ? dialect.replayDeadMatching(table, page) : dialect.discardDeadMatching(table, page));
+    const changed = await runner.run(
+      action === 'replay' ? dialect.replayDeadMatching(table, page) : dialect.discardDeadMatching(table, page),
+    );
     chunks += 1;
     if (changed.length === 0) return { count, chunks };
     count += changed.length;

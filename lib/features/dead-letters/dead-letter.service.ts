@@ -19,7 +19,15 @@ import { QUEUEBOX_SQL_DIALECT } from '../../shared/queuebox.constants.js';
 import { deadLetterNotFound, invalidSelection, tooManyIds } from '../../shared/queuebox.messages.js';
 import { WakeUpHub } from '../../engine/wakeup/wake-up.hub.js';
 import { type DeadLetterAction, deadLettersByFilter, deadLettersByIds } from './dead-letter-batches.js';
-import { DEFAULT_PAGE, MAX_PAGE, checkFilter, checkInteger, checkRowId, checkRowIds, checkTable } from './operator-input.js';
+import {
+  DEFAULT_PAGE,
+  MAX_PAGE,
+  checkFilter,
+  checkInteger,
+  checkRowId,
+  checkRowIds,
+  checkTable,
+} from './operator-input.js';
 
 /** Rows per replay or discard statement: short transactions, a bounded statement. */
 const MAX_CHUNK = 1_000;
@@ -54,7 +62,10 @@ export class DeadLetterService {
    * `destination` filters the outbox and `source` the inbox; the other one is refused.
    * @throws InvalidArgumentError `table`, `after`, `limit` (1 to 1000, default 100), or a filter field.
    */
-  async list<T extends QueueBoxTable>(table: T, query: DeadLetterListQuery = {}): Promise<DeadLetterPage<DeadLetterOf<T>>> {
+  async list<T extends QueueBoxTable>(
+    table: T,
+    query: DeadLetterListQuery = {},
+  ): Promise<DeadLetterPage<DeadLetterOf<T>>> {
     const checked = checkTable(table);
     const page = {
       filter: checkFilter(checked, query),
@@ -76,7 +87,11 @@ export class DeadLetterService {
    * @throws DeadLetterNotFoundError when the row is not dead (replayed, discarded, purged, never dead).
    * @throws InvalidArgumentError `table` or `id`.
    */
-  async inspect(table: QueueBoxTable, id: string, { payload = false }: { payload?: boolean } = {}): Promise<DeadLetterDetail> {
+  async inspect(
+    table: QueueBoxTable,
+    id: string,
+    { payload = false }: { payload?: boolean } = {},
+  ): Promise<DeadLetterDetail> {
     const checked = checkTable(table);
     const detail = await this.runner.run(this.dialect.inspectDead(checked, checkRowId(id, 'id'), payload === true));
     if (!detail) throw new DeadLetterNotFoundError(checked, id, deadLetterNotFound(checked, id));
@@ -91,7 +106,11 @@ export class DeadLetterService {
    * per-key order holds; replayed rows wake the loops at once.
    * @throws InvalidArgumentError `table`, `selection`, `ids`, `chunkSize`, or a filter field.
    */
-  replay(table: QueueBoxTable, selection: DeadLetterSelection, options: DeadLetterBatchOptions = {}): Promise<DeadLetterBatchResult> {
+  replay(
+    table: QueueBoxTable,
+    selection: DeadLetterSelection,
+    options: DeadLetterBatchOptions = {},
+  ): Promise<DeadLetterBatchResult> {
     return this.batch('replay', table, selection, options);
   }
 
@@ -100,7 +119,11 @@ export class DeadLetterService {
    * left alone.
    * @throws InvalidArgumentError `table`, `selection`, `ids`, `chunkSize`, or a filter field.
    */
-  discard(table: QueueBoxTable, selection: DeadLetterSelection, options: DeadLetterBatchOptions = {}): Promise<DeadLetterBatchResult> {
+  discard(
+    table: QueueBoxTable,
+    selection: DeadLetterSelection,
+    options: DeadLetterBatchOptions = {},
+  ): Promise<DeadLetterBatchResult> {
     return this.batch('discard', table, selection, options);
   }
 
@@ -116,7 +139,12 @@ export class DeadLetterService {
     return listed.length === 0 ? [] : this.runner.run(this.dialect.rowStates(checked, listed));
   }
 
-  private async batch(action: DeadLetterAction, table: QueueBoxTable, selection: DeadLetterSelection, options: DeadLetterBatchOptions): Promise<DeadLetterBatchResult> {
+  private async batch(
+    action: DeadLetterAction,
+    table: QueueBoxTable,
+    selection: DeadLetterSelection,
+    options: DeadLetterBatchOptions,
+  ): Promise<DeadLetterBatchResult> {
     const checked = checkTable(table);
     const chunkSize = checkInteger(options.chunkSize, 'chunkSize', 1, MAX_CHUNK, DEFAULT_CHUNK);
     // A replayed row is claimable at once: wake this replica's loops (and others', through the
@@ -135,7 +163,10 @@ export class DeadLetterService {
       const filter = checkFilter(checked, selection.filter);
       result = await deadLettersByFilter(this.runner, this.dialect, action, checked, filter, chunkSize, onChunk);
       // The operator's own filter values: names and error fragments, never message contents.
-      chosen = { selection: 'filter', filter: Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== null)) };
+      chosen = {
+        selection: 'filter',
+        filter: Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== null)),
+      };
     } else {
       throw new InvalidArgumentError('selection', invalidSelection());
     }

@@ -35,7 +35,8 @@ export function checkTable(value: unknown, field = 'table'): QueueBoxTable {
 }
 
 /** Digits of a value a bigint column can hold. */
-const isRowId = (value: unknown): value is string => typeof value === 'string' && DIGITS.test(value) && BigInt(value) <= MAX_BIGINT;
+const isRowId = (value: unknown): value is string =>
+  typeof value === 'string' && DIGITS.test(value) && BigInt(value) <= MAX_BIGINT;
 
 export function checkRowId(value: unknown, field: string): string {
   if (!isRowId(value)) throw new InvalidArgumentError(field, invalidRowId(field));
@@ -49,13 +50,15 @@ export function checkRowIds(value: unknown, field = 'ids'): string[] {
 
 export function checkInteger(value: unknown, field: string, min: number, max: number, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) throw new InvalidArgumentError(field, invalidInteger(field, min, max));
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
+    throw new InvalidArgumentError(field, invalidInteger(field, min, max));
   return value;
 }
 
 function checkText(value: unknown, field: string): string | null {
   if (value === undefined) return null;
-  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_TEXT) throw new InvalidArgumentError(field, invalidFilterText(field, MAX_TEXT));
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_TEXT)
+    throw new InvalidArgumentError(field, invalidFilterText(field, MAX_TEXT));
   // PostgreSQL refuses NUL in any text parameter: the whole statement would fail.
   if (value.includes('\0')) throw new InvalidArgumentError(field, filterTextHasNul(field));
   return value;
@@ -74,10 +77,17 @@ export function checkFilter(table: QueueBoxTable, filter: DeadLetterFilter | und
   if (typeof given !== 'object') throw new InvalidArgumentError('filter', invalidFilterText('filter', MAX_TEXT));
   const own = QUEUEBOX_TABLES[table].stream;
   for (const other of STREAM_FIELDS) {
-    if (other !== own && given[other] !== undefined) throw new InvalidArgumentError(other, filterNotForTable(other, table, own));
+    if (other !== own && given[other] !== undefined)
+      throw new InvalidArgumentError(other, filterNotForTable(other, table, own));
   }
   const deadSince = checkInstant(given.deadSince, 'deadSince');
   const deadBefore = checkInstant(given.deadBefore, 'deadBefore');
-  if (deadSince && deadBefore && deadBefore.getTime() <= deadSince.getTime()) throw new InvalidArgumentError('deadBefore', emptyTimeRange());
-  return { stream: checkText(given[own], own), errorContains: checkText(given.errorContains, 'errorContains'), deadSince, deadBefore };
+  if (deadSince && deadBefore && deadBefore.getTime() <= deadSince.getTime())
+    throw new InvalidArgumentError('deadBefore', emptyTimeRange());
+  return {
+    stream: checkText(given[own], own),
+    errorContains: checkText(given.errorContains, 'errorContains'),
+    deadSince,
+    deadBefore,
+  };
 }

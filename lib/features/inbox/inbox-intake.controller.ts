@@ -1,4 +1,15 @@
-import { Controller, Headers, HttpStatus, Inject, Logger, type OnModuleInit, Param, Post, Req, Res } from '@nestjs/common';
+import {
+  Controller,
+  Headers,
+  HttpStatus,
+  Inject,
+  Logger,
+  type OnModuleInit,
+  Param,
+  Post,
+  Req,
+  Res,
+} from '@nestjs/common';
 import { InvalidMessageError } from '../../shared/errors/invalid-message.error.js';
 import { PayloadTooLargeError } from '../../shared/errors/payload-too-large.error.js';
 import { UnknownSourceError } from '../../shared/errors/unknown-source.error.js';
@@ -67,7 +78,8 @@ export class InboxIntakeController implements OnModuleInit {
     const label = this.labels.of(source);
     const { sources, signatureToleranceSeconds } = this.options.inbox;
     // On Express the body reader answered this already, before reading the body (IntakeBodyReader).
-    if (sources && !sources.has(source)) return this.refuse(response, label, HttpStatus.NOT_FOUND, intakeUnknownSource());
+    if (sources && !sources.has(source))
+      return this.refuse(response, label, HttpStatus.NOT_FOUND, intakeUnknownSource());
     const body = request[INTAKE_BODY]?.kind === 'read' ? request[INTAKE_BODY].bytes : request.rawBody;
     if (!body) {
       this.logger.error(intakeRawBodyMissing());
@@ -93,7 +105,10 @@ export class InboxIntakeController implements OnModuleInit {
       if (error instanceof InvalidMessageError) return answer(response, HttpStatus.BAD_REQUEST, error.message);
       // A database failure: never let it reach Nest's exception log, which would print the
       // statement's parameters (the payload); the sender retries.
-      this.logger.error('inbox intake could not store a message; answered 500 so that the sender retries', { source: label, error: errorText(error) });
+      this.logger.error('inbox intake could not store a message; answered 500 so that the sender retries', {
+        source: label,
+        error: errorText(error),
+      });
       return this.fail(response, label);
     }
   }

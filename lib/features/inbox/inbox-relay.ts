@@ -1,4 +1,10 @@
-import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  type OnApplicationBootstrap,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { ClaimRepository } from '../../engine/claim.repository.js';
 import { SchemaCheck } from '../../engine/startup/schema-check.js';
@@ -37,7 +43,9 @@ import { toInboxMessage } from './inbox-message.mapper.js';
  * reclaimed at most once per a fifth of it.
  */
 @Injectable()
-export class InboxRelay implements ClaimRole<ClaimedInboxRow>, OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
+export class InboxRelay
+  implements ClaimRole<ClaimedInboxRow>, OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown
+{
   private readonly worker: ClaimWorker<ClaimedInboxRow>;
   private readonly transforms = new Map<string, InboxTransform>();
   private readonly backlog: BacklogSampler;
@@ -148,7 +156,8 @@ export class InboxRelay implements ClaimRole<ClaimedInboxRow>, OnModuleInit, OnA
   }
 
   succeeded(row: ClaimedInboxRow): void {
-    if (this.events.wants('relay.forwarded')) this.events.emit('relay.forwarded', { id: row.id, source: row.source, idempotencyKey: row.idempotencyKey });
+    if (this.events.wants('relay.forwarded'))
+      this.events.emit('relay.forwarded', { id: row.id, source: row.source, idempotencyKey: row.idempotencyKey });
   }
 
   /**

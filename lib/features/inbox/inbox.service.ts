@@ -53,7 +53,10 @@ export class InboxService {
    * `ReceiveRacedError`: the key's row was deleted by retention between the insert and the
    * read-back on every try; nothing was stored, retry.
    */
-  async receive(message: InboxMessageInput, { manager, serializedPayload }: ReceiveOptions = {}): Promise<InboxReceipt> {
+  async receive(
+    message: InboxMessageInput,
+    { manager, serializedPayload }: ReceiveOptions = {},
+  ): Promise<InboxReceipt> {
     let row;
     try {
       row = toInboxRow(message, this.options.inbox, serializedPayload);
@@ -76,7 +79,8 @@ export class InboxService {
         this.metrics.inboxReceived(this.labels.of(row.source), 'duplicate');
         return { status: 'duplicate', id: existing };
       }
-      if (attempt === MAX_RECEIVE_ATTEMPTS) throw new ReceiveRacedError(row.source, row.idempotencyKey, attempt, receiveRaced(attempt));
+      if (attempt === MAX_RECEIVE_ATTEMPTS)
+        throw new ReceiveRacedError(row.source, row.idempotencyKey, attempt, receiveRaced(attempt));
     }
   }
 

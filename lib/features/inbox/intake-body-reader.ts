@@ -4,7 +4,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { QueueBoxMetrics } from '../../engine/metrics/queuebox-metrics.service.js';
 import type { ResolvedQueueBoxOptions } from '../../config/options/resolved-options.interface.js';
 import { QUEUEBOX_INTAKE_PATH, QUEUEBOX_RESOLVED_OPTIONS } from '../../shared/queuebox.constants.js';
-import { intakeBodyTimedOut, intakeBodyTooLarge, intakeRouteNotFound, intakeUnknownSource, intakeUnsupportedPlatform } from '../../shared/queuebox.messages.js';
+import {
+  intakeBodyTimedOut,
+  intakeBodyTooLarge,
+  intakeRouteNotFound,
+  intakeUnknownSource,
+  intakeUnsupportedPlatform,
+} from '../../shared/queuebox.messages.js';
 import { INTAKE_BODY, type IntakeBodyCarrier, readIntakeBody } from './intake-body.js';
 import { checkIntakeHead } from './intake-request.js';
 import { SourceLabels } from '../../engine/metrics/source-labels.js';
@@ -73,7 +79,11 @@ export class IntakeBodyReader implements OnModuleInit {
     stack.splice(firstParser >= 0 ? firstParser : 0, 0, reader);
   }
 
-  private async read(request: IntakeHttpRequest, response: ServerResponse, next: (error?: unknown) => void): Promise<void> {
+  private async read(
+    request: IntakeHttpRequest,
+    response: ServerResponse,
+    next: (error?: unknown) => void,
+  ): Promise<void> {
     // The source first: a caller that names no declared source gets its 404 before a byte of the
     // body is read, so that nobody can make the server buffer bodies for sources it does not have.
     const source = request.params?.source ?? lastPathSegment(request.url);
@@ -107,7 +117,8 @@ export class IntakeBodyReader implements OnModuleInit {
       next();
       return;
     }
-    if (body.kind === 'timed-out') this.refuse(request, response, HttpStatus.REQUEST_TIMEOUT, intakeBodyTimedOut(bodyTimeoutMs));
+    if (body.kind === 'timed-out')
+      this.refuse(request, response, HttpStatus.REQUEST_TIMEOUT, intakeBodyTimedOut(bodyTimeoutMs));
     else this.refuse(request, response, HttpStatus.PAYLOAD_TOO_LARGE, intakeBodyTooLarge(limit));
   }
 
@@ -118,7 +129,11 @@ export class IntakeBodyReader implements OnModuleInit {
   private refuse(request: IntakeHttpRequest, response: ServerResponse, status: HttpStatus, error: string): void {
     this.metrics.inboxReceived(this.labels.of(request.params?.source ?? lastPathSegment(request.url)), 'rejected');
     const answer = JSON.stringify({ status: 'rejected', error });
-    response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', connection: 'close', 'content-length': Buffer.byteLength(answer) });
+    response.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      connection: 'close',
+      'content-length': Buffer.byteLength(answer),
+    });
     response.end(answer);
   }
 }

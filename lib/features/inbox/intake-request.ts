@@ -1,6 +1,13 @@
 import { HttpStatus } from '@nestjs/common';
 import type { InboxMessageInput } from '../../shared/interfaces/inbox-message.interface.js';
-import { MESSAGE_ID_HEADER, MESSAGE_KEY_HEADER, SIGNATURE_HEADER, WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from '../../shared/queuebox.constants.js';
+import {
+  MESSAGE_ID_HEADER,
+  MESSAGE_KEY_HEADER,
+  SIGNATURE_HEADER,
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+} from '../../shared/queuebox.constants.js';
 import {
   intakeBadContentType,
   intakeBadEncoding,
@@ -59,26 +66,37 @@ type AcceptedHead = { ok: true; id: string; headers: Record<string, string | und
  */
 export function checkIntakeHead(head: IntakeHead): AcceptedHead | IntakeRefusal {
   const headers = single(head.headers);
-  if (!isJsonContentType(headers['content-type'])) return refuse(HttpStatus.UNSUPPORTED_MEDIA_TYPE, intakeBadContentType());
+  if (!isJsonContentType(headers['content-type']))
+    return refuse(HttpStatus.UNSUPPORTED_MEDIA_TYPE, intakeBadContentType());
   const encoding = headers['content-encoding'];
-  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return refuse(HttpStatus.UNSUPPORTED_MEDIA_TYPE, intakeBadEncoding());
+  if (encoding !== undefined && encoding.toLowerCase() !== 'identity')
+    return refuse(HttpStatus.UNSUPPORTED_MEDIA_TYPE, intakeBadEncoding());
 
   const signed = head.secrets !== undefined;
   const id = headers[ID] ?? (signed ? undefined : headers[LEGACY_ID]);
   if (id === undefined) return refuse(HttpStatus.BAD_REQUEST, intakeMissingId(signed));
   const idProblem = keyProblem(id);
-  if (idProblem) return refuse(HttpStatus.BAD_REQUEST, intakeBadHeader(headers[ID] !== undefined ? ID : MESSAGE_ID_HEADER, idProblem));
+  if (idProblem)
+    return refuse(
+      HttpStatus.BAD_REQUEST,
+      intakeBadHeader(headers[ID] !== undefined ? ID : MESSAGE_ID_HEADER, idProblem),
+    );
   if (!signed) return { ok: true, id, headers };
 
-  const read = (signature: string | undefined) => readSignatureHeaders(headers[WEBHOOK_TIMESTAMP_HEADER], signature, head.nowSeconds, head.toleranceSeconds);
+  const read = (signature: string | undefined) =>
+    readSignatureHeaders(headers[WEBHOOK_TIMESTAMP_HEADER], signature, head.nowSeconds, head.toleranceSeconds);
   const body = read(headers[WEBHOOK_SIGNATURE_HEADER]);
-  if ('problem' in body) return refuse(HttpStatus.UNAUTHORIZED, intakeSignatureRefused(WEBHOOK_SIGNATURE_HEADER, body.problem));
+  if ('problem' in body)
+    return refuse(HttpStatus.UNAUTHORIZED, intakeSignatureRefused(WEBHOOK_SIGNATURE_HEADER, body.problem));
   if (!hasCoveredHeaders(headers)) return { ok: true, id, headers };
   if (headers[COVERING_SIGNATURE] === undefined) {
-    return headers[KEY] === undefined ? { ok: true, id, headers } : refuse(HttpStatus.UNAUTHORIZED, intakeKeyNotSigned());
+    return headers[KEY] === undefined
+      ? { ok: true, id, headers }
+      : refuse(HttpStatus.UNAUTHORIZED, intakeKeyNotSigned());
   }
   const covering = read(headers[COVERING_SIGNATURE]);
-  if ('problem' in covering) return refuse(HttpStatus.UNAUTHORIZED, intakeSignatureRefused(SIGNATURE_HEADER, covering.problem));
+  if ('problem' in covering)
+    return refuse(HttpStatus.UNAUTHORIZED, intakeSignatureRefused(SIGNATURE_HEADER, covering.problem));
   return { ok: true, id, headers };
 }
 
@@ -117,8 +135,14 @@ export function readIntakeRequest(request: IntakeRequest): IntakeVerdict {
   const key = kept[KEY];
   const keyFault = key === undefined ? undefined : keyProblem(key);
   if (keyFault) return refuse(HttpStatus.BAD_REQUEST, intakeBadHeader(MESSAGE_KEY_HEADER, keyFault));
-  const trace = Object.fromEntries(TRACE_HEADERS.flatMap((name) => (kept[name] === undefined ? [] : [[name, kept[name]!]])));
-  return { ok: true, message: { source: request.source, idempotencyKey: id, key: key ?? null, payload: undefined, headers: trace }, payload: text };
+  const trace = Object.fromEntries(
+    TRACE_HEADERS.flatMap((name) => (kept[name] === undefined ? [] : [[name, kept[name]!]])),
+  );
+  return {
+    ok: true,
+    message: { source: request.source, idempotencyKey: id, key: key ?? null, payload: undefined, headers: trace },
+    payload: text,
+  };
 }
 
 /**
@@ -132,7 +156,15 @@ function checkSignatures(
   request: IntakeRequest,
 ): { ok: true; kept: Record<string, string | undefined> } | IntakeRefusal {
   const check = (signature: string | undefined, content: Buffer | string) =>
-    checkWebhookSignatures(keys, id, headers[WEBHOOK_TIMESTAMP_HEADER], signature, content, request.nowSeconds, request.toleranceSeconds);
+    checkWebhookSignatures(
+      keys,
+      id,
+      headers[WEBHOOK_TIMESTAMP_HEADER],
+      signature,
+      content,
+      request.nowSeconds,
+      request.toleranceSeconds,
+    );
   const body = check(headers[WEBHOOK_SIGNATURE_HEADER], request.body);
   if (body !== 'ok') return refuse(HttpStatus.UNAUTHORIZED, intakeSignatureRefused(WEBHOOK_SIGNATURE_HEADER, body));
   if (!hasCoveredHeaders(headers)) return { ok: true, kept: headers };

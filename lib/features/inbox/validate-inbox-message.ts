@@ -5,7 +5,13 @@ import { UnknownSourceError } from '../../shared/errors/unknown-source.error.js'
 import type { InboxMessageInput } from '../../shared/interfaces/inbox-message.interface.js';
 import type { ResolvedInboxOptions } from '../../config/options/resolved-options.interface.js';
 import { serializePayload } from '../outbox/validate-outbox-message.js';
-import { invalidKey, invalidMessageShape, payloadTooLarge, serializedPayloadNotJson, unknownSource } from '../../shared/queuebox.messages.js';
+import {
+  invalidKey,
+  invalidMessageShape,
+  payloadTooLarge,
+  serializedPayloadNotJson,
+  unknownSource,
+} from '../../shared/queuebox.messages.js';
 import { keyProblem } from '../../config/validation/keys.js';
 import { validateHeaders } from '../../config/validation/message-headers.js';
 
@@ -14,16 +20,27 @@ import { validateHeaders } from '../../config/validation/message-headers.js';
  * nothing has been written then. `serializedPayload` is used as is when the caller already
  * holds the JSON text (the HTTP intake).
  */
-export function toInboxRow(input: InboxMessageInput, options: ResolvedInboxOptions, serializedPayload?: string): InboxInsertRow {
-  if (input === null || typeof input !== 'object') throw new InvalidMessageError('message', invalidMessageShape('source, idempotencyKey and payload'));
+export function toInboxRow(
+  input: InboxMessageInput,
+  options: ResolvedInboxOptions,
+  serializedPayload?: string,
+): InboxInsertRow {
+  if (input === null || typeof input !== 'object')
+    throw new InvalidMessageError('message', invalidMessageShape('source, idempotencyKey and payload'));
   const { source, idempotencyKey, key, headers } = input;
   checkKey(source, 'source', 'Inbox source');
-  if (options.sources && !options.sources.has(source)) throw new UnknownSourceError(source, unknownSource(source, [...options.sources.keys()]));
+  if (options.sources && !options.sources.has(source))
+    throw new UnknownSourceError(source, unknownSource(source, [...options.sources.keys()]));
   checkKey(idempotencyKey, 'idempotencyKey', 'Inbox idempotencyKey');
   if (key !== undefined && key !== null) checkKey(key, 'key', 'Inbox key', true);
   const payload = serializedPayload === undefined ? serializePayload(input.payload) : checkJsonText(serializedPayload);
   const size = Buffer.byteLength(payload, 'utf8');
-  if (size > options.maxPayloadBytes) throw new PayloadTooLargeError(size, options.maxPayloadBytes, payloadTooLarge(size, options.maxPayloadBytes, 'inbox.maxPayloadBytes'));
+  if (size > options.maxPayloadBytes)
+    throw new PayloadTooLargeError(
+      size,
+      options.maxPayloadBytes,
+      payloadTooLarge(size, options.maxPayloadBytes, 'inbox.maxPayloadBytes'),
+    );
   return { source, idempotencyKey, key: key ?? null, headers: JSON.stringify(validateHeaders(headers)), payload };
 }
 
@@ -40,7 +57,9 @@ function checkJsonText(text: unknown): string {
       return text;
     }
   } catch (error) {
-    throw new InvalidMessageError('serializedPayload', serializedPayloadNotJson(), undefined, 'INVALID_MESSAGE', { cause: error });
+    throw new InvalidMessageError('serializedPayload', serializedPayloadNotJson(), undefined, 'INVALID_MESSAGE', {
+      cause: error,
+    });
   }
   throw new InvalidMessageError('serializedPayload', serializedPayloadNotJson());
 }

@@ -121,12 +121,19 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
   }
 
   claim(request: ClaimRequest): Promise<ClaimResult<ClaimedOutboxRow>> {
-    return this.repository.claimOutbox(this.destinations, request, { lock: this.options.outbox.claimLock, asyncCommit: this.options.outbox.asyncMarks });
+    return this.repository.claimOutbox(this.destinations, request, {
+      lock: this.options.outbox.claimLock,
+      asyncCommit: this.options.outbox.asyncMarks,
+    });
   }
 
   identify(row: ClaimedOutboxRow): ReportedRow {
     // The stream labels metrics: bounded, as sources are (`_other` for a destination not configured here).
-    return { id: row.id, stream: this.labels.of(row.destination), fields: { messageId: row.messageId, rowId: row.id, destination: row.destination } };
+    return {
+      id: row.id,
+      stream: this.labels.of(row.destination),
+      fields: { messageId: row.messageId, rowId: row.id, destination: row.destination },
+    };
   }
 
   openSpan(row: ClaimedOutboxRow): MessageSpan | undefined {
@@ -155,7 +162,8 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
   }
 
   failureOf(error: unknown): RowFailure {
-    if (error instanceof PublishFailedError) return { error, retryable: error.retryable, retryAfterMs: error.retryAfterMs };
+    if (error instanceof PublishFailedError)
+      return { error, retryable: error.retryable, retryAfterMs: error.retryAfterMs };
     // Not the message's failure: it goes back to pending for an instance that has its destination, never dead.
     if (error instanceof DestinationNotHereError) return { error, retryable: true, giveBack: true };
     return { error, retryable: true };

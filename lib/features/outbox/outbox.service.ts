@@ -49,18 +49,25 @@ export class OutboxService {
    * registered, each message gets a `create` span in the caller's trace and stores its context.
    */
   enqueue<TPayload>(message: OutboxMessageInput<TPayload>, options?: EnqueueOptions): Promise<EnqueuedMessage>;
-  enqueue<TPayload>(messages: readonly OutboxMessageInput<TPayload>[], options?: EnqueueOptions): Promise<EnqueuedMessage[]>;
+  enqueue<TPayload>(
+    messages: readonly OutboxMessageInput<TPayload>[],
+    options?: EnqueueOptions,
+  ): Promise<EnqueuedMessage[]>;
   async enqueue(
     input: OutboxMessageInput | readonly OutboxMessageInput[],
     { manager }: EnqueueOptions = {},
   ): Promise<EnqueuedMessage | EnqueuedMessage[]> {
     const single = !Array.isArray(input);
-    const messages: readonly OutboxMessageInput[] = single ? [input as OutboxMessageInput] : (input as readonly OutboxMessageInput[]);
+    const messages: readonly OutboxMessageInput[] = single
+      ? [input as OutboxMessageInput]
+      : (input as readonly OutboxMessageInput[]);
     const tracer = messagingTracer();
     const spans = tracer && new CreateSpans(tracer);
     let result: EnqueuedMessage[];
     try {
-      const rows = messages.map((message, index) => toOutboxRow(message, this.options, single ? undefined : index, undefined, spans));
+      const rows = messages.map((message, index) =>
+        toOutboxRow(message, this.options, single ? undefined : index, undefined, spans),
+      );
       result = await insertOutboxRows(this.runner, this.dialect, this.wakeUps, rows, manager);
     } catch (error) {
       spans?.endAll(error);

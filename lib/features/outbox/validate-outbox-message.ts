@@ -5,7 +5,15 @@ import { UnknownDestinationError } from '../../shared/errors/unknown-destination
 import type { OutboxMessageInput } from '../../shared/interfaces/outbox-message.interface.js';
 import type { ResolvedQueueBoxOptions } from '../../config/options/resolved-options.interface.js';
 import { MAX_INTERVAL_MS } from '../../config/queuebox.limits.js';
-import { headerNotForDestination, invalidDelay, invalidKey, invalidMessageShape, payloadNotSerializable, payloadTooLarge, unknownDestination } from '../../shared/queuebox.messages.js';
+import {
+  headerNotForDestination,
+  invalidDelay,
+  invalidKey,
+  invalidMessageShape,
+  payloadNotSerializable,
+  payloadTooLarge,
+  unknownDestination,
+} from '../../shared/queuebox.messages.js';
 import { refusedDestinationHeader } from '../../config/options/destination-headers.js';
 import { keyProblem } from '../../config/validation/keys.js';
 import { validateHeaders } from '../../config/validation/message-headers.js';
@@ -26,16 +34,26 @@ export function toOutboxRow(
   serializedPayload?: string,
   spans?: CreateSpans,
 ): OutboxInsertRow {
-  if (input === null || typeof input !== 'object') throw new InvalidMessageError('message', invalidMessageShape('destination and payload'), index);
+  if (input === null || typeof input !== 'object')
+    throw new InvalidMessageError('message', invalidMessageShape('destination and payload'), index);
   const { destination, payload, key, headers, delayMs } = input;
   if (typeof destination !== 'string' || !options.destinations.has(destination)) {
-    throw new UnknownDestinationError(String(destination), unknownDestination(String(destination), [...options.destinations.keys()]), index);
+    throw new UnknownDestinationError(
+      String(destination),
+      unknownDestination(String(destination), [...options.destinations.keys()]),
+      index,
+    );
   }
   // A relayed payload is forwarded as the JSON text it arrived in (no re-parse, no lost precision).
   const serialized = serializedPayload ?? serializePayload(payload, index);
   const size = Buffer.byteLength(serialized, 'utf8');
   if (size > options.outbox.maxPayloadBytes) {
-    throw new PayloadTooLargeError(size, options.outbox.maxPayloadBytes, payloadTooLarge(size, options.outbox.maxPayloadBytes), index);
+    throw new PayloadTooLargeError(
+      size,
+      options.outbox.maxPayloadBytes,
+      payloadTooLarge(size, options.outbox.maxPayloadBytes),
+      index,
+    );
   }
   const keyFault = key === undefined || key === null ? undefined : keyProblem(key);
   if (keyFault) throw new InvalidMessageError('key', invalidKey('Message key', keyFault, true), index);
@@ -46,7 +64,12 @@ export function toOutboxRow(
   // A header the transport would act on (or the destination sets itself) is refused here, in the
   // caller's transaction, rather than at publish time, where it would fail or mislead.
   const refused = refusedDestinationHeader(options.destinations.get(destination)!, stored);
-  if (refused) throw new InvalidMessageError(`headers.${refused.name}`, headerNotForDestination(refused.name, destination, refused.problem), index);
+  if (refused)
+    throw new InvalidMessageError(
+      `headers.${refused.name}`,
+      headerNotForDestination(refused.name, destination, refused.problem),
+      index,
+    );
   const messageId = uuidv7();
   return {
     messageId,
@@ -65,8 +88,11 @@ export function serializePayload(payload: unknown, index?: number): string {
     serialized = JSON.stringify(payload);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new InvalidMessageError('payload', payloadNotSerializable(reason), index, 'INVALID_MESSAGE', { cause: error });
+    throw new InvalidMessageError('payload', payloadNotSerializable(reason), index, 'INVALID_MESSAGE', {
+      cause: error,
+    });
   }
-  if (serialized === undefined) throw new InvalidMessageError('payload', payloadNotSerializable(`${typeof payload} has no JSON form`), index);
+  if (serialized === undefined)
+    throw new InvalidMessageError('payload', payloadNotSerializable(`${typeof payload} has no JSON form`), index);
   return serialized;
 }

@@ -36,7 +36,10 @@ export async function readBodyPrefix(response: Response, maxBytes: number): Prom
 
 /** A short, log-safe text of a body prefix: printable characters only, at most `maxChars`. */
 export function describeBody(prefix: BodyPrefix, maxChars: number): string {
-  const text = prefix.bytes.toString('utf8').replace(/[^\x20-\x7e]+/g, ' ').trim();
+  const text = prefix.bytes
+    .toString('utf8')
+    .replace(/[^\x20-\x7e]+/g, ' ')
+    .trim();
   if (text.length === 0) return '';
   return text.length > maxChars || prefix.truncated ? `${text.slice(0, maxChars)}…` : text;
 }

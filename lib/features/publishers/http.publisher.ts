@@ -46,16 +46,22 @@ export class HttpPublisher implements OutboxPublisher {
         signal: AbortSignal.any([signal, AbortSignal.timeout(this.destination.timeoutMs)]),
       });
     } catch (error) {
-      throw new PublishFailedError(`POST to destination "${this.destination.name}" failed: ${describeFetchError(error)}`, { retryable: true, cause: error });
+      throw new PublishFailedError(
+        `POST to destination "${this.destination.name}" failed: ${describeFetchError(error)}`,
+        { retryable: true, cause: error },
+      );
     }
     const body = await readBodyPrefix(response, MAX_RESPONSE_BYTES);
     if (response.status >= 200 && response.status < 300) return;
     const retryable = response.status >= 500 || RETRYABLE_STATUS.has(response.status);
     const said = describeBody(body, MAX_ERROR_BODY_CHARS);
-    throw new PublishFailedError(`destination "${this.destination.name}" answered HTTP ${response.status}${said ? `: ${said}` : ''}`, {
-      retryable,
-      retryAfterMs: retryable ? parseRetryAfter(response.headers.get('retry-after'), Date.now()) : undefined,
-    });
+    throw new PublishFailedError(
+      `destination "${this.destination.name}" answered HTTP ${response.status}${said ? `: ${said}` : ''}`,
+      {
+        retryable,
+        retryAfterMs: retryable ? parseRetryAfter(response.headers.get('retry-after'), Date.now()) : undefined,
+      },
+    );
   }
 
   private headersOf(message: OutboxMessage): Record<string, string> {
@@ -64,7 +70,8 @@ export class HttpPublisher implements OutboxPublisher {
     // a message cannot replace them (enqueue refuses that; a row stored before the destination
     // configured the header still carries it).
     const headers: Record<string, string> = {};
-    for (const [name, value] of [...Object.entries(message.headers), ...Object.entries(this.destination.headers)]) headers[name.toLowerCase()] = value;
+    for (const [name, value] of [...Object.entries(message.headers), ...Object.entries(this.destination.headers)])
+      headers[name.toLowerCase()] = value;
     headers['content-type'] = 'application/json';
     if (message.key !== null) headers[MESSAGE_KEY_HEADER.toLowerCase()] = message.key;
     const keys = this.destination.secrets;
@@ -76,7 +83,13 @@ export class HttpPublisher implements OutboxPublisher {
     headers[WEBHOOK_ID_HEADER] = message.messageId;
     headers[WEBHOOK_TIMESTAMP_HEADER] = String(timestamp);
     headers[WEBHOOK_SIGNATURE_HEADER] = webhookSignatures(keys, message.messageId, timestamp, message.payload);
-    if (hasCoveredHeaders(headers)) headers[SIGNATURE_HEADER.toLowerCase()] = webhookSignatures(keys, message.messageId, timestamp, coveredHeadersText(headers));
+    if (hasCoveredHeaders(headers))
+      headers[SIGNATURE_HEADER.toLowerCase()] = webhookSignatures(
+        keys,
+        message.messageId,
+        timestamp,
+        coveredHeadersText(headers),
+      );
     return headers;
   }
 }

@@ -40,7 +40,10 @@ export class NatsPublisher implements ClosablePublisher {
   async publish(message: OutboxMessage, { signal }: PublishContext): Promise<void> {
     // A `Nats-*` header would instruct the stream (a rollup purges the subject): never published.
     const refused = refusedDestinationHeader(this.destination, message.headers);
-    if (refused) throw new PublishFailedError(headerNotPublished(refused.name, this.destination.name, refused.problem), { retryable: false });
+    if (refused)
+      throw new PublishFailedError(headerNotPublished(refused.name, this.destination.name, refused.problem), {
+        retryable: false,
+      });
     const { subject, timeoutMs } = this.destination;
     let link: NatsLink;
     try {
@@ -55,9 +58,13 @@ export class NatsPublisher implements ClosablePublisher {
       headers.set(MESSAGE_ID_HEADER, message.messageId);
       if (message.key !== null) headers.set(MESSAGE_KEY_HEADER, message.key);
       // JetStream's own timeout bounds the wait for the acknowledgement; the signal ends it early.
-      await awaitWithin(link.js.publish(subject, message.payload, { msgID: message.messageId, headers, timeout: timeoutMs }), signal);
+      await awaitWithin(
+        link.js.publish(subject, message.payload, { msgID: message.messageId, headers, timeout: timeoutMs }),
+        signal,
+      );
     } catch (error) {
-      if (isNoResponders(error)) throw new PublishFailedError(natsNoStream(this.destination.name, subject), { retryable: true, cause: error });
+      if (isNoResponders(error))
+        throw new PublishFailedError(natsNoStream(this.destination.name, subject), { retryable: true, cause: error });
       throw this.failure(`publish to subject "${subject}" was not acknowledged: ${this.describe(error)}`, error);
     }
   }
@@ -74,7 +81,10 @@ export class NatsPublisher implements ClosablePublisher {
       () => true,
       () => false,
     );
-    const inTime = await Promise.race([drained, new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.destination.timeoutMs)))]);
+    const inTime = await Promise.race([
+      drained,
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.destination.timeoutMs))),
+    ]);
     clearTimeout(timer);
     if (!inTime) await connection.close().catch(() => undefined);
   }
@@ -90,13 +100,21 @@ export class NatsPublisher implements ClosablePublisher {
 
   private async open(): Promise<NatsLink> {
     const [transport, jetstream] = this.client;
-    const connection = await transport.connect({ servers: this.destination.servers, timeout: this.destination.timeoutMs, name: `queuebox:${this.destination.name}` });
+    const connection = await transport.connect({
+      servers: this.destination.servers,
+      timeout: this.destination.timeoutMs,
+      name: `queuebox:${this.destination.name}`,
+    });
     const link: NatsLink = { connection, js: jetstream.jetstream(connection, { timeout: this.destination.timeoutMs }) };
     // The client reconnects by itself for a while; once it gives up, the next publish opens anew.
     void connection.closed().then((error) => {
       if (this.link === link) this.link = undefined;
       if (error && !this.closed) {
-        this.logger.warn('NATS connection closed; it is reopened on the next publish', { destination: this.destination.name, address: this.address(), error: this.describe(error) });
+        this.logger.warn('NATS connection closed; it is reopened on the next publish', {
+          destination: this.destination.name,
+          address: this.address(),
+          error: this.describe(error),
+        });
       }
     });
     this.link = link;
@@ -113,9 +131,12 @@ export class NatsPublisher implements ClosablePublisher {
 
   private describe(error: unknown): string {
     if (error instanceof WaitEndedError) {
-      return error.reason === 'aborted' ? 'aborted (claim lost or shutdown); the message may still be delivered' : `no answer within ${this.destination.timeoutMs} ms`;
+      return error.reason === 'aborted'
+        ? 'aborted (claim lost or shutdown); the message may still be delivered'
+        : `no answer within ${this.destination.timeoutMs} ms`;
     }
-    const text = error instanceof Error ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}` : String(error);
+    const text =
+      error instanceof Error ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}` : String(error);
     return scrubCredentials(text, this.destination.servers);
   }
 }

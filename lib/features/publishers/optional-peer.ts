@@ -9,15 +9,27 @@ const requirePeer = createRequire(import.meta.url);
  * users without such a destination need not install it, and QueueBox has no top-level await.
  * Throws `InvalidQueueBoxOptionsError` at `destinations.<name>.type` saying what to install.
  */
-export function loadPeerPackages<T extends unknown[]>(destination: { name: string; type: string }, packages: { [K in keyof T]: string }): T {
+export function loadPeerPackages<T extends unknown[]>(
+  destination: { name: string; type: string },
+  packages: { [K in keyof T]: string },
+): T {
   const path = `destinations.${destination.name}.type`;
   const missing = packages.filter((name) => !isInstalled(name));
-  if (missing.length > 0) throw new InvalidQueueBoxOptionsError(path, peerPackageMissing(destination.name, destination.type, missing));
+  if (missing.length > 0)
+    throw new InvalidQueueBoxOptionsError(path, peerPackageMissing(destination.name, destination.type, missing));
   return packages.map((name) => {
     try {
       return requirePeer(name) as unknown;
     } catch (error) {
-      throw new InvalidQueueBoxOptionsError(path, peerPackageBroken(destination.name, destination.type, name, error instanceof Error ? error.message.split('\n')[0] : String(error)));
+      throw new InvalidQueueBoxOptionsError(
+        path,
+        peerPackageBroken(
+          destination.name,
+          destination.type,
+          name,
+          error instanceof Error ? error.message.split('\n')[0] : String(error),
+        ),
+      );
     }
   }) as T;
 }

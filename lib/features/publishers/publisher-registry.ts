@@ -39,7 +39,13 @@ export class PublisherRegistry implements OnModuleInit, OnApplicationShutdown {
         continue;
       }
       if (destination.type === 'nats') {
-        this.addConnected(destination.name, new NatsPublisher(destination, loadPeerPackages<NatsClient>(destination, ['@nats-io/transport-node', '@nats-io/jetstream'])));
+        this.addConnected(
+          destination.name,
+          new NatsPublisher(
+            destination,
+            loadPeerPackages<NatsClient>(destination, ['@nats-io/transport-node', '@nats-io/jetstream']),
+          ),
+        );
         continue;
       }
       const path = `destinations.${destination.name}.publisher`;

@@ -82,7 +82,11 @@ export class RabbitMqLink {
       clientProperties: { connection_name: `queuebox:${this.destination.name}` },
     });
     connection.on('error', (error: Error) => {
-      this.logger.warn('RabbitMQ connection failed; it is reopened on the next publish', { destination: this.destination.name, address: this.address, error: this.describe(error) });
+      this.logger.warn('RabbitMQ connection failed; it is reopened on the next publish', {
+        destination: this.destination.name,
+        address: this.address,
+        error: this.describe(error),
+      });
     });
     connection.on('close', () => {
       if (this.connection !== connection) return;
@@ -90,7 +94,10 @@ export class RabbitMqLink {
       this.current = undefined;
     });
     connection.on('blocked', (reason: string) => {
-      this.logger.warn('RabbitMQ blocked this connection; publishes wait for confirms until it unblocks', { destination: this.destination.name, reason });
+      this.logger.warn('RabbitMQ blocked this connection; publishes wait for confirms until it unblocks', {
+        destination: this.destination.name,
+        reason,
+      });
     });
     this.connection = connection;
     return connection;

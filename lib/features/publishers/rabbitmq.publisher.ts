@@ -32,13 +32,19 @@ export class RabbitMqPublisher implements ClosablePublisher {
     // Before the channel: `CC`/`BCC` as strings make the broker close the shared channel, failing
     // every publish in flight on it. This message alone goes dead; its neighbours are unaffected.
     const refused = refusedDestinationHeader(this.destination, message.headers);
-    if (refused) throw new PublishFailedError(headerNotPublished(refused.name, this.destination.name, refused.problem), { retryable: false });
+    if (refused)
+      throw new PublishFailedError(headerNotPublished(refused.name, this.destination.name, refused.problem), {
+        retryable: false,
+      });
     const timeoutMs = this.destination.confirmTimeoutMs;
     let open: OpenChannel;
     try {
       open = await awaitWithin(this.link.channel(), signal, timeoutMs);
     } catch (error) {
-      throw this.failure(`cannot open a confirm channel to ${this.link.address}: ${this.describe(error, timeoutMs)}`, error);
+      throw this.failure(
+        `cannot open a confirm channel to ${this.link.address}: ${this.describe(error, timeoutMs)}`,
+        error,
+      );
     }
     const headers: Record<string, string> = { ...message.headers, [MESSAGE_ID_AMQP_HEADER]: message.messageId };
     if (message.key !== null) headers[MESSAGE_KEY_AMQP_HEADER] = message.key;
@@ -48,7 +54,12 @@ export class RabbitMqPublisher implements ClosablePublisher {
         this.destination.exchange,
         this.destination.routingKey,
         Buffer.from(message.payload, 'utf8'),
-        { messageId: message.messageId, contentType: 'application/json', persistent: this.destination.persistent, headers },
+        {
+          messageId: message.messageId,
+          contentType: 'application/json',
+          persistent: this.destination.persistent,
+          headers,
+        },
         (error: unknown) => (error ? reject(error) : resolve()),
       );
     });
@@ -57,9 +68,15 @@ export class RabbitMqPublisher implements ClosablePublisher {
     } catch (error) {
       if (error instanceof RangeError) {
         // amqplib could not encode the message (headers over 64 KiB): no retry can succeed.
-        throw new PublishFailedError(`RabbitMQ destination "${this.destination.name}": ${error.message}`, { retryable: false, cause: error });
+        throw new PublishFailedError(`RabbitMQ destination "${this.destination.name}": ${error.message}`, {
+          retryable: false,
+          cause: error,
+        });
       }
-      const reason = error instanceof WaitEndedError ? this.describe(error, timeoutMs) : (open.closeReason ?? this.describe(error, timeoutMs));
+      const reason =
+        error instanceof WaitEndedError
+          ? this.describe(error, timeoutMs)
+          : (open.closeReason ?? this.describe(error, timeoutMs));
       throw this.failure(`publish to exchange "${this.destination.exchange}" was not confirmed: ${reason}`, error);
     }
   }
@@ -69,12 +86,17 @@ export class RabbitMqPublisher implements ClosablePublisher {
   }
 
   private failure(text: string, cause: unknown): PublishFailedError {
-    return new PublishFailedError(`RabbitMQ destination "${this.destination.name}": ${text}`, { retryable: true, cause });
+    return new PublishFailedError(`RabbitMQ destination "${this.destination.name}": ${text}`, {
+      retryable: true,
+      cause,
+    });
   }
 
   private describe(error: unknown, timeoutMs: number): string {
     if (error instanceof WaitEndedError) {
-      return error.reason === 'aborted' ? 'aborted (claim lost or shutdown); the message may still be delivered' : `no answer within ${timeoutMs} ms`;
+      return error.reason === 'aborted'
+        ? 'aborted (claim lost or shutdown); the message may still be delivered'
+        : `no answer within ${timeoutMs} ms`;
     }
     if (error instanceof Error && error.message === 'message nacked') return 'the broker nacked the message';
     return this.link.describe(error);

@@ -93,7 +93,10 @@ export class PullWorkerExplorer implements OnModuleInit, OnApplicationBootstrap,
           leaseAdvisor: this.leaseAdvisor,
           events: this.events,
           // The first poller samples the backlog of every pulled source (one query for all).
-          sampleBacklog: this.pollers.length === 0 ? { every: this.options.workers.metricsIntervalMs, sample: () => this.sampleBacklog() } : undefined,
+          sampleBacklog:
+            this.pollers.length === 0
+              ? { every: this.options.workers.metricsIntervalMs, sample: () => this.sampleBacklog() }
+              : undefined,
         }),
       );
     }

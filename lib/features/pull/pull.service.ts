@@ -17,7 +17,13 @@ import type { ResolvedQueueBoxOptions } from '../../config/options/resolved-opti
 import { QUEUEBOX_RESOLVED_OPTIONS } from '../../shared/queuebox.constants.js';
 import { CLAIMERS } from '../../shared/queuebox.claimers.js';
 import { MAX_INTERVAL_MS } from '../../config/queuebox.limits.js';
-import { claimLost, deadLetterNeedsReason, invalidInteger, invalidPullSource, unknownSource } from '../../shared/queuebox.messages.js';
+import {
+  claimLost,
+  deadLetterNeedsReason,
+  invalidInteger,
+  invalidPullSource,
+  unknownSource,
+} from '../../shared/queuebox.messages.js';
 import { ClaimOutcomes, type LossFinder, type ReportedRow } from '../../engine/claim-outcomes.js';
 import { type RowOutcome } from '../../engine/metrics/outcome-metrics.interface.js';
 import { keyProblem } from '../../config/validation/keys.js';
@@ -61,19 +67,27 @@ export class PullService {
   }
 
   /** Claims up to `max` messages of `source`: at most one per aggregate, the oldest of each. */
-  async claimBatch<TPayload = unknown>(source: string, options: PullClaimOptions & { max: number }): Promise<PulledMessage<TPayload>[]> {
+  async claimBatch<TPayload = unknown>(
+    source: string,
+    options: PullClaimOptions & { max: number },
+  ): Promise<PulledMessage<TPayload>[]> {
     const leaseMs = checkInt(options.leaseMs, 'leaseMs', MIN_LEASE_MS, MAX_INTERVAL_MS);
     const max = checkInt(options.max, 'max', 1, MAX_BATCH);
     const sources = this.options.inbox.sources;
     const sourceProblem = keyProblem(source);
     if (sourceProblem) throw new InvalidArgumentError('source', invalidPullSource(sourceProblem));
-    if (sources && !sources.has(source)) throw new UnknownSourceError(source, unknownSource(source, [...sources.keys()]));
+    if (sources && !sources.has(source))
+      throw new UnknownSourceError(source, unknownSource(source, [...sources.keys()]));
     const cursor = this.cursorOf(source);
     const request = cursor.request(max, leaseMs);
-    const { rows, progress, skipped } = await this.repository.claimPull(source, request, { lock: options.claimLock ?? false });
+    const { rows, progress, skipped } = await this.repository.claimPull(source, request, {
+      lock: options.claimLock ?? false,
+    });
     if (!skipped) cursor.advance(request, progress);
     const stream = this.labels.of(source);
-    this.outcomes.inverted(rows.filter((row) => row.inverted).map((row) => ({ ...identify(row.id, source, stream), key: row.key })));
+    this.outcomes.inverted(
+      rows.filter((row) => row.inverted).map((row) => ({ ...identify(row.id, source, stream), key: row.key })),
+    );
     const now = performance.now();
     return rows.map((row) => {
       const claim: Claim = { component: 'pull', id: row.id, token: row.token, leaseMs };
@@ -109,24 +123,42 @@ export class PullService {
   }
 
   /** Returns the row to `pending`, due after `delayMs`, keeping `error`. Throws `ClaimLostError` when lost. */
-  async retry(message: PulledMessage, options: { delayMs?: number; error?: string; manager?: EntityManager } = {}): Promise<void> {
+  async retry(
+    message: PulledMessage,
+    options: { delayMs?: number; error?: string; manager?: EntityManager } = {},
+  ): Promise<void> {
     const delayMs = checkInt(options.delayMs ?? 0, 'delayMs', 0, MAX_INTERVAL_MS);
-    await this.fenced(message, 'retry', await this.repository.retry(message.claim, delayMs, options.error ?? 'retried by the client', options), 'retried');
+    await this.fenced(
+      message,
+      'retry',
+      await this.repository.retry(message.claim, delayMs, options.error ?? 'retried by the client', options),
+      'retried',
+    );
   }
 
   /** Marks the row `dead`, keeping `reason`. Throws `ClaimLostError` when lost. */
   async deadLetter(message: PulledMessage, options: { reason: string; manager?: EntityManager }): Promise<void> {
-    if (typeof options?.reason !== 'string' || options.reason.length === 0) throw new InvalidArgumentError('reason', deadLetterNeedsReason());
+    if (typeof options?.reason !== 'string' || options.reason.length === 0)
+      throw new InvalidArgumentError('reason', deadLetterNeedsReason());
     const result = await this.repository.deadLetter(message.claim, options.reason, options);
     await this.fenced(message, 'dead-letter', result, 'dead');
-    this.outcomes.deadLettered(identify(message.claim.id, message.source, this.labels.of(message.source)), message.attempt, options.reason);
+    this.outcomes.deadLettered(
+      identify(message.claim.id, message.source, this.labels.of(message.source)),
+      message.attempt,
+      options.reason,
+    );
   }
 
   /**
    * Reports a fenced write as the claim workers report theirs (metrics, events, the lease
    * advisor); on a loss, logs once, and throws. `ends`: the write finished the row's claim.
    */
-  private async fenced(message: PulledMessage<unknown>, write: LossFinder, result: FenceResult, ends?: Exclude<RowOutcome, 'lost'>): Promise<void> {
+  private async fenced(
+    message: PulledMessage<unknown>,
+    write: LossFinder,
+    result: FenceResult,
+    ends?: Exclude<RowOutcome, 'lost'>,
+  ): Promise<void> {
     const { claim } = message;
     const row = identify(claim.id, message.source, this.labels.of(message.source));
     if (result === 'ok' && !ends) {

@@ -25,14 +25,32 @@ export interface ResolvedPullWorker extends ResolvedLoopOptions {
  * Validates the options of one `@PullWorker` class at start-up. Throws `InvalidPullWorkerError`
  * naming the class and the option.
  */
-export function resolvePullWorkerOptions(name: string, metadata: PullWorkerMetadata, options: ResolvedQueueBoxOptions): ResolvedPullWorker {
+export function resolvePullWorkerOptions(
+  name: string,
+  metadata: PullWorkerMetadata,
+  options: ResolvedQueueBoxOptions,
+): ResolvedPullWorker {
   try {
     const { source } = metadata;
     const sourceProblem = keyProblem(source);
-    if (sourceProblem) throw new InvalidPullWorkerError(name, invalidPullOption(name, 'source', source, `a valid source name (it ${sourceProblem})`), 'source');
+    if (sourceProblem)
+      throw new InvalidPullWorkerError(
+        name,
+        invalidPullOption(name, 'source', source, `a valid source name (it ${sourceProblem})`),
+        'source',
+      );
     const declared = options.inbox.sources;
     if (declared && !declared.has(source)) {
-      throw new InvalidPullWorkerError(name, invalidPullOption(name, 'source', source, `a source declared in inbox.sources (${[...declared.keys()].join(', ')})`), 'source');
+      throw new InvalidPullWorkerError(
+        name,
+        invalidPullOption(
+          name,
+          'source',
+          source,
+          `a source declared in inbox.sources (${[...declared.keys()].join(', ')})`,
+        ),
+        'source',
+      );
     }
     const concurrency = readInt(metadata.concurrency, 'concurrency', 1, 1, MAX_PULL_CONCURRENCY);
     return {
@@ -47,10 +65,20 @@ export function resolvePullWorkerOptions(name: string, metadata: PullWorkerMetad
       backoff: resolveBackoff(readObject(metadata.backoff, 'backoff'), 'backoff'),
       pollIntervalMs: readInt(metadata.pollIntervalMs, 'pollIntervalMs', 1_000, 10, DAY_MS),
       claimLock: readBoolean(metadata.claimLock, 'claimLock', false),
-      shutdownTimeoutMs: readInt(metadata.shutdownTimeoutMs, 'shutdownTimeoutMs', options.workers.shutdownTimeoutMs, 0, DAY_MS),
+      shutdownTimeoutMs: readInt(
+        metadata.shutdownTimeoutMs,
+        'shutdownTimeoutMs',
+        options.workers.shutdownTimeoutMs,
+        0,
+        DAY_MS,
+      ),
     };
   } catch (error) {
     if (!(error instanceof InvalidQueueBoxOptionsError)) throw error;
-    throw new InvalidPullWorkerError(name, `@PullWorker class ${name}: ${error.message.replace(/^QueueBox option /, 'option ')}`, error.path);
+    throw new InvalidPullWorkerError(
+      name,
+      `@PullWorker class ${name}: ${error.message.replace(/^QueueBox option /, 'option ')}`,
+      error.path,
+    );
   }
 }

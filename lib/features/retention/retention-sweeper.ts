@@ -1,4 +1,10 @@
-import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { SchemaCheck } from '../../engine/startup/schema-check.js';
 import { StatementRunner } from '../../database/statement-runner.js';
@@ -57,8 +63,12 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
   ) {
     const { outboxSentMs, inboxProcessedMs, deadMs, intervalMs } = options.retention;
     const rules: (PurgeRule | undefined)[] = [
-      outboxSentMs === undefined ? undefined : { table: 'outbox', state: 'done', olderThanMs: outboxSentMs, label: 'sent' },
-      inboxProcessedMs === undefined ? undefined : { table: 'inbox', state: 'done', olderThanMs: inboxProcessedMs, label: 'processed' },
+      outboxSentMs === undefined
+        ? undefined
+        : { table: 'outbox', state: 'done', olderThanMs: outboxSentMs, label: 'sent' },
+      inboxProcessedMs === undefined
+        ? undefined
+        : { table: 'inbox', state: 'done', olderThanMs: inboxProcessedMs, label: 'processed' },
       deadMs === undefined ? undefined : { table: 'outbox', state: 'dead', olderThanMs: deadMs, label: 'dead' },
       deadMs === undefined ? undefined : { table: 'inbox', state: 'dead', olderThanMs: deadMs, label: 'dead' },
     ];
@@ -77,12 +87,22 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
    * cron job (running while the job is active; `intervalMs` is then the gap between the job's
    * next two runs).
    */
-  get loopStatus(): Pick<PollLoop, 'state' | 'lastTickAt' | 'lastError' | 'consecutiveErrors'> & { intervalMs: number; enabled: boolean } {
+  get loopStatus(): Pick<PollLoop, 'state' | 'lastTickAt' | 'lastError' | 'consecutiveErrors'> & {
+    intervalMs: number;
+    enabled: boolean;
+  } {
     const enabled = this.rules.length > 0;
     const scheduled = this.scheduled;
     if (!scheduled) {
       const { state, lastTickAt, lastError, consecutiveErrors } = this.loop;
-      return { state, lastTickAt, lastError, consecutiveErrors, intervalMs: this.options.retention.intervalMs, enabled };
+      return {
+        state,
+        lastTickAt,
+        lastError,
+        consecutiveErrors,
+        intervalMs: this.options.retention.intervalMs,
+        enabled,
+      };
     }
     const [next, after] = scheduled.job.nextDates(2).map((date) => date.toMillis());
     return {
@@ -106,7 +126,9 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
     const schedule = this.options.retention.schedule;
     if (schedule) {
       await this.startSchedule(schedule.cron, schedule.timeZone, schedule.jobName);
-      this.logger.log(`scheduled: deletes ${rules}, on "${schedule.cron}" (${schedule.timeZone}) as cron job "${schedule.jobName}"`);
+      this.logger.log(
+        `scheduled: deletes ${rules}, on "${schedule.cron}" (${schedule.timeZone}) as cron job "${schedule.jobName}"`,
+      );
       return;
     }
     this.loop.start();
@@ -137,7 +159,8 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
     } catch {
       throw new InvalidQueueBoxOptionsError('retention.schedule', scheduleModuleMissing());
     }
-    if (registry.doesExist('cron', jobName)) throw new InvalidQueueBoxOptionsError('retention.jobName', duplicateRetentionJob(jobName));
+    if (registry.doesExist('cron', jobName))
+      throw new InvalidQueueBoxOptionsError('retention.jobName', duplicateRetentionJob(jobName));
     const job = peer.createJob(cron, timeZone, () => this.scheduledSweep());
     this.scheduled = { job, registry, controller: new AbortController(), consecutiveErrors: 0 };
     registry.addCronJob(jobName, job as never);
@@ -184,7 +207,9 @@ export class RetentionSweeper implements OnApplicationBootstrap, BeforeApplicati
     for (const rule of this.rules) {
       for (;;) {
         if (signal.aborted) return 'idle';
-        const deleted = await this.runner.run(this.dialect.purgeFinished(rule.table, rule.state, rule.olderThanMs, PURGE_CHUNK));
+        const deleted = await this.runner.run(
+          this.dialect.purgeFinished(rule.table, rule.state, rule.olderThanMs, PURGE_CHUNK),
+        );
         this.metrics.purged(rule.table, rule.label, deleted.length);
         if (deleted.length < PURGE_CHUNK) break;
       }

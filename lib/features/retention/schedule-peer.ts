@@ -1,7 +1,11 @@
 import { createRequire } from 'node:module';
 import type { Type } from '@nestjs/common';
 import { InvalidQueueBoxOptionsError } from '../../shared/errors/invalid-queuebox-options.error.js';
-import { invalidCronExpression, schedulePackageBroken, schedulePackageMissing } from '../../shared/queuebox.messages.js';
+import {
+  invalidCronExpression,
+  schedulePackageBroken,
+  schedulePackageMissing,
+} from '../../shared/queuebox.messages.js';
 import { errorText } from '../../shared/errors/error-text.js';
 
 const requirePeer = createRequire(import.meta.url);
@@ -44,7 +48,9 @@ interface CronModule {
  * installer (pnpm) does not let QueueBox see `cron` directly. Throws
  * `InvalidQueueBoxOptionsError` at `retention.schedule` saying what to install.
  */
-export async function loadSchedulePeer(resolve: ResolvePackage = (name) => requirePeer.resolve(name)): Promise<SchedulePeer> {
+export async function loadSchedulePeer(
+  resolve: ResolvePackage = (name) => requirePeer.resolve(name),
+): Promise<SchedulePeer> {
   let schedulePath: string;
   try {
     schedulePath = resolve('@nestjs/schedule');
@@ -63,7 +69,11 @@ export async function loadSchedulePeer(resolve: ResolvePackage = (name) => requi
     SchedulerRegistry: schedule.SchedulerRegistry,
     createJob: (expression, timeZone, onTick) => {
       const check = cron.validateCronExpression(expression);
-      if (!check.valid) throw new InvalidQueueBoxOptionsError('retention.schedule', invalidCronExpression(expression, errorText(check.error)));
+      if (!check.valid)
+        throw new InvalidQueueBoxOptionsError(
+          'retention.schedule',
+          invalidCronExpression(expression, errorText(check.error)),
+        );
       return cron.CronJob.from({ cronTime: expression, timeZone, onTick, start: false, waitForCompletion: true });
     },
   };

@@ -3,7 +3,10 @@ import { errorText } from '../errors/error-text.js';
 import type { QueueBoxEventListener, QueueBoxEventMap, QueueBoxEventName } from './queuebox-event-map.interface.js';
 
 /** A listener of every event (the `@nestjs/event-emitter` bridge). */
-export type QueueBoxAnyEventListener = <E extends QueueBoxEventName>(event: E, payload: QueueBoxEventMap[E]) => void | Promise<void>;
+export type QueueBoxAnyEventListener = <E extends QueueBoxEventName>(
+  event: E,
+  payload: QueueBoxEventMap[E],
+) => void | Promise<void>;
 
 /**
  * Typed in-process hooks: subscribe with `on(event, listener)`. Events are delivered after the
@@ -51,12 +54,14 @@ export class QueueBoxEvents {
   }
 
   private deliver<E extends QueueBoxEventName>(event: E, payload: QueueBoxEventMap[E]): void {
-    for (const listener of this.listeners.get(event) ?? []) this.call(event, () => (listener as QueueBoxEventListener<E>)(payload));
+    for (const listener of this.listeners.get(event) ?? [])
+      this.call(event, () => (listener as QueueBoxEventListener<E>)(payload));
     for (const listener of this.anyListeners) this.call(event, () => listener(event, payload));
   }
 
   private call(event: QueueBoxEventName, invoke: () => void | Promise<void>): void {
-    const failed = (error: unknown): void => this.logger.error('QueueBox event listener failed', { event, error: errorText(error) });
+    const failed = (error: unknown): void =>
+      this.logger.error('QueueBox event listener failed', { event, error: errorText(error) });
     try {
       const result = invoke();
       if (result && typeof result.then === 'function') result.then(undefined, failed);

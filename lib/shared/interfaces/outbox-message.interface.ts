@@ -12,7 +12,9 @@
 export interface QueueBoxDestinations {}
 
 /** A destination name: one of `QueueBoxDestinations` when augmented, else any string. @publicApi */
-export type DestinationName = [keyof QueueBoxDestinations] extends [never] ? string : Extract<keyof QueueBoxDestinations, string>;
+export type DestinationName = [keyof QueueBoxDestinations] extends [never]
+  ? string
+  : Extract<keyof QueueBoxDestinations, string>;
 
 /**
  * A message to enqueue. `TPayload` types the payload you pass.

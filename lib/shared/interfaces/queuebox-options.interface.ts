@@ -197,7 +197,9 @@ export interface InboxRouteOptions {
  * @publicApi
  */
 export interface InboxTransform<TPayload = unknown> {
-  transform(message: InboxMessage<TPayload>): Partial<Omit<OutboxMessageInput, 'delayMs'>> | Promise<Partial<Omit<OutboxMessageInput, 'delayMs'>>>;
+  transform(
+    message: InboxMessage<TPayload>,
+  ): Partial<Omit<OutboxMessageInput, 'delayMs'>> | Promise<Partial<Omit<OutboxMessageInput, 'delayMs'>>>;
 }
 
 /** @publicApi */
@@ -281,7 +283,8 @@ export interface BackoffOptions {
 }
 
 /** @publicApi */
-export type DestinationOptions = HttpDestinationOptions | RabbitMqDestinationOptions | NatsDestinationOptions | CustomDestinationOptions;
+export type DestinationOptions =
+  HttpDestinationOptions | RabbitMqDestinationOptions | NatsDestinationOptions | CustomDestinationOptions;
 
 /**
  * POSTs each message to a URL with its id (`webhook-id` when signed, else `X-Message-Id`), the key

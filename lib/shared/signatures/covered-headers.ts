@@ -14,7 +14,9 @@ export const COVERED_HEADERS = [MESSAGE_KEY_HEADER.toLowerCase(), 'traceparent',
  * from it, so adding or dropping one changes the signature.
  */
 export function coveredHeadersText(headers: Readonly<Record<string, string | undefined>>): string {
-  return COVERED_HEADERS.flatMap((name) => (headers[name] === undefined ? [] : [`${name}:${headers[name]}`])).join('\n');
+  return COVERED_HEADERS.flatMap((name) => (headers[name] === undefined ? [] : [`${name}:${headers[name]}`])).join(
+    '\n',
+  );
 }
 
 /** True when the request carries any header the second signature covers. */

@@ -14,12 +14,16 @@ const MAX_KEY_BYTES = 64;
  */
 export function decodeWebhookSecret(secret: unknown): { key: Buffer } | { problem: string } {
   if (typeof secret !== 'string' || !secret.startsWith(WEBHOOK_SECRET_PREFIX)) {
-    return { problem: `a Standard Webhooks secret: "${WEBHOOK_SECRET_PREFIX}" followed by ${MIN_KEY_BYTES} to ${MAX_KEY_BYTES} random bytes in base64` };
+    return {
+      problem: `a Standard Webhooks secret: "${WEBHOOK_SECRET_PREFIX}" followed by ${MIN_KEY_BYTES} to ${MAX_KEY_BYTES} random bytes in base64`,
+    };
   }
   const encoded = secret.slice(WEBHOOK_SECRET_PREFIX.length);
   const key = decodeBase64Strictly(encoded) ?? Buffer.alloc(0);
   if (key.length < MIN_KEY_BYTES || key.length > MAX_KEY_BYTES) {
-    return { problem: `"${WEBHOOK_SECRET_PREFIX}" followed by ${MIN_KEY_BYTES} to ${MAX_KEY_BYTES} bytes in base64 (this one decodes to ${key.length})` };
+    return {
+      problem: `"${WEBHOOK_SECRET_PREFIX}" followed by ${MIN_KEY_BYTES} to ${MAX_KEY_BYTES} bytes in base64 (this one decodes to ${key.length})`,
+    };
   }
   return { key };
 }

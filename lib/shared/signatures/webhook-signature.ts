@@ -13,12 +13,18 @@ const TIMESTAMP = /^[0-9]{1,12}$/;
  * `<id>.<timestamp>.<content>`, space-separated. `content` is hashed as the bytes it is: the raw
  * body, never a decoded and re-encoded text.
  */
-export function webhookSignatures(keys: readonly Buffer[], id: string, timestamp: number, content: Buffer | string): string {
+export function webhookSignatures(
+  keys: readonly Buffer[],
+  id: string,
+  timestamp: number,
+  content: Buffer | string,
+): string {
   return keys.map((key) => `v1,${digest(key, id, timestamp, content).toString('base64')}`).join(' ');
 }
 
 /** What the signature headers of a request hold, read without the body. */
-export type SignatureHeaders = { problem: Exclude<SignatureCheck, 'ok' | 'mismatch'> } | { timestamp: number; signatures: Buffer[] };
+export type SignatureHeaders =
+  { problem: Exclude<SignatureCheck, 'ok' | 'mismatch'> } | { timestamp: number; signatures: Buffer[] };
 
 /**
  * Reads a timestamp and a signature header, and checks what can be checked without the content:
@@ -65,7 +71,10 @@ export function checkWebhookSignatures(
   if ('problem' in read) return read.problem;
   for (const key of keys) {
     const expected = digest(key, id, read.timestamp, content);
-    if (read.signatures.some((signature) => signature.length === expected.length && timingSafeEqual(signature, expected))) return 'ok';
+    if (
+      read.signatures.some((signature) => signature.length === expected.length && timingSafeEqual(signature, expected))
+    )
+      return 'ok';
   }
   return 'mismatch';
 }

@@ -26,4 +26,5 @@ export type MessagingOperationType = 'create' | 'send' | 'process';
 export type MessagingOperationName = 'enqueue' | 'publish' | 'relay' | 'pull';
 
 /** How a span's work ended, as `queuebox.outcome`. */
-export type SpanOutcome = 'created' | 'sent' | 'processed' | 'retried' | 'dead' | 'lost' | 'released' | 'abandoned' | 'failed';
+export type SpanOutcome =
+  'created' | 'sent' | 'processed' | 'retried' | 'dead' | 'lost' | 'released' | 'abandoned' | 'failed';

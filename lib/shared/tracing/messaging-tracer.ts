@@ -39,7 +39,13 @@ export class MessagingTracer {
   }
 
   /** `process <source>` of an inbox message whose headers carry the sender's context. */
-  process(operation: 'relay' | 'pull', source: string, messageId: string, attempt: number, headers: Record<string, string>): MessageSpan {
+  process(
+    operation: 'relay' | 'pull',
+    source: string,
+    messageId: string,
+    attempt: number,
+    headers: Record<string, string>,
+  ): MessageSpan {
     return this.start('process', operation, source, messageId, attempt, this.extract(headers), true);
   }
 
@@ -59,7 +65,8 @@ export class MessagingTracer {
   ): MessageSpan {
     const { otel } = this;
     const parentSpan = linkParent ? otel.trace.getSpanContext(parent) : undefined;
-    const links: Link[] | undefined = parentSpan && otel.trace.isSpanContextValid(parentSpan) ? [{ context: parentSpan }] : undefined;
+    const links: Link[] | undefined =
+      parentSpan && otel.trace.isSpanContextValid(parentSpan) ? [{ context: parentSpan }] : undefined;
     const span = this.tracer.startSpan(
       `${type} ${destination}`,
       {
@@ -101,7 +108,10 @@ class OtelMessageSpan implements MessageSpan {
   recordError(error: unknown): void {
     if (this.ended) return;
     this.span.recordException(error instanceof Error ? error : String(error));
-    this.span.setStatus({ code: this.otel.SpanStatusCode.ERROR, message: error instanceof Error ? error.name : undefined });
+    this.span.setStatus({
+      code: this.otel.SpanStatusCode.ERROR,
+      message: error instanceof Error ? error.name : undefined,
+    });
   }
 
   end(outcome: SpanOutcome, error?: unknown): void {

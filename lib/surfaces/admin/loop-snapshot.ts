@@ -15,7 +15,13 @@ export interface LoopReading {
 }
 
 /** One loop as the admin shows it; ages against this replica's clock, like the loop's own tick times. */
-export function loopSnapshot(name: string, component: LoopComponent, pollIntervalMs: number, reading: LoopReading, source?: string): LoopSnapshot {
+export function loopSnapshot(
+  name: string,
+  component: LoopComponent,
+  pollIntervalMs: number,
+  reading: LoopReading,
+  source?: string,
+): LoopSnapshot {
   const lastTickAt = reading.lastTickAt ?? null;
   return {
     name,

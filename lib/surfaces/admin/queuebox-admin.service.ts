@@ -64,9 +64,23 @@ export class QueueBoxAdmin {
    */
   loops(): LoopSnapshot[] {
     const { outbox, relay, pull } = CLAIMERS;
-    const loops = [loopSnapshot(loopName(outbox), outbox.component, this.options.outbox.pollIntervalMs, this.poller.status)];
-    if (this.options.inbox.relay.routes.size > 0) loops.push(loopSnapshot(loopName(relay), relay.component, this.options.inbox.relay.pollIntervalMs, this.relay.status));
-    for (const worker of this.pullWorkers.workers) loops.push(loopSnapshot(loopName(pull, worker.source), pull.component, worker.pollIntervalMs, worker.status, worker.source));
+    const loops = [
+      loopSnapshot(loopName(outbox), outbox.component, this.options.outbox.pollIntervalMs, this.poller.status),
+    ];
+    if (this.options.inbox.relay.routes.size > 0)
+      loops.push(
+        loopSnapshot(loopName(relay), relay.component, this.options.inbox.relay.pollIntervalMs, this.relay.status),
+      );
+    for (const worker of this.pullWorkers.workers)
+      loops.push(
+        loopSnapshot(
+          loopName(pull, worker.source),
+          pull.component,
+          worker.pollIntervalMs,
+          worker.status,
+          worker.source,
+        ),
+      );
     const retention = this.sweeper.loopStatus;
     if (retention.enabled) loops.push(loopSnapshot('retention', 'retention', retention.intervalMs, retention));
     return loops;
@@ -74,15 +88,22 @@ export class QueueBoxAdmin {
 
   /** Pending rows and the oldest pending age per destination and per inbox source (database clock). */
   async backlog(): Promise<Backlog> {
-    const [outbox, inbox] = await settleAll([this.runner.run(this.dialect.outboxBacklog()), this.runner.run(this.dialect.inboxBacklog())]);
-    const entries = (rows: typeof outbox) => rows.map((row) => ({ name: row.label, pending: row.pending, oldestAgeSeconds: row.oldestAgeSeconds }));
+    const [outbox, inbox] = await settleAll([
+      this.runner.run(this.dialect.outboxBacklog()),
+      this.runner.run(this.dialect.inboxBacklog()),
+    ]);
+    const entries = (rows: typeof outbox) =>
+      rows.map((row) => ({ name: row.label, pending: row.pending, oldestAgeSeconds: row.oldestAgeSeconds }));
     return { outbox: entries(outbox), inbox: entries(inbox) };
   }
 
   /** Keys whose head row is retrying or dead, oldest first, at most `limit` (1–1000, default 100) per table. */
   async blockedKeys({ limit }: { limit?: number } = {}): Promise<BlockedKey[]> {
     const max = checkInteger(limit, 'limit', 1, MAX_PAGE, DEFAULT_PAGE);
-    const [outbox, inbox] = await settleAll([this.runner.run(this.dialect.blockedKeys('outbox', max)), this.runner.run(this.dialect.blockedKeys('inbox', max))]);
+    const [outbox, inbox] = await settleAll([
+      this.runner.run(this.dialect.blockedKeys('outbox', max)),
+      this.runner.run(this.dialect.blockedKeys('inbox', max)),
+    ]);
     return [...outbox, ...inbox];
   }
 
@@ -106,7 +127,10 @@ export class QueueBoxAdmin {
    * @deprecated Use `DeadLetterService.list(table, query)` (the same arguments and result). Logs a
    * warning the first time it is called in a process.
    */
-  listDead<T extends QueueBoxTable>(table: T, query: DeadLetterListQuery = {}): Promise<DeadLetterPage<DeadLetterOf<T>>> {
+  listDead<T extends QueueBoxTable>(
+    table: T,
+    query: DeadLetterListQuery = {},
+  ): Promise<DeadLetterPage<DeadLetterOf<T>>> {
     warnDeprecatedOnce('QueueBoxAdmin.listDead', 'DeadLetterService.list(table, query)');
     return this.deadLetters.list(table, query);
   }
@@ -137,7 +161,11 @@ export class QueueBoxAdmin {
    * @deprecated Use `DeadLetterService.replay(table, selection, options)` (the same arguments and
    * result). Logs a warning the first time it is called in a process.
    */
-  replayDead(table: QueueBoxTable, selection: DeadLetterSelection, options: DeadLetterBatchOptions = {}): Promise<DeadLetterBatchResult> {
+  replayDead(
+    table: QueueBoxTable,
+    selection: DeadLetterSelection,
+    options: DeadLetterBatchOptions = {},
+  ): Promise<DeadLetterBatchResult> {
     warnDeprecatedOnce('QueueBoxAdmin.replayDead', 'DeadLetterService.replay(table, selection, options)');
     return this.deadLetters.replay(table, selection, options);
   }
@@ -147,7 +175,11 @@ export class QueueBoxAdmin {
    * @deprecated Use `DeadLetterService.discard(table, selection, options)` (the same arguments and
    * result). Logs a warning the first time it is called in a process.
    */
-  discardDead(table: QueueBoxTable, selection: DeadLetterSelection, options: DeadLetterBatchOptions = {}): Promise<DeadLetterBatchResult> {
+  discardDead(
+    table: QueueBoxTable,
+    selection: DeadLetterSelection,
+    options: DeadLetterBatchOptions = {},
+  ): Promise<DeadLetterBatchResult> {
     warnDeprecatedOnce('QueueBoxAdmin.discardDead', 'DeadLetterService.discard(table, selection, options)');
     return this.deadLetters.discard(table, selection, options);
   }

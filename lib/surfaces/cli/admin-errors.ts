@@ -23,7 +23,8 @@ export async function asFlagErrors<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof InvalidArgumentError && FLAG_OF_FIELD[error.field]) throw new CliUsageError(FLAG_OF_FIELD[error.field], error.message);
+    if (error instanceof InvalidArgumentError && FLAG_OF_FIELD[error.field])
+      throw new CliUsageError(FLAG_OF_FIELD[error.field], error.message);
     throw error;
   }
 }

@@ -8,9 +8,4 @@ import { statusCommand } from './commands/status.command.js';
  * The commands of `queuebox`, in the order `--help` lists them. A command is one file in
  * `commands/` and one line here.
  */
-export const CLI_COMMANDS: readonly CliCommand[] = [
-  schemaCommand,
-  statusCommand,
-  deadCommand,
-  conformanceCommand,
-];
+export const CLI_COMMANDS: readonly CliCommand[] = [schemaCommand, statusCommand, deadCommand, conformanceCommand];

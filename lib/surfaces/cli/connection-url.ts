@@ -1,5 +1,11 @@
 import type { DataSourceOptions } from 'typeorm';
-import { dialectOfScheme, dialectSchemes, schemeOfUrl, urlNamesDatabase, type DialectName } from '../../database/dialects/dialect-registry.js';
+import {
+  dialectOfScheme,
+  dialectSchemes,
+  schemeOfUrl,
+  urlNamesDatabase,
+  type DialectName,
+} from '../../database/dialects/dialect-registry.js';
 import { CliUsageError } from '../../shared/errors/cli-usage.error.js';
 import { maskUrl, urlSecrets } from '../../config/validation/url-secrets.js';
 import { urlNeedsDatabase, urlNotUrl, urlRequired, urlScheme } from './cli.messages.js';
@@ -31,7 +37,10 @@ export function parseConnectionUrl(value: string | undefined): CliConnection {
   const profile = dialectOfScheme(schemeOfUrl(url));
   if (!profile) throw new CliUsageError('--url', urlScheme(schemeOfUrl(url), dialectSchemes));
   if (profile.url.needsDatabase && !urlNamesDatabase(url)) throw new CliUsageError('--url', urlNeedsDatabase());
-  const options = profile.url.dataSourceOptions(value, url, { applicationName: 'queuebox-cli', poolSize: CLI_POOL_SIZE });
+  const options = profile.url.dataSourceOptions(value, url, {
+    applicationName: 'queuebox-cli',
+    poolSize: CLI_POOL_SIZE,
+  });
   return { dialect: profile.name, masked: maskUrl(value), options };
 }
 

@@ -36,13 +36,21 @@ class QueueBoxCliModule {}
  * them checks it at bootstrap. No HTTP server is created. The commands import this module
  * lazily: `schema` and `--help` load neither Nest nor TypeORM.
  */
-export async function withQueueBox<T>(connection: CliConnection, tables: ResolvedTableNames, work: (parts: QueueBoxParts) => Promise<T>): Promise<T> {
+export async function withQueueBox<T>(
+  connection: CliConnection,
+  tables: ResolvedTableNames,
+  work: (parts: QueueBoxParts) => Promise<T>,
+): Promise<T> {
   const root: DynamicModule = {
     module: QueueBoxCliModule,
     imports: [
       // One attempt: an unreachable database is the operator's answer, not a reason to wait 30 s.
       TypeOrmModule.forRoot({ ...connection.options, retryAttempts: 0, toRetry: () => false }),
-      QueueBoxModule.forRoot({ schema: tables.schema, tables: { outbox: tables.outbox, inbox: tables.inbox }, workers: { enabled: false } }),
+      QueueBoxModule.forRoot({
+        schema: tables.schema,
+        tables: { outbox: tables.outbox, inbox: tables.inbox },
+        workers: { enabled: false },
+      }),
     ],
   };
   // abortOnError: false, so that a failed start-up is an error the CLI reports (exit 1), not process.abort().

@@ -29,7 +29,12 @@ export interface CliIo {
  * `***` in anything printed, a driver's error message included; control characters (from the
  * database: a last error, a key) are printed as escapes, never sent raw to the terminal.
  */
-export async function runCli(argv: readonly string[], io: CliIo, env: CliContext['env'] = {}, commands: readonly CliCommand[] = CLI_COMMANDS): Promise<number> {
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo,
+  env: CliContext['env'] = {},
+  commands: readonly CliCommand[] = CLI_COMMANDS,
+): Promise<number> {
   const json = argv.includes('--json');
   const secrets = secretsOf([...argv, env[DATABASE_URL_VARIABLE]]);
   const scrub = (text: string): string => secrets.reduce((masked, secret) => masked.split(secret).join('***'), text);
@@ -55,15 +60,27 @@ export async function runCli(argv: readonly string[], io: CliIo, env: CliContext
     // A QueueBox error's message is written for users; anything else (a driver's) gets its class and code.
     // The start-up check's is written for an application's configuration: the CLI says it in its own terms.
     const notReady = error instanceof MissingMigrationsError;
-    const message = scrub(notReady ? tablesNotReady(error.problems, error.migrations) : error instanceof QueueBoxError ? error.message : errorText(error));
+    const message = scrub(
+      notReady
+        ? tablesNotReady(error.problems, error.migrations)
+        : error instanceof QueueBoxError
+          ? error.message
+          : errorText(error),
+    );
     const missing = notReady ? dialectOfType(error.databaseType) : missingTableDatabase(error);
-    const hint = missing ? missingTablesHint({ type: missing.name, defaultMigrations: missing.schema.defaultMigrations }) : undefined;
+    const hint = missing
+      ? missingTablesHint({ type: missing.name, defaultMigrations: missing.schema.defaultMigrations })
+      : undefined;
     if (json) {
       const code = error instanceof QueueBoxError ? error.code : 'FAILED';
-      io.stderr(terminalJson({ error: { code, ...(usage ? { flag: error.flag } : {}), message, ...(hint ? { hint } : {}) } }));
+      io.stderr(
+        terminalJson({ error: { code, ...(usage ? { flag: error.flag } : {}), message, ...(hint ? { hint } : {}) } }),
+      );
     } else {
       const help = commands.some((command) => command.name === name) ? `queuebox ${name} --help` : 'queuebox --help';
-      io.stderr(`queuebox: ${terminalText(message)}${usage ? `\nRun "${help}" for the usage.` : ''}${hint ? `\nhint: ${hint}` : ''}`);
+      io.stderr(
+        `queuebox: ${terminalText(message)}${usage ? `\nRun "${help}" for the usage.` : ''}${hint ? `\nhint: ${hint}` : ''}`,
+      );
     }
     return usage ? EXIT_CODES.usage : EXIT_CODES.failure;
   }
@@ -76,7 +93,9 @@ export async function runCli(argv: readonly string[], io: CliIo, env: CliContext
  */
 function missingTableDatabase(error: unknown): DialectProfile | undefined {
   const errors = [error, (error as { driverError?: unknown } | null)?.driverError];
-  return dialectProfiles.find((profile) => errors.some((candidate) => profile.classifyError(candidate) === 'missing-table'));
+  return dialectProfiles.find((profile) =>
+    errors.some((candidate) => profile.classifyError(candidate) === 'missing-table'),
+  );
 }
 
 function generalUsage(commands: readonly CliCommand[]): string {

@@ -31,5 +31,8 @@ export function terminalText(text: string): string {
  * bidirectional controls raw; they are escaped as `\u…` too, which parses to the same value.
  */
 export function terminalJson(value: unknown, indent?: number): string {
-  return JSON.stringify(value, null, indent).replace(RAW_IN_JSON, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value, null, indent).replace(
+    RAW_IN_JSON,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

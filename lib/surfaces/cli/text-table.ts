@@ -1,10 +1,19 @@
 import { terminalText } from './terminal-text.js';
 
 /** A plain text table: a header row and aligned columns, for the CLI's human output. */
-export function textTable(headers: readonly string[], rows: readonly (readonly (string | number | null | undefined)[])[]): string {
-  const cells = rows.map((row) => row.map((cell) => (cell === null || cell === undefined ? '-' : oneLine(String(cell)))));
+export function textTable(
+  headers: readonly string[],
+  rows: readonly (readonly (string | number | null | undefined)[])[],
+): string {
+  const cells = rows.map((row) =>
+    row.map((cell) => (cell === null || cell === undefined ? '-' : oneLine(String(cell)))),
+  );
   const widths = headers.map((header, i) => Math.max(header.length, ...cells.map((row) => row[i]?.length ?? 0)));
-  const line = (row: readonly string[]): string => row.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (row: readonly string[]): string =>
+    row
+      .map((cell, i) => cell.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [line(headers), ...cells.map(line)].join('\n');
 }
 

@@ -62,8 +62,17 @@ export class ConformanceContext {
   }
 
   /** Inserts outbox rows with QueueBox's own insert; returns their ids in the order of `rows`. */
-  async insertOutbox(rows: readonly { destination: string; key: string | null; delayMs?: number }[]): Promise<string[]> {
-    const full: OutboxInsertRow[] = rows.map((row, i) => ({ messageId: uuidv7(), destination: row.destination, key: row.key, headers: '{}', payload: JSON.stringify({ i }), delayMs: row.delayMs ?? 0 }));
+  async insertOutbox(
+    rows: readonly { destination: string; key: string | null; delayMs?: number }[],
+  ): Promise<string[]> {
+    const full: OutboxInsertRow[] = rows.map((row, i) => ({
+      messageId: uuidv7(),
+      destination: row.destination,
+      key: row.key,
+      headers: '{}',
+      payload: JSON.stringify({ i }),
+      delayMs: row.delayMs ?? 0,
+    }));
     const ids = new Map((await this.runner.run(this.dialect.insertOutbox(full))).map((row) => [row.messageId, row.id]));
     return full.map((row) => ids.get(row.messageId)!);
   }
@@ -71,5 +80,8 @@ export class ConformanceContext {
 
 /** A time of the application's clock as a parameter: a Date, bare or in a typed parameter. */
 function isApplicationTime(param: unknown): boolean {
-  return param instanceof Date || (typeof param === 'object' && param !== null && (param as { value?: unknown }).value instanceof Date);
+  return (
+    param instanceof Date ||
+    (typeof param === 'object' && param !== null && (param as { value?: unknown }).value instanceof Date)
+  );
 }

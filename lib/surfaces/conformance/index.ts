@@ -5,4 +5,9 @@
  * @packageDocumentation
  */
 export { runConformance, type ConformanceOptions } from './run-conformance.js';
-export { formatConformanceReport, type ConformanceCheck, type ConformanceCheckName, type ConformanceReport } from './conformance-report.js';
+export {
+  formatConformanceReport,
+  type ConformanceCheck,
+  type ConformanceCheckName,
+  type ConformanceReport,
+} from './conformance-report.js';

@@ -81,7 +81,8 @@ const CHECKS: readonly ConformanceCheckDefinition[] = [
  */
 export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
   const connections = options.connections ?? 4;
-  if (!Number.isInteger(connections) || connections < 2 || connections > 32) throw new InvalidArgumentError('connections', badConnections(connections));
+  if (!Number.isInteger(connections) || connections < 2 || connections > 32)
+    throw new InvalidArgumentError('connections', badConnections(connections));
   const schema = options.schema ?? `queuebox_conformance_${randomBytes(5).toString('hex')}`;
   // Validates the schema name as the module's option would.
   const tables = resolveOptions({ schema }).tables;
@@ -95,17 +96,33 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   }
   try {
     const dialect = resolveDialect(dataSource, tables, options.preparedStatements ?? true);
-    return await runIn(new ConformanceContext(dataSource, dialect, connections, options.timeoutMs ?? 10_000, options.listenUrl), dialect, schema, options.preparedStatements);
+    return await runIn(
+      new ConformanceContext(dataSource, dialect, connections, options.timeoutMs ?? 10_000, options.listenUrl),
+      dialect,
+      schema,
+      options.preparedStatements,
+    );
   } finally {
     if (owned) await dataSource.destroy();
   }
 }
 
-async function runIn(context: ConformanceContext, dialect: SqlDialect, schema: string, preparedStatements: boolean | undefined): Promise<ConformanceReport> {
+async function runIn(
+  context: ConformanceContext,
+  dialect: SqlDialect,
+  schema: string,
+  preparedStatements: boolean | undefined,
+): Promise<ConformanceReport> {
   const checks: ConformanceCheck[] = [];
   let created = false;
   // First, as at QueueBox's start-up: what the connections keep across transactions (a pooler).
-  checks.push(await timed('pooling', 'QueueBox adapts to what its connections keep across transactions (a pooler in transaction mode)', () => adaptToPooling(dialect, context, preparedStatements)));
+  checks.push(
+    await timed(
+      'pooling',
+      'QueueBox adapts to what its connections keep across transactions (a pooler in transaction mode)',
+      () => adaptToPooling(dialect, context, preparedStatements),
+    ),
+  );
   const setup = await timed('schema', "a schema of the run's own with QueueBox's tables", async () => {
     const exists = await context.runner.run(dialect.schemaExists(schema));
     if (exists) throw new ConformanceFailure(schemaTaken(schema));
@@ -117,22 +134,49 @@ async function runIn(context: ConformanceContext, dialect: SqlDialect, schema: s
   try {
     for (const check of CHECKS) {
       if (setup.status !== 'pass') {
-        checks.push({ name: check.name, title: check.title, status: 'skip', evidence: '', reason: notRunAfterSetup(), durationMs: 0 });
+        checks.push({
+          name: check.name,
+          title: check.title,
+          status: 'skip',
+          evidence: '',
+          reason: notRunAfterSetup(),
+          durationMs: 0,
+        });
         continue;
       }
       const skipReason = check.skipReason?.(context);
-      if (skipReason) checks.push({ name: check.name, title: check.title, status: 'skip', evidence: '', reason: skipReason, durationMs: 0 });
+      if (skipReason)
+        checks.push({
+          name: check.name,
+          title: check.title,
+          status: 'skip',
+          evidence: '',
+          reason: skipReason,
+          durationMs: 0,
+        });
       else checks.push(await timed(check.name, check.title, () => check.run(context)));
     }
   } finally {
     // Dropped whatever happened, but only when this run made it (never a schema that was there before).
-    if (created) checks.push(await timed('cleanup', 'the schema of the run is dropped', () => dropOwnSchema(context, dialect, schema)));
+    if (created)
+      checks.push(
+        await timed('cleanup', 'the schema of the run is dropped', () => dropOwnSchema(context, dialect, schema)),
+      );
   }
   // resolveDialect builds only the dialects the registry names.
-  return { passed: checks.every((check) => check.status !== 'fail'), database: dialect.type as DialectName, schema, checks };
+  return {
+    passed: checks.every((check) => check.status !== 'fail'),
+    database: dialect.type as DialectName,
+    schema,
+    checks,
+  };
 }
 
-async function adaptToPooling(dialect: SqlDialect, context: ConformanceContext, preparedStatements: boolean | undefined): Promise<string> {
+async function adaptToPooling(
+  dialect: SqlDialect,
+  context: ConformanceContext,
+  preparedStatements: boolean | undefined,
+): Promise<string> {
   const pooling = await dialect.probePooling(context.dataSource);
   if (!pooling.sessionPerTransaction) return sessionPerConnection();
   if (pooling.preparedStatementsKept) return pooledKeepingStatements();
@@ -142,13 +186,18 @@ async function adaptToPooling(dialect: SqlDialect, context: ConformanceContext, 
 }
 
 async function dropOwnSchema(context: ConformanceContext, dialect: SqlDialect, schema: string): Promise<string> {
-  if (!(await context.runner.run(dialect.schemaExists(schema)))) return `schema ${schema} was never made: nothing to drop`;
+  if (!(await context.runner.run(dialect.schemaExists(schema))))
+    return `schema ${schema} was never made: nothing to drop`;
   await context.runner.run(dialect.dropSchema());
   if (await context.runner.run(dialect.schemaExists(schema))) throw new ConformanceFailure(schemaNotDropped(schema));
   return `dropped schema ${schema}`;
 }
 
-async function timed(name: ConformanceCheck['name'], title: string, run: () => Promise<string>): Promise<ConformanceCheck> {
+async function timed(
+  name: ConformanceCheck['name'],
+  title: string,
+  run: () => Promise<string>,
+): Promise<ConformanceCheck> {
   const started = Date.now();
   try {
     const evidence = await run();

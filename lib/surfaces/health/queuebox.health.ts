@@ -66,13 +66,23 @@ export class QueueBoxHealthIndicator {
       loops[loop.name] = report;
       if (stalled) findings.push(stalled);
     }
-    findings.push(...thresholdFindings(this.moduleRef.get(QueueBoxMetrics, { strict: false }).signals, this.thresholds));
+    findings.push(
+      ...thresholdFindings(this.moduleRef.get(QueueBoxMetrics, { strict: false }).signals, this.thresholds),
+    );
     findings.push(...leaseAdviceFindings(this.moduleRef.get(LeaseAdvisor, { strict: false })));
-    return withFindings(indicator, loops, Object.values(loops).every((loop) => loop.healthy), findings);
+    return withFindings(
+      indicator,
+      loops,
+      Object.values(loops).every((loop) => loop.healthy),
+      findings,
+    );
   }
 }
 
-function reportLoop(loop: LoopSnapshot, thresholds: ResolvedHealthThresholds): { report: LoopReport; stalled?: HealthFinding } {
+function reportLoop(
+  loop: LoopSnapshot,
+  thresholds: ResolvedHealthThresholds,
+): { report: LoopReport; stalled?: HealthFinding } {
   const ageMs = loop.lastTickAgeMs ?? Infinity;
   // A loop waiting for a free slot does not tick; with work in flight it is busy, not stuck.
   const stalled = stalledLoopFinding(loop.name, ageMs, loop.inFlight, loop.pollIntervalMs, thresholds);

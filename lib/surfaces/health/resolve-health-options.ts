@@ -17,7 +17,11 @@ export function resolveHealthOptions(options: QueueBoxHealthOptions | undefined)
   const root = readObject(options, 'health', ['oldestPendingAge', 'deadLetters', 'stalledLoop']);
   const age = readObject(root.oldestPendingAge, 'health.oldestPendingAge', ['degradedAfterMs', 'downAfterMs']);
   const dead = readObject(root.deadLetters, 'health.deadLetters', ['windowMs', 'degradedAt', 'downAt']);
-  const stalled = readObject(root.stalledLoop, 'health.stalledLoop', ['degradedAfterIntervals', 'downAfterIntervals', 'minStaleMs']);
+  const stalled = readObject(root.stalledLoop, 'health.stalledLoop', [
+    'degradedAfterIntervals',
+    'downAfterIntervals',
+    'minStaleMs',
+  ]);
   const optional = (value: unknown, path: string, min: number, max: number): number | undefined =>
     value === undefined ? undefined : readInt(value, path, 0, min, max);
   const resolved: ResolvedHealthThresholds = {
@@ -26,14 +30,37 @@ export function resolveHealthOptions(options: QueueBoxHealthOptions | undefined)
       downAfterMs: optional(age.downAfterMs, 'health.oldestPendingAge.downAfterMs', 1, MAX_INTERVAL_MS),
     },
     deadLetters: {
-      windowMs: readInt(dead.windowMs, 'health.deadLetters.windowMs', DEFAULT_DEAD_LETTER_WINDOW_MS, 1_000, MAX_INTERVAL_MS),
+      windowMs: readInt(
+        dead.windowMs,
+        'health.deadLetters.windowMs',
+        DEFAULT_DEAD_LETTER_WINDOW_MS,
+        1_000,
+        MAX_INTERVAL_MS,
+      ),
       degradedAt: optional(dead.degradedAt, 'health.deadLetters.degradedAt', 1, MAX_COUNT),
       downAt: optional(dead.downAt, 'health.deadLetters.downAt', 1, MAX_COUNT),
     },
     stalledLoop: {
-      degradedAfterIntervals: optional(stalled.degradedAfterIntervals, 'health.stalledLoop.degradedAfterIntervals', 1, 1_000),
-      downAfterIntervals: readInt(stalled.downAfterIntervals, 'health.stalledLoop.downAfterIntervals', DEFAULT_STALLED_INTERVALS, 1, 1_000),
-      minStaleMs: readInt(stalled.minStaleMs, 'health.stalledLoop.minStaleMs', DEFAULT_MIN_STALE_MS, 0, MAX_INTERVAL_MS),
+      degradedAfterIntervals: optional(
+        stalled.degradedAfterIntervals,
+        'health.stalledLoop.degradedAfterIntervals',
+        1,
+        1_000,
+      ),
+      downAfterIntervals: readInt(
+        stalled.downAfterIntervals,
+        'health.stalledLoop.downAfterIntervals',
+        DEFAULT_STALLED_INTERVALS,
+        1,
+        1_000,
+      ),
+      minStaleMs: readInt(
+        stalled.minStaleMs,
+        'health.stalledLoop.minStaleMs',
+        DEFAULT_MIN_STALE_MS,
+        0,
+        MAX_INTERVAL_MS,
+      ),
     },
   };
   inOrder(resolved.oldestPendingAge.degradedAfterMs, resolved.oldestPendingAge.downAfterMs, 'health.oldestPendingAge');

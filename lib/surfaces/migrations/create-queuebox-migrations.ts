@@ -26,7 +26,9 @@ export interface QueueBoxMigrationOptions {
  */
 export function createQueueBoxMigrations(options: QueueBoxMigrationOptions): QueueBoxMigrationClass[] {
   const tables = resolveOptions({ schema: options.schema, tables: options.tables }).tables;
-  return schemaSteps(String(options?.type), tables).map((step) => migration(migrationName(step, tables), step.up, step.down));
+  return schemaSteps(String(options?.type), tables).map((step) =>
+    migration(migrationName(step, tables), step.up, step.down),
+  );
 }
 
 function migration(name: string, up: readonly string[], down: readonly string[]): QueueBoxMigrationClass {

@@ -32,20 +32,23 @@ export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN, OPTIONS_TYPE, ASYN
   new ConfigurableModuleBuilder<QueueBoxModuleOptions>({ optionsInjectionToken: QUEUEBOX_MODULE_OPTIONS })
     .setClassMethodName('forRoot')
     .setFactoryMethodName('createQueueBoxOptions')
-    .setExtras<QueueBoxModuleExtras>({ isGlobal: true, dataSource: undefined, intake: undefined }, (definition, extras) => ({
-      ...definition,
-      global: extras.isGlobal,
-      imports: [
-        ...(definition.imports ?? []),
-        DiscoveryModule,
-        ...(extras.intake ? [RouterModule.register([{ path: extras.intake.path, module: definition.module }])] : []),
-      ],
-      controllers: extras.intake ? [InboxIntakeController] : [],
-      providers: [
-        ...(definition.providers ?? []),
-        ...queueBoxProviders(extras.dataSource),
-        ...(extras.intake ? [{ provide: QUEUEBOX_INTAKE_PATH, useValue: extras.intake.path }, IntakeBodyReader] : []),
-      ],
-      exports: [...(definition.exports ?? []), ...QUEUEBOX_EXPORTS],
-    }))
+    .setExtras<QueueBoxModuleExtras>(
+      { isGlobal: true, dataSource: undefined, intake: undefined },
+      (definition, extras) => ({
+        ...definition,
+        global: extras.isGlobal,
+        imports: [
+          ...(definition.imports ?? []),
+          DiscoveryModule,
+          ...(extras.intake ? [RouterModule.register([{ path: extras.intake.path, module: definition.module }])] : []),
+        ],
+        controllers: extras.intake ? [InboxIntakeController] : [],
+        providers: [
+          ...(definition.providers ?? []),
+          ...queueBoxProviders(extras.dataSource),
+          ...(extras.intake ? [{ provide: QUEUEBOX_INTAKE_PATH, useValue: extras.intake.path }, IntakeBodyReader] : []),
+        ],
+        exports: [...(definition.exports ?? []), ...QUEUEBOX_EXPORTS],
+      }),
+    )
     .build();

@@ -74,9 +74,17 @@ export function queueBoxProviders(dataSourceName: string | undefined): Provider[
       // Adapted to the connections before anything runs a statement: a pooler in transaction
       // mode keeps no prepared statement or LISTEN past a transaction (adapt-to-pooling.ts).
       useFactory: async (dataSource: DataSource, options: ResolvedQueueBoxOptions) => {
-        const dialect = resolveDialect(dataSource, options.tables, options.preparedStatements, options.statementTimeoutMs);
+        const dialect = resolveDialect(
+          dataSource,
+          options.tables,
+          options.preparedStatements,
+          options.statementTimeoutMs,
+        );
         const { workers, notify, preparedStatements } = options;
-        await adaptToPooling(dialect, dataSource, { preparedStatements, listensOnPool: workers.enabled && notify.enabled && notify.listenUrl === undefined });
+        await adaptToPooling(dialect, dataSource, {
+          preparedStatements,
+          listensOnPool: workers.enabled && notify.enabled && notify.listenUrl === undefined,
+        });
         return dialect;
       },
       inject: [QUEUEBOX_DATA_SOURCE, QUEUEBOX_RESOLVED_OPTIONS],
@@ -112,4 +120,13 @@ export function queueBoxProviders(dataSourceName: string | undefined): Provider[
  * (poller, relay, pull workers) stay internal: `QueueBoxAdmin` shows what operators need of them,
  * and `DeadLetterService` acts on what they dead-lettered.
  */
-export const QUEUEBOX_EXPORTS = [OutboxService, InboxService, PullService, DeadLetterService, QueueBoxAdmin, QueueBoxEvents, LeaseAdvisor, QUEUEBOX_RESOLVED_OPTIONS];
+export const QUEUEBOX_EXPORTS = [
+  OutboxService,
+  InboxService,
+  PullService,
+  DeadLetterService,
+  QueueBoxAdmin,
+  QueueBoxEvents,
+  LeaseAdvisor,
+  QUEUEBOX_RESOLVED_OPTIONS,
+];

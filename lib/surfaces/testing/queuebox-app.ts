@@ -42,6 +42,9 @@ export function queueBoxInternals(app: QueueBoxTestApp, caller: string): QueueBo
       pullWorkers: get(PullWorkerExplorer),
     };
   } catch (error) {
-    throw new InvalidArgumentError('app', `${notAQueueBoxApp(caller)} (${error instanceof Error ? error.message : String(error)})`);
+    throw new InvalidArgumentError(
+      'app',
+      `${notAQueueBoxApp(caller)} (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
 }

@@ -46,7 +46,13 @@ export class QueueBoxTestingModule {
       module: QueueBoxTestingModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: () => ({ ...options.typeorm, type: 'postgres', url: options.url, extra: { max: options.poolSize ?? 5 } }) as DataSourceOptions,
+          useFactory: () =>
+            ({
+              ...options.typeorm,
+              type: 'postgres',
+              url: options.url,
+              extra: { max: options.poolSize ?? 5 },
+            }) as DataSourceOptions,
           // The tables exist before anything (QueueBox's start-up included) uses the DataSource.
           dataSourceFactory: async (dataSourceOptions) => {
             const dataSource = await new DataSource(dataSourceOptions!).initialize();

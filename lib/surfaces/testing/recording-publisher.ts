@@ -19,7 +19,9 @@ export class RecordingPublisher implements OutboxPublisher {
 
   /** The payloads published (to `destination`, when given), parsed from their JSON text, in publish order. */
   payloads<T = unknown>(destination?: string): T[] {
-    return this.published.filter((message) => destination === undefined || message.destination === destination).map((message) => JSON.parse(message.payload) as T);
+    return this.published
+      .filter((message) => destination === undefined || message.destination === destination)
+      .map((message) => JSON.parse(message.payload) as T);
   }
 
   /** Forgets what was published (between tests that share one app). */

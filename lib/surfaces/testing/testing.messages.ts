@@ -6,7 +6,11 @@ import { QUEUEBOX_TABLES } from '../../shared/queuebox.claimers.js';
  */
 
 const describePending = (row: PendingWorkRow): string => {
-  const parts = [row.due > 0 ? `${row.due} due` : '', row.inFlight > 0 ? `${row.inFlight} in flight` : '', row.scheduled > 0 ? `${row.scheduled} scheduled (next in ${Math.round(row.nextDueInMs ?? 0)} ms)` : ''];
+  const parts = [
+    row.due > 0 ? `${row.due} due` : '',
+    row.inFlight > 0 ? `${row.inFlight} in flight` : '',
+    row.scheduled > 0 ? `${row.scheduled} scheduled (next in ${Math.round(row.nextDueInMs ?? 0)} ms)` : '',
+  ];
   return `${row.table} ${QUEUEBOX_TABLES[row.table].stream} "${row.stream}": ${parts.filter(Boolean).join(', ')}`;
 };
 

@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { InboxService, InvalidMessageError, OutboxService, type OutboxMessage, type OutboxPublisher } from '../../../lib/index.js';
+import {
+  InboxService,
+  InvalidMessageError,
+  OutboxService,
+  type OutboxMessage,
+  type OutboxPublisher,
+} from '../../../lib/index.js';
 import { createTestSchema, describeWithDatabase } from '../../fixtures/database.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
 import { inboxRows } from '../../fixtures/inbox-rows.js';
@@ -37,7 +43,11 @@ describeWithDatabase('SQL Server: keys compare as binary strings', () => {
     schema = await createTestSchema();
     app = await startQueueBoxApp(
       schema,
-      { destinations: { sink: { type: 'custom', publisher: HoldingPublisher } }, inbox: { sources: { orders: {} } }, outbox: { pollIntervalMs: 50 } },
+      {
+        destinations: { sink: { type: 'custom', publisher: HoldingPublisher } },
+        inbox: { sources: { orders: {} } },
+        outbox: { pollIntervalMs: 50 },
+      },
       [HoldingPublisher],
     );
   });
@@ -50,7 +60,8 @@ describeWithDatabase('SQL Server: keys compare as binary strings', () => {
     const inbox = app.app.get(InboxService);
     const keys = ['abc', 'ABC', 'straße', 'strasse', '\u00e9', 'e\u0301'];
     const receipts = [];
-    for (const idempotencyKey of keys) receipts.push(await inbox.receive({ source: 'orders', idempotencyKey, payload: { idempotencyKey } }));
+    for (const idempotencyKey of keys)
+      receipts.push(await inbox.receive({ source: 'orders', idempotencyKey, payload: { idempotencyKey } }));
     expect(receipts.map((receipt) => receipt.status)).toEqual(keys.map(() => 'accepted'));
     expect(new Set(receipts.map((receipt) => receipt.id)).size).toBe(keys.length);
     const stored = (await inboxRows(app.dataSource, schema)).map((row) => row.idempotency_key);
@@ -71,7 +82,11 @@ describeWithDatabase('SQL Server: keys compare as binary strings', () => {
   });
 
   it('refuses keys ending in a space, which SQL Server compares equal to the key without it', async () => {
-    await expect(app.app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'abc ', payload: 1 })).rejects.toBeInstanceOf(InvalidMessageError);
-    await expect(app.app.get(OutboxService).enqueue({ destination: 'sink', key: 'k ', payload: 1 })).rejects.toBeInstanceOf(InvalidMessageError);
+    await expect(
+      app.app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'abc ', payload: 1 }),
+    ).rejects.toBeInstanceOf(InvalidMessageError);
+    await expect(
+      app.app.get(OutboxService).enqueue({ destination: 'sink', key: 'k ', payload: 1 }),
+    ).rejects.toBeInstanceOf(InvalidMessageError);
   });
 });

@@ -41,7 +41,8 @@ describeWithDatabase('SQL Server claim locks: producers of one key committing ou
     await other?.destroy();
   });
 
-  const run = async <Result>(runner: QueryRunner, statement: SqlStatement<Result>): Promise<Result> => statement.decode(await dialect.execute(runner, statement));
+  const run = async <Result>(runner: QueryRunner, statement: SqlStatement<Result>): Promise<Result> =>
+    statement.decode(await dialect.execute(runner, statement));
 
   async function openRunner(): Promise<QueryRunner> {
     const runner = main.createQueryRunner();
@@ -80,7 +81,10 @@ describeWithDatabase('SQL Server claim locks: producers of one key committing ou
         : repoY.claimPull('s', new WalkCursor(['s']).request(10, 60_000), { lock: true });
 
   async function processingIds(table: QueueBoxTable): Promise<string[]> {
-    const rows = table === 'outbox' ? await sqlServerDatabase().outboxRows(main, schema) : await sqlServerDatabase().inboxRows(main, schema);
+    const rows =
+      table === 'outbox'
+        ? await sqlServerDatabase().outboxRows(main, schema)
+        : await sqlServerDatabase().inboxRows(main, schema);
     return rows.filter((row) => row.state === 'processing').map((row) => row.id);
   }
 
@@ -118,7 +122,10 @@ describeWithDatabase('SQL Server claim locks: producers of one key committing ou
     await producer.commitTransaction();
     await producer.release();
     const xClaimed = (await xClaim).rows.map((row) => row.id);
-    expect(xClaimed.length === 1 && [older, younger].includes(xClaimed[0]), `X claimed ${JSON.stringify(xClaimed)}`).toBe(true);
+    expect(
+      xClaimed.length === 1 && [older, younger].includes(xClaimed[0]),
+      `X claimed ${JSON.stringify(xClaimed)}`,
+    ).toBe(true);
     // Y claims while X's claim is uncommitted: it must be seen waiting for X's lock.
     const y = claimY(claimer);
     await untilYWaits();
@@ -132,7 +139,14 @@ describeWithDatabase('SQL Server claim locks: producers of one key committing ou
 
   /** Whether session `spid` waits for a lock another session holds. */
   const blocked = async (spid: number) =>
-    Number(((await main.query('SELECT COUNT(*) AS n FROM sys.dm_exec_requests WHERE session_id = @0 AND blocking_session_id <> 0', [spid])) as { n: number }[])[0].n) > 0;
+    Number(
+      (
+        (await main.query(
+          'SELECT COUNT(*) AS n FROM sys.dm_exec_requests WHERE session_id = @0 AND blocking_session_id <> 0',
+          [spid],
+        )) as { n: number }[]
+      )[0].n,
+    ) > 0;
 
   for (const claimer of ['outbox', 'pull', 'inbox'] as const) {
     it(`${claimer === 'inbox' ? 'inbox relay' : claimer}: Y waits for X's lock, then leaves the key alone: one row of it in flight`, async () => {

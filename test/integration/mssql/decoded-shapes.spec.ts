@@ -44,7 +44,12 @@ describeWithDatabase('SQL Server: every statement returns the decoded shapes', (
     await db?.destroy();
   });
 
-  const claimOf = (component: Claim['component'], row: { id: string; token: string }, leaseMs = 60_000): Claim => ({ component, id: row.id, token: row.token, leaseMs });
+  const claimOf = (component: Claim['component'], row: { id: string; token: string }, leaseMs = 60_000): Claim => ({
+    component,
+    id: row.id,
+    token: row.token,
+    leaseMs,
+  });
   const stale = (claim: Claim): Claim => ({ ...claim, token: '00000000-0000-4000-8000-000000000000' });
 
   function expectOutboxRow(row: ClaimedOutboxRow): void {
@@ -70,20 +75,36 @@ describeWithDatabase('SQL Server: every statement returns the decoded shapes', (
     const messageIds = [uuidv7(), uuidv7()];
     const inserted = await runner.run(
       dialect.insertOutbox([
-        { messageId: messageIds[0], destination: 'd', key: 'k', headers: JSON.stringify({ 'x-a': 'b' }), payload: '{"n":1}', delayMs: 0 },
+        {
+          messageId: messageIds[0],
+          destination: 'd',
+          key: 'k',
+          headers: JSON.stringify({ 'x-a': 'b' }),
+          payload: '{"n":1}',
+          delayMs: 0,
+        },
         { messageId: messageIds[1], destination: 'd', key: null, headers: '{}', payload: '{"n":2}', delayMs: 0 },
       ]),
     );
     expect(inserted.map((row) => row.messageId).sort()).toEqual([...messageIds].sort());
     for (const row of inserted) expect(row.id).toMatch(ID);
 
-    const { rows, progress } = await repository.claimOutbox(['d'], new WalkCursor().request(10, 60_000), { lock: true });
+    const { rows, progress } = await repository.claimOutbox(['d'], new WalkCursor().request(10, 60_000), {
+      lock: true,
+    });
     expect(typeof progress.windowRows).toBe('number');
     expect(typeof progress.walked).toBe('number');
     expect(rows).toHaveLength(2);
     for (const row of rows) expectOutboxRow(row);
     const byMessageId = new Map(rows.map((row) => [row.messageId, row]));
-    expect(byMessageId.get(messageIds[0])).toMatchObject({ destination: 'd', key: 'k', headers: { 'x-a': 'b' }, payload: '{"n":1}', attempts: 1, inverted: false });
+    expect(byMessageId.get(messageIds[0])).toMatchObject({
+      destination: 'd',
+      key: 'k',
+      headers: { 'x-a': 'b' },
+      payload: '{"n":1}',
+      attempts: 1,
+      inverted: false,
+    });
     expect(byMessageId.get(messageIds[1])).toMatchObject({ key: null, headers: {}, attempts: 1, inverted: false });
     const ids = new Map(inserted.map((row) => [row.messageId, row.id]));
     for (const row of rows) expect(row.id).toBe(ids.get(row.messageId));
@@ -91,7 +112,9 @@ describeWithDatabase('SQL Server: every statement returns the decoded shapes', (
 
   it('fenced writes: ok with the claim, lost (an empty OUTPUT, not an error) with a stale token', async () => {
     await insertRows(db, schema, ['k', 'k', null]);
-    const rows = await repository.claimOutbox(['d'], new WalkCursor().request(10, 60_000), { lock: true }).then((result) => result.rows);
+    const rows = await repository
+      .claimOutbox(['d'], new WalkCursor().request(10, 60_000), { lock: true })
+      .then((result) => result.rows);
     const [head, unordered] = [rows.find((row) => row.key === 'k')!, rows.find((row) => row.key === null)!];
     const claim = claimOf('outbox', head);
 
@@ -103,7 +126,9 @@ describeWithDatabase('SQL Server: every statement returns the decoded shapes', (
     expect(await repository.renew(claim)).toBe('ok');
     expect(await runner.run(dialect.renew('outbox', claim, 60_000))).toEqual([claim.id]);
 
-    const renewals = await runner.run(dialect.renewMany('outbox', [claim, stale(claimOf('outbox', unordered))], 60_000));
+    const renewals = await runner.run(
+      dialect.renewMany('outbox', [claim, stale(claimOf('outbox', unordered))], 60_000),
+    );
     for (const renewal of renewals) {
       expect(renewal.id).toMatch(ID);
       expect(typeof renewal.renewed).toBe('boolean');
@@ -112,7 +137,9 @@ describeWithDatabase('SQL Server: every statement returns the decoded shapes', (
     expect(renewals.find((renewal) => renewal.id === unordered.id)?.renewed ?? false).toBe(false);
 
     // The hand-off claims the key's next row in the same statement.
-    const completion = await runner.run(dialect.completeMany('outbox', [claim, stale(claimOf('outbox', unordered))], 60_000));
+    const completion = await runner.run(
+      dialect.completeMany('outbox', [claim, stale(claimOf('outbox', unordered))], 60_000),
+    );
     expect(completion).toContainEqual({ outcome: 'done', id: claim.id });
     const handedOn = completion.flatMap((row) => (row.outcome === 'claimed' ? [row.row] : []));
     expect(handedOn).toHaveLength(1);
@@ -123,7 +150,15 @@ describeWithDatabase('SQL Server: every statement returns the decoded shapes', (
 
   it('insertInbox, findInbox, relay and pull claims: a duplicate is undefined, received_at an instant', async () => {
     const insert = (source: string, idempotencyKey: string, key: string | null) =>
-      runner.run(dialect.insertInbox({ source, idempotencyKey, key, headers: JSON.stringify({ traceparent: 't' }), payload: '{"n":1}' }));
+      runner.run(
+        dialect.insertInbox({
+          source,
+          idempotencyKey,
+          key,
+          headers: JSON.stringify({ traceparent: 't' }),
+          payload: '{"n":1}',
+        }),
+      );
     const pulled = await insert('pulled', 'p-1', 'agg');
     const relayed = await insert('relayed', 'r-1', null);
     if (pulled === undefined || relayed === undefined) throw new Error('a first receive must insert');
@@ -134,9 +169,20 @@ describeWithDatabase('SQL Server: every statement returns the decoded shapes', (
     expect(await runner.run(dialect.findInbox('pulled', 'nothing'))).toBeUndefined();
 
     const now = await sqlServerDatabase().databaseNow(db);
-    const [pull] = (await repository.claimPull('pulled', new WalkCursor(['pulled']).request(10, 60_000), { lock: true })).rows;
+    const [pull] = (
+      await repository.claimPull('pulled', new WalkCursor(['pulled']).request(10, 60_000), { lock: true })
+    ).rows;
     expectInboxRow(pull);
-    expect(pull).toMatchObject({ id: pulled, source: 'pulled', idempotencyKey: 'p-1', key: 'agg', headers: { traceparent: 't' }, payload: '{"n":1}', attempts: 1, inverted: false });
+    expect(pull).toMatchObject({
+      id: pulled,
+      source: 'pulled',
+      idempotencyKey: 'p-1',
+      key: 'agg',
+      headers: { traceparent: 't' },
+      payload: '{"n":1}',
+      attempts: 1,
+      inverted: false,
+    });
     // An instant, not a local time read as UTC: within a minute of the database clock.
     expect(Math.abs(pull.receivedAt.getTime() - now.getTime())).toBeLessThan(60_000);
 
@@ -148,7 +194,14 @@ describeWithDatabase('SQL Server: every statement returns the decoded shapes', (
     expect(await repository.complete(stale(claimOf('relay', relay)))).toBe('lost');
     expect(await repository.deadLetter(claimOf('relay', relay), 'poison')).toBe('ok');
     const [dead] = await runner.run(dialect.listDeadInbox(firstPage(10)));
-    expect(dead).toMatchObject({ id: relayed, source: 'relayed', idempotencyKey: 'r-1', key: null, attempts: 1, lastError: 'poison' });
+    expect(dead).toMatchObject({
+      id: relayed,
+      source: 'relayed',
+      idempotencyKey: 'r-1',
+      key: null,
+      attempts: 1,
+      lastError: 'poison',
+    });
     expect(dead.finishedAt).toBeInstanceOf(Date);
     expect(await runner.run(dialect.replayDead('inbox', [relayed, '999999']))).toEqual([relayed]);
   });
@@ -156,7 +209,15 @@ describeWithDatabase('SQL Server: every statement returns the decoded shapes', (
   it('backlog gauges, dead letters, replay, reclaim and retention return their typed rows', async () => {
     const [deadId, expiringId] = await insertRows(db, schema, [null, null]);
     const rows = (await repository.claimOutbox(['d'], new WalkCursor().request(10, 200), { lock: true })).rows;
-    expect(await repository.deadLetter(claimOf('outbox', rows.find((row) => row.id === deadId)!), 'poison')).toBe('ok');
+    expect(
+      await repository.deadLetter(
+        claimOf(
+          'outbox',
+          rows.find((row) => row.id === deadId)!,
+        ),
+        'poison',
+      ),
+    ).toBe('ok');
 
     const [dead] = await runner.run(dialect.listDeadOutbox(firstPage(10)));
     expect(dead).toMatchObject({ id: deadId, destination: 'd', key: null, attempts: 1, lastError: 'poison' });
@@ -170,7 +231,9 @@ describeWithDatabase('SQL Server: every statement returns the decoded shapes', (
     const [backlog] = await runner.run(dialect.outboxBacklog());
     expect(backlog).toEqual({ label: 'd', pending: 2, oldestAgeSeconds: expect.any(Number) });
     await sqlServerDatabase().insertInboxRow(db, schema, { source: 's', idempotencyKey: 'b-1' });
-    expect(await runner.run(dialect.inboxBacklog())).toEqual([{ label: 's', pending: 1, oldestAgeSeconds: expect.any(Number) }]);
+    expect(await runner.run(dialect.inboxBacklog())).toEqual([
+      { label: 's', pending: 1, oldestAgeSeconds: expect.any(Number) },
+    ]);
 
     const old = await sqlServerDatabase().insertOutboxRow(db, schema, { state: 'sent', finishedAgoMs: 3_600_000 });
     expect(await runner.run(dialect.purgeFinished('outbox', 'done', 60_000, 10))).toEqual([old]);
@@ -179,7 +242,10 @@ describeWithDatabase('SQL Server: every statement returns the decoded shapes', (
   it('keeps the message id of the enqueue, in lower case, in X-Message-Id', async () => {
     const receiver = new HttpReceiver();
     const url = await receiver.start();
-    const app = await startQueueBoxApp(schema, { destinations: { sink: { type: 'http', url } }, outbox: { pollIntervalMs: 50 } });
+    const app = await startQueueBoxApp(schema, {
+      destinations: { sink: { type: 'http', url } },
+      outbox: { pollIntervalMs: 50 },
+    });
     try {
       const { id, messageId } = await app.app.get(OutboxService).enqueue({ destination: 'sink', payload: { n: 1 } });
       expect(id).toMatch(ID);

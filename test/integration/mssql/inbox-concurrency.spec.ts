@@ -16,7 +16,8 @@ describeWithDatabase('SQL Server: concurrent receives of one idempotency key', (
 
   beforeAll(async () => {
     schema = await createTestSchema();
-    for (let i = 0; i < 2; i++) apps.push(await startQueueBoxApp(schema, { workers: { enabled: false }, inbox: { sources: { orders: {} } } }));
+    for (let i = 0; i < 2; i++)
+      apps.push(await startQueueBoxApp(schema, { workers: { enabled: false }, inbox: { sources: { orders: {} } } }));
   });
   afterAll(async () => {
     await Promise.all(apps.map((app) => app.close()));
@@ -37,14 +38,21 @@ describeWithDatabase('SQL Server: concurrent receives of one idempotency key', (
       expect(stored, key).toHaveLength(1);
       const ofKey = receipts.filter((receipt) => receipt.id === stored[0].id);
       expect(ofKey, key).toHaveLength(perKey);
-      expect(ofKey.filter((receipt) => receipt.status === 'accepted'), key).toHaveLength(1);
+      expect(
+        ofKey.filter((receipt) => receipt.status === 'accepted'),
+        key,
+      ).toHaveLength(1);
     }
   }
 
   it('2×25 concurrent receives of each of three keys store one row per key, and none fails', async () => {
     const keys = ['c-1', 'c-2', 'c-3'];
     const results = await Promise.allSettled(
-      Array.from({ length: 150 }, (_, i) => apps[i % 2].app.get(InboxService).receive({ source: 'orders', idempotencyKey: keys[i % 3], key: 'agg', payload: { i } })),
+      Array.from({ length: 150 }, (_, i) =>
+        apps[i % 2].app
+          .get(InboxService)
+          .receive({ source: 'orders', idempotencyKey: keys[i % 3], key: 'agg', payload: { i } }),
+      ),
     );
     const { receipts, failures } = settle(results);
     expect(failures).toEqual([]);
@@ -59,7 +67,9 @@ describeWithDatabase('SQL Server: concurrent receives of one idempotency key', (
       Array.from({ length: 40 }, (_, i) => {
         const { app, dataSource } = apps[i % 2];
         return dataSource.transaction(async (manager) => {
-          const receipt = await app.get(InboxService).receive({ source: 'orders', idempotencyKey: keys[i % keys.length], payload: { i } }, { manager });
+          const receipt = await app
+            .get(InboxService)
+            .receive({ source: 'orders', idempotencyKey: keys[i % keys.length], payload: { i } }, { manager });
           await new Promise((resolve) => setTimeout(resolve, Math.random() * 20));
           return receipt;
         });

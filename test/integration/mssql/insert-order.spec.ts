@@ -17,7 +17,11 @@ describeWithDatabase('SQL Server: ids of one enqueue follow the order of its mes
 
   beforeAll(async () => {
     schema = await createTestSchema();
-    app = await startQueueBoxApp(schema, { workers: { enabled: false }, destinations: { sink: { type: 'custom', publisher: RecordingPublisher } } }, [RecordingPublisher]);
+    app = await startQueueBoxApp(
+      schema,
+      { workers: { enabled: false }, destinations: { sink: { type: 'custom', publisher: RecordingPublisher } } },
+      [RecordingPublisher],
+    );
   });
   afterAll(async () => {
     await app?.close();

@@ -35,7 +35,9 @@ describeWithDatabase('SQL Server: READ_COMMITTED_SNAPSHOT off and on', () => {
       return name;
     } catch (error) {
       const mode = rcsi ? 'ON' : 'OFF';
-      context.skip(`RCSI ${mode} cannot be arranged: the URL's database has it ${rcsi ? 'OFF' : 'ON'}, and creating a second database failed (${String(error)}); run the project on a database with RCSI ${mode}`);
+      context.skip(
+        `RCSI ${mode} cannot be arranged: the URL's database has it ${rcsi ? 'OFF' : 'ON'}, and creating a second database failed (${String(error)}); run the project on a database with RCSI ${mode}`,
+      );
     }
   }
 
@@ -69,7 +71,13 @@ describeWithDatabase('SQL Server: READ_COMMITTED_SNAPSHOT off and on', () => {
         const options = {
           destinations: { sink: { type: 'http' as const, url } },
           inbox: { sources: { orders: {} } },
-          outbox: { pollIntervalMs: 50, batchSize: 10, concurrency: 10, maxAttempts: 1_000, backoff: { initialDelayMs: 5, maxDelayMs: 40 } },
+          outbox: {
+            pollIntervalMs: 50,
+            batchSize: 10,
+            concurrency: 10,
+            maxAttempts: 1_000,
+            backoff: { initialDelayMs: 5, maxDelayMs: 40 },
+          },
         };
         for (let i = 0; i < 2; i++) apps.push(await startQueueBoxApp(schema, options, { database }));
         monitorSource = await openDataSource(schema, 2, { database });
@@ -79,22 +87,33 @@ describeWithDatabase('SQL Server: READ_COMMITTED_SNAPSHOT off and on', () => {
           Array.from({ length: KEYS }, async (_, k) => {
             for (let seq = 0; seq < PER_KEY; seq++) {
               const { app, dataSource } = apps[(k + seq) % apps.length];
-              await dataSource.transaction((manager) => app.get(OutboxService).enqueue({ destination: 'sink', key: `key-${k}`, payload: { seq } }, { manager }));
+              await dataSource.transaction((manager) =>
+                app.get(OutboxService).enqueue({ destination: 'sink', key: `key-${k}`, payload: { seq } }, { manager }),
+              );
             }
           }),
         );
         const receipts = await Promise.all(
-          Array.from({ length: 20 }, (_, i) => apps[i % 2].app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'once', payload: { i } })),
+          Array.from({ length: 20 }, (_, i) =>
+            apps[i % 2].app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'once', payload: { i } }),
+          ),
         );
-        await waitFor(async () => (await rowsNotInState(monitorSource!, schema, 'outbox', 'sent')) === 0, 60_000, 'every message sent');
+        await waitFor(
+          async () => (await rowsNotInState(monitorSource!, schema, 'outbox', 'sent')) === 0,
+          60_000,
+          'every message sent',
+        );
         await monitor.stop();
 
         expect(monitor.samples).toBeGreaterThan(0);
         expect(monitor.violations).toEqual([]);
         expect(violations).toEqual([]);
-        for (let k = 0; k < KEYS; k++) expect(delivered.get(`key-${k}`), `key-${k}`).toEqual(Array.from({ length: PER_KEY }, (_, seq) => seq));
+        for (let k = 0; k < KEYS; k++)
+          expect(delivered.get(`key-${k}`), `key-${k}`).toEqual(Array.from({ length: PER_KEY }, (_, seq) => seq));
         expect(receipts.filter((receipt) => receipt.status === 'accepted')).toHaveLength(1);
-        expect((await inboxRows(monitorSource, schema)).filter((row) => row.idempotency_key === 'once')).toHaveLength(1);
+        expect((await inboxRows(monitorSource, schema)).filter((row) => row.idempotency_key === 'once')).toHaveLength(
+          1,
+        );
       } finally {
         await monitor?.stop();
         await Promise.all(apps.map((app) => app.close()));

@@ -12,7 +12,11 @@ import { claimOutbox, insertRows, repositoryFor } from '../../fixtures/outbox-ro
 const REQUEST_TIMEOUT_MS = 1_000;
 
 /** A statement that outlasts the request timeout: the driver cancels it with an ATTENTION. */
-const wait = (prefix = ''): SqlStatement<void> => ({ sql: `${prefix}WAITFOR DELAY '00:00:05'`, params: [], decode: () => undefined });
+const wait = (prefix = ''): SqlStatement<void> => ({
+  sql: `${prefix}WAITFOR DELAY '00:00:05'`,
+  params: [],
+  decode: () => undefined,
+});
 
 /**
  * docs/guides/sql-server.md, "Waits for a live SQL Server" (locking), and
@@ -44,12 +48,26 @@ describeWithDatabase('SQL Server: a request timeout inside the claim transaction
     await observer?.destroy();
   });
 
-  const session = async () => ((await pinned.query('SELECT @@SPID AS spid, @@TRANCOUNT AS trancount')) as { spid: number; trancount: number }[])[0];
+  const session = async () =>
+    (
+      (await pinned.query('SELECT @@SPID AS spid, @@TRANCOUNT AS trancount')) as { spid: number; trancount: number }[]
+    )[0];
   const applicationLocksOf = async (spid: number) =>
-    Number(((await observer.query(`SELECT COUNT(*) AS n FROM sys.dm_tran_locks WHERE resource_type = 'APPLICATION' AND request_session_id = @0`, [spid])) as { n: number }[])[0].n);
+    Number(
+      (
+        (await observer.query(
+          `SELECT COUNT(*) AS n FROM sys.dm_tran_locks WHERE resource_type = 'APPLICATION' AND request_session_id = @0`,
+          [spid],
+        )) as { n: number }[]
+      )[0].n,
+    );
 
   /** Runs the plan's lock in a transaction of the runner, checks it is held, then times out. */
-  async function timeOutHoldingTheLock(runner: StatementRunner, spid: number, waitStatement: SqlStatement<void>): Promise<unknown> {
+  async function timeOutHoldingTheLock(
+    runner: StatementRunner,
+    spid: number,
+    waitStatement: SqlStatement<void>,
+  ): Promise<unknown> {
     return runner
       .transaction(plan.isolation, async (scope) => {
         for (const statement of plan.lock!.setup) await scope.run(statement);
@@ -115,21 +133,32 @@ describeWithDatabase('SQL Server: a request timeout inside the claim transaction
     const resource = `queuebox_test_session_lock_${randomBytes(4).toString('hex')}`;
     const { spid } = await session();
     const error = await pinned
-      .query(`EXEC sp_getapplock @Resource = @0, @LockMode = 'Exclusive', @LockOwner = 'Session', @LockTimeout = 10000; WAITFOR DELAY '00:00:05'`, [resource])
+      .query(
+        `EXEC sp_getapplock @Resource = @0, @LockMode = 'Exclusive', @LockOwner = 'Session', @LockTimeout = 10000; WAITFOR DELAY '00:00:05'`,
+        [resource],
+      )
       .then(
         () => undefined,
         (e: unknown) => e,
       );
     expect(dialect.classifyError(error)).toBe('timeout');
-    const [after] = (await pinned.query(`SELECT @@SPID AS spid, APPLOCK_MODE('public', @0, 'Session') AS mode`, [resource])) as { spid: number; mode: string }[];
+    const [after] = (await pinned.query(`SELECT @@SPID AS spid, APPLOCK_MODE('public', @0, 'Session') AS mode`, [
+      resource,
+    ])) as { spid: number; mode: string }[];
     try {
       // The driver closes a connection whose ATTENTION the server did not acknowledge in time;
       // the session, and its lock, then ended with it: nothing to document on this run.
-      context.skip(after.spid !== spid, 'the driver replaced the timed-out connection: its session and lock ended with it');
+      context.skip(
+        after.spid !== spid,
+        'the driver replaced the timed-out connection: its session and lock ended with it',
+      );
       expect(after.mode).toBe('Exclusive');
       expect(await applicationLocksOf(spid)).toBeGreaterThan(0);
     } finally {
-      await pinned.query(`IF APPLOCK_MODE('public', @0, 'Session') <> 'NoLock' EXEC sp_releaseapplock @Resource = @0, @LockOwner = 'Session'`, [resource]);
+      await pinned.query(
+        `IF APPLOCK_MODE('public', @0, 'Session') <> 'NoLock' EXEC sp_releaseapplock @Resource = @0, @LockOwner = 'Session'`,
+        [resource],
+      );
     }
   });
 });

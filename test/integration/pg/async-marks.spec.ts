@@ -16,15 +16,26 @@ describe('outbox: asynchronous sent marks', () => {
   let db: DataSource;
   const claimsOf = async (count: number): Promise<Claim[]> => {
     const { repository } = repositoryFor(db, schema);
-    await insertRows(db, schema, Array.from({ length: count }, () => null));
-    return (await claimOutbox(repository, count, 60_000)).map((row) => ({ component: 'outbox', id: row.id, token: row.token, leaseMs: 60_000 }));
+    await insertRows(
+      db,
+      schema,
+      Array.from({ length: count }, () => null),
+    );
+    return (await claimOutbox(repository, count, 60_000)).map((row) => ({
+      component: 'outbox',
+      id: row.id,
+      token: row.token,
+      leaseMs: 60_000,
+    }));
   };
 
   /**
    * Runs `work` in a transaction and commits it; returns what the work returned and the
    * `synchronous_commit` the commit used (read inside the transaction, after the work).
    */
-  const inTransaction = async <T>(work: (queryRunner: QueryRunner) => Promise<T>): Promise<{ result: T; setting: string }> => {
+  const inTransaction = async <T>(
+    work: (queryRunner: QueryRunner) => Promise<T>,
+  ): Promise<{ result: T; setting: string }> => {
     const queryRunner = db.createQueryRunner();
     await queryRunner.startTransaction();
     try {
@@ -41,7 +52,9 @@ describe('outbox: asynchronous sent marks', () => {
   /** Runs the outbox completion in a transaction and returns the `synchronous_commit` its commit would use. */
   const commitSettingAfter = async (asyncCommit: boolean, claims: Claim[]): Promise<string> => {
     const { dialect, runner } = repositoryFor(db, schema);
-    const { result: rows, setting } = await inTransaction((queryRunner) => runner.run(dialect.completeMany('outbox', claims, undefined, asyncCommit), queryRunner.manager));
+    const { result: rows, setting } = await inTransaction((queryRunner) =>
+      runner.run(dialect.completeMany('outbox', claims, undefined, asyncCommit), queryRunner.manager),
+    );
     expect(rows.filter((row) => row.outcome === 'done')).toHaveLength(claims.length);
     return setting;
   };
@@ -69,7 +82,9 @@ describe('outbox: asynchronous sent marks', () => {
     const claimSettingAfter = async (asyncCommit: boolean): Promise<{ setting: string; claimed: number }> => {
       await insertRows(db, schema, [null, null]);
       const { claim } = dialect.claimOutbox(['d'], new WalkCursor().request(2, 60_000), { lock: false, asyncCommit });
-      const { result: rows, setting } = await inTransaction((queryRunner) => queryRunner.query(claim.sql, [...claim.params]) as Promise<{ id: string | null }[]>);
+      const { result: rows, setting } = await inTransaction(
+        (queryRunner) => queryRunner.query(claim.sql, [...claim.params]) as Promise<{ id: string | null }[]>,
+      );
       return { setting, claimed: rows.filter((row) => row.id !== null).length };
     };
     expect(await claimSettingAfter(true)).toEqual({ setting: 'off', claimed: 2 });
@@ -80,7 +95,12 @@ describe('outbox: asynchronous sent marks', () => {
     const { repository } = repositoryFor(db, schema);
     const ids = await insertRows(db, schema, ['hand', 'hand', null]);
     const claimed = await claimOutbox(repository, 10, 60_000);
-    const claims: Claim[] = claimed.map((row) => ({ component: 'outbox', id: row.id, token: row.token, leaseMs: 60_000 }));
+    const claims: Claim[] = claimed.map((row) => ({
+      component: 'outbox',
+      id: row.id,
+      token: row.token,
+      leaseMs: 60_000,
+    }));
     const { lost, claimed: handedOn } = await repository.completeMany(claims, 60_000, { asyncCommit: true });
     expect(lost).toEqual([]);
     expect(handedOn.map((row) => row.id)).toEqual([ids[1]]);
@@ -91,7 +111,9 @@ describe('outbox: asynchronous sent marks', () => {
   it('never makes a caller’s transaction commit asynchronously', async () => {
     const { repository } = repositoryFor(db, schema);
     const claims = await claimsOf(2);
-    const { result, setting } = await inTransaction((queryRunner) => repository.completeMany(claims, undefined, { asyncCommit: true, manager: queryRunner.manager }));
+    const { result, setting } = await inTransaction((queryRunner) =>
+      repository.completeMany(claims, undefined, { asyncCommit: true, manager: queryRunner.manager }),
+    );
     expect(result.lost).toEqual([]);
     expect(setting).toBe('on');
   });

@@ -35,12 +35,20 @@ describe('bounded claims: cost', () => {
     const runner = db.createQueryRunner();
     await runner.startTransaction();
     try {
-      await runner.query(`PREPARE claim_cost (integer, integer, integer, integer, text, text, text[], boolean) AS ${statement.sql}`);
+      await runner.query(
+        `PREPARE claim_cost (integer, integer, integer, integer, text, text, text[], boolean) AS ${statement.sql}`,
+      );
       await runner.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
       // EXECUTE takes no bound parameters: its values go as literals (integers, flags, escaped texts and arrays of them).
       const literal = (value: unknown): string =>
-        typeof value === 'number' || typeof value === 'boolean' ? String(value) : Array.isArray(value) ? `ARRAY[${value.map(literal).join(', ')}]::text[]` : escapeLiteral(String(value));
-      const [{ 'QUERY PLAN': plan }] = await runner.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE claim_cost (${statement.params.map(literal).join(', ')})`);
+        typeof value === 'number' || typeof value === 'boolean'
+          ? String(value)
+          : Array.isArray(value)
+            ? `ARRAY[${value.map(literal).join(', ')}]::text[]`
+            : escapeLiteral(String(value));
+      const [{ 'QUERY PLAN': plan }] = await runner.query(
+        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE claim_cost (${statement.params.map(literal).join(', ')})`,
+      );
       const top = (plan as { Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } }[])[0].Plan;
       return top['Shared Hit Blocks'] + top['Shared Read Blocks'];
     } finally {
@@ -60,7 +68,10 @@ describe('bounded claims: cost', () => {
     await waitFor(
       async () => {
         await db.query(`VACUUM ${outbox()}`);
-        const [{ visible }] = await db.query(`SELECT relallvisible >= relpages AS visible FROM pg_class WHERE oid = $1::regclass`, [outbox()]);
+        const [{ visible }] = await db.query(
+          `SELECT relallvisible >= relpages AS visible FROM pg_class WHERE oid = $1::regclass`,
+          [outbox()],
+        );
         return visible === true;
       },
       45_000,
@@ -119,13 +130,16 @@ describe('bounded claims: cost', () => {
     const claims = [
       dialect.claimOutbox(['d'], cursor.request(1, 60_000), { lock: false }).claim,
       dialect.claimOutbox(['d'], cursor.request(7, 60_000), { lock: false }).claim,
-      dialect.claimOutbox(['d'], { ...cursor.request(3, 60_000), cursor: { stream: 'd', key: 'k' } }, { lock: false }).claim,
+      dialect.claimOutbox(['d'], { ...cursor.request(3, 60_000), cursor: { stream: 'd', key: 'k' } }, { lock: false })
+        .claim,
       dialect.claimPull('s', cursor.request(2, 60_000), { lock: false }).claim,
       dialect.claimInbox(['s', 't'], { ...cursor.request(4, 60_000), cursor: { stream: 's', key: '' } }).claim,
     ];
     const runner = db.createQueryRunner();
     try {
-      const client = (await runner.connect()) as { query(config: { name: string; text: string; values: unknown[] }): Promise<unknown> };
+      const client = (await runner.connect()) as {
+        query(config: { name: string; text: string; values: unknown[] }): Promise<unknown>;
+      };
       await runner.startTransaction();
       const executions = new Map<string, number>();
       for (let round = 0; round < 12; round++) {
@@ -134,9 +148,10 @@ describe('bounded claims: cost', () => {
           executions.set(statement.name!, (executions.get(statement.name!) ?? 0) + 1);
         }
       }
-      const plans = (await runner.query(`SELECT name, generic_plans, custom_plans FROM pg_prepared_statements WHERE name = ANY($1::text[]) ORDER BY name`, [
-        [...new Set(claims.map((statement) => statement.name))],
-      ])) as { name: string; generic_plans: string; custom_plans: string }[];
+      const plans = (await runner.query(
+        `SELECT name, generic_plans, custom_plans FROM pg_prepared_statements WHERE name = ANY($1::text[]) ORDER BY name`,
+        [[...new Set(claims.map((statement) => statement.name))]],
+      )) as { name: string; generic_plans: string; custom_plans: string }[];
       // The outbox's, the pull workers' and the relay's claim statements.
       expect(plans).toHaveLength(3);
       // The plan cache tries five custom plans, then keeps the generic one: it is no dearer. (The

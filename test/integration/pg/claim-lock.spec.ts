@@ -15,7 +15,8 @@ import { useTwoClaimers } from '../../fixtures/two-claimers.js';
 describe('claim locks: producers of one key committing out of id order', () => {
   const claimers = useTwoClaimers();
 
-  const run = async (runner: QueryRunner | DataSource, statement: SqlStatement) => runner.query(statement.sql, [...statement.params]);
+  const run = async (runner: QueryRunner | DataSource, statement: SqlStatement) =>
+    runner.query(statement.sql, [...statement.params]);
 
   async function openRunner(): Promise<QueryRunner> {
     const runner = claimers.main.createQueryRunner();
@@ -26,7 +27,10 @@ describe('claim locks: producers of one key committing out of id order', () => {
 
   async function insert(table: QueueBoxTable, idempotencyKey: string, runner?: QueryRunner): Promise<string> {
     if (table === 'outbox') return (await insertRows(claimers.main, claimers.schema, ['K'], runner))[0];
-    const rows = await run(runner ?? claimers.main, claimers.dialect.insertInbox({ source: 's', idempotencyKey, key: 'K', headers: '{}', payload: '1' }));
+    const rows = await run(
+      runner ?? claimers.main,
+      claimers.dialect.insertInbox({ source: 's', idempotencyKey, key: 'K', headers: '{}', payload: '1' }),
+    );
     return String(rows[0].id);
   }
 
@@ -55,7 +59,9 @@ describe('claim locks: producers of one key committing out of id order', () => {
         : claimPull(claimers.repoY, 's', 10, 60_000, lock);
 
   async function processingIds(table: QueueBoxTable): Promise<string[]> {
-    const rows = await claimers.main.query(`SELECT id FROM "${claimers.schema}".queuebox_${table}_messages WHERE state = 'processing' ORDER BY id`);
+    const rows = await claimers.main.query(
+      `SELECT id FROM "${claimers.schema}".queuebox_${table}_messages WHERE state = 'processing' ORDER BY id`,
+    );
     return rows.map((row: { id: string }) => String(row.id));
   }
 
@@ -63,7 +69,10 @@ describe('claim locks: producers of one key committing out of id order', () => {
   const untilWaitingFor = (name: string) =>
     untilDatabase(
       claimers.main,
-      { sql: `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = hashtext($1)::oid) AS ok`, params: [name] },
+      {
+        sql: `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = hashtext($1)::oid) AS ok`,
+        params: [name],
+      },
       `a claimer waiting for ${name}`,
     );
 
@@ -76,7 +85,9 @@ describe('claim locks: producers of one key committing out of id order', () => {
     const x = await openRunner();
     if (lock) for (const statement of lockStatements(claimer)) await run(x, statement);
     // The claim statement's first row carries its progress; claimed rows have an id.
-    const xRows = ((await run(x, claimPlan(claimer).claim)) as { id: string | null }[]).filter((row) => row.id !== null);
+    const xRows = ((await run(x, claimPlan(claimer).claim)) as { id: string | null }[]).filter(
+      (row) => row.id !== null,
+    );
     expect(xRows.map((row) => String(row.id))).toEqual([younger]);
     await producer.commitTransaction();
     await producer.release();

@@ -28,8 +28,14 @@ describe('claims running at once take different unordered rows', () => {
   const sorted = (ids: readonly string[]) => [...ids].sort((p, q) => Number(p) - Number(q));
 
   it('outbox: the second claim takes the next rows while the first holds the oldest', async () => {
-    const ids = await insertRows(claimers.main, claimers.schema, Array.from({ length: 20 }, () => null));
-    const x = await claimAndHold(claimers.dialect.claimOutbox(['d'], new WalkCursor().request(10, 60_000), { lock: false }).claim);
+    const ids = await insertRows(
+      claimers.main,
+      claimers.schema,
+      Array.from({ length: 20 }, () => null),
+    );
+    const x = await claimAndHold(
+      claimers.dialect.claimOutbox(['d'], new WalkCursor().request(10, 60_000), { lock: false }).claim,
+    );
     try {
       expect(sorted(x.ids)).toEqual(ids.slice(0, 10));
       const y = (await claimOutbox(claimers.repoY, 10, 60_000)).map((row) => String(row.id));
@@ -43,14 +49,20 @@ describe('claims running at once take different unordered rows', () => {
   it('outbox over two destinations: a claim locks only the unordered rows it claims, and the second claim takes the next ones', async () => {
     // Unordered rows of d and e, interleaved: d's first is the oldest.
     for (let i = 0; i < 20; i += 1) {
-      for (const destination of ['d', 'e']) await testDatabase().seedOutbox(claimers.main, claimers.schema, { key: null, count: 1, destination });
+      for (const destination of ['d', 'e'])
+        await testDatabase().seedOutbox(claimers.main, claimers.schema, { key: null, count: 1, destination });
     }
-    const x = await claimAndHold(claimers.dialect.claimOutbox(['d', 'e'], new WalkCursor().request(10, 60_000), { lock: false }).claim);
+    const x = await claimAndHold(
+      claimers.dialect.claimOutbox(['d', 'e'], new WalkCursor().request(10, 60_000), { lock: false }).claim,
+    );
     try {
       expect(x.ids).toHaveLength(10);
       // Rows X holds (claimed or only locked) carry its transaction id as xmax: only the ten it claimed.
       const [{ xid }] = await x.runner.query('SELECT txid_current()::text AS xid');
-      const [{ held }] = await claimers.other.query(`SELECT count(*)::integer AS held FROM ${testDatabase().table(claimers.schema, 'outbox')} WHERE xmax::text = $1`, [xid]);
+      const [{ held }] = await claimers.other.query(
+        `SELECT count(*)::integer AS held FROM ${testDatabase().table(claimers.schema, 'outbox')} WHERE xmax::text = $1`,
+        [xid],
+      );
       expect(held).toBe(10);
       const y = (await claimOutbox(claimers.repoY, 10, 60_000, false, ['d', 'e'])).map((row) => String(row.id));
       expect(y).toHaveLength(10);
@@ -63,8 +75,11 @@ describe('claims running at once take different unordered rows', () => {
 
   it('pull: the second claim takes the next rows while the first holds the oldest', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 20; i += 1) ids.push(await insertInboxRow(claimers.main, claimers.schema, { source: 's', idempotencyKey: `k${i}` }));
-    const x = await claimAndHold(claimers.dialect.claimPull('s', new WalkCursor(['s']).request(10, 60_000), { lock: false }).claim);
+    for (let i = 0; i < 20; i += 1)
+      ids.push(await insertInboxRow(claimers.main, claimers.schema, { source: 's', idempotencyKey: `k${i}` }));
+    const x = await claimAndHold(
+      claimers.dialect.claimPull('s', new WalkCursor(['s']).request(10, 60_000), { lock: false }).claim,
+    );
     try {
       expect(sorted(x.ids)).toEqual(ids.slice(0, 10));
       const y = (await claimPull(claimers.repoY, 's', 10, 60_000, false)).map((row) => String(row.id));

@@ -1,7 +1,11 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { runCli } from '../../../lib/surfaces/cli/run-cli.js';
-import { formatConformanceReport, runConformance, type ConformanceReport } from '../../../lib/surfaces/conformance/index.js';
+import {
+  formatConformanceReport,
+  runConformance,
+  type ConformanceReport,
+} from '../../../lib/surfaces/conformance/index.js';
 import { describeWithDatabase } from '../../fixtures/database.js';
 import { createLoginRole, type LoginRole } from '../../fixtures/login-role.js';
 
@@ -34,8 +38,16 @@ describeWithDatabase('runConformance() as a role without the rights it needs', (
     expect(report.checks[0]).toMatchObject({ name: 'pooling', status: 'pass' });
     expect(report.checks[1]).toMatchObject({ name: 'schema', status: 'fail' });
     expect(report.checks[1].reason).toMatch(/permission denied for database/);
-    expect(report.checks.slice(2, -1).every((check) => check.status === 'skip' && check.reason?.includes('could not be made'))).toBe(true);
-    expect(report.checks.at(-1)).toMatchObject({ name: 'cleanup', status: 'pass', evidence: expect.stringContaining('nothing to drop') });
+    expect(
+      report.checks
+        .slice(2, -1)
+        .every((check) => check.status === 'skip' && check.reason?.includes('could not be made')),
+    ).toBe(true);
+    expect(report.checks.at(-1)).toMatchObject({
+      name: 'cleanup',
+      status: 'pass',
+      evidence: expect.stringContaining('nothing to drop'),
+    });
     expect(text).toContain('FAIL  schema');
     expect(text).toContain('conformance: FAILED (schema)');
   });
@@ -43,7 +55,10 @@ describeWithDatabase('runConformance() as a role without the rights it needs', (
   it('`queuebox conformance` prints the failing report and exits 1, never showing the password', async () => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runCli(['conformance', '--url', role.url], { stdout: (text) => out.push(text), stderr: (text) => err.push(text) });
+    const code = await runCli(['conformance', '--url', role.url], {
+      stdout: (text) => out.push(text),
+      stderr: (text) => err.push(text),
+    });
     expect(code).toBe(1);
     expect(out.join('\n')).toContain('FAIL  schema');
     expect(out.join('\n')).toMatch(/reason: the database refused: .*permission denied for database/);

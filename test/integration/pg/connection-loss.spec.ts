@@ -33,7 +33,12 @@ describe('outbox: every database connection of the instances is killed', () => {
   });
 
   const killConnections = async () =>
-    (await admin.query(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1`, [applicationName]))[0].n as number;
+    (
+      await admin.query(
+        `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1`,
+        [applicationName],
+      )
+    )[0].n as number;
 
   it('keeps delivering after the kill: committed rows are sent, new enqueues wake the worker replica', async () => {
     const [worker, api] = apps;

@@ -4,7 +4,21 @@ import { register } from 'prom-client';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { QueueBoxEventEmitterModule } from '../../../lib/surfaces/event-emitter/index.js';
-import { ClaimLostError, InboxService, type InboxMessage, LEASE_RENEWALS_TOTAL, LEASE_UTILIZATION_RATIO, OutboxService, type PullContext, PullService, PullWorker, PullWorkerHost, QueueBoxEvents, type QueueBoxEventMap, type QueueBoxEventName } from '../../../lib/index.js';
+import {
+  ClaimLostError,
+  InboxService,
+  type InboxMessage,
+  LEASE_RENEWALS_TOTAL,
+  LEASE_UTILIZATION_RATIO,
+  OutboxService,
+  type PullContext,
+  PullService,
+  PullWorker,
+  PullWorkerHost,
+  QueueBoxEvents,
+  type QueueBoxEventMap,
+  type QueueBoxEventName,
+} from '../../../lib/index.js';
 import { createTestSchema, describeWithDatabase, openDataSource } from '../../fixtures/database.js';
 import { HttpReceiver, waitFor } from '../../fixtures/http-receiver.js';
 import { outboxRows } from '../../fixtures/inbox-rows.js';
@@ -33,7 +47,9 @@ class DoomedWorker extends PullWorkerHost {
 class StolenWorker extends PullWorkerHost {
   async handle(message: InboxMessage, { signal }: PullContext): Promise<void> {
     if (message.attempt > 1) return;
-    await check.query(`UPDATE "${schema}".queuebox_inbox_messages SET claim_token = gen_random_uuid() WHERE id = $1`, [message.id]);
+    await check.query(`UPDATE "${schema}".queuebox_inbox_messages SET claim_token = gen_random_uuid() WHERE id = $1`, [
+      message.id,
+    ]);
     await waitFor(() => signal.aborted, 10_000, 'the renewal to find the claim lost');
     throw signal.reason;
   }
@@ -75,9 +91,15 @@ describeWithDatabase('events: typed in-process hooks, and the @nestjs/event-emit
         destinations: { sink: { type: 'http', url } },
         // A lease of 3 s, renewed every second: 2 s of margin for a renewal on a loaded machine.
         outbox: { pollIntervalMs: 50, claimTimeoutMs: 3_000 },
-        inbox: { sources: { orders: {}, doomed: {}, stolen: {}, api: {} }, relay: { routes: { orders: { destination: 'sink' } }, pollIntervalMs: 50 } },
+        inbox: {
+          sources: { orders: {}, doomed: {}, stolen: {}, api: {} },
+          relay: { routes: { orders: { destination: 'sink' } }, pollIntervalMs: 50 },
+        },
       },
-      { imports: [EventEmitterModule.forRoot(), QueueBoxEventEmitterModule], providers: [DoomedWorker, StolenWorker, BridgeListener] },
+      {
+        imports: [EventEmitterModule.forRoot(), QueueBoxEventEmitterModule],
+        providers: [DoomedWorker, StolenWorker, BridgeListener],
+      },
     );
     events = app.app.get(QueueBoxEvents);
     events.onAny((event, payload) => void seen.push({ event, payload }));
@@ -92,22 +114,42 @@ describeWithDatabase('events: typed in-process hooks, and the @nestjs/event-emit
   it('message.dead-lettered: a pulled message out of attempts, also on EventEmitter2 as queuebox.message.dead-lettered', async () => {
     const { id } = await app.app.get(InboxService).receive({ source: 'doomed', idempotencyKey: 'd-1', payload: {} });
     await waitFor(() => emitted('message.dead-lettered').length > 0, 10_000, 'message.dead-lettered');
-    expect(emitted('message.dead-lettered')).toEqual([{ component: 'pull', id, stream: 'doomed', attempt: 1, error: 'Error: never works' }]);
-    await waitFor(() => bridged.some((entry) => entry.event === 'queuebox.message.dead-lettered'), 5_000, 'the bridged event');
+    expect(emitted('message.dead-lettered')).toEqual([
+      { component: 'pull', id, stream: 'doomed', attempt: 1, error: 'Error: never works' },
+    ]);
+    await waitFor(
+      () => bridged.some((entry) => entry.event === 'queuebox.message.dead-lettered'),
+      5_000,
+      'the bridged event',
+    );
   });
 
   it('claim.lost: a renewal finds that another worker took the row', async () => {
     const { id } = await app.app.get(InboxService).receive({ source: 'stolen', idempotencyKey: 's-1', payload: {} });
     await waitFor(() => emitted('claim.lost').some((lost) => lost.id === id), 10_000, 'claim.lost');
-    expect(emitted('claim.lost').find((lost) => lost.id === id)).toEqual({ component: 'pull', id, stream: 'stolen', during: 'work' });
+    expect(emitted('claim.lost').find((lost) => lost.id === id)).toEqual({
+      component: 'pull',
+      id,
+      stream: 'stolen',
+      during: 'work',
+    });
   });
 
   it('the PullService API reports as pull workers do: dead letters and lost claims as events, each finished claim to the lease advisor', async () => {
     const inbox = app.app.get(InboxService);
     const pull = app.app.get(PullService);
     const utilized = async (): Promise<number> => {
-      const { values } = (await register.getSingleMetric(LEASE_UTILIZATION_RATIO)!.get()) as { values: { metricName?: string; labels: Record<string, unknown>; value: number }[] };
-      return values.find((value) => value.metricName === `${LEASE_UTILIZATION_RATIO}_count` && value.labels.component === 'pull' && value.labels.source === 'api')?.value ?? 0;
+      const { values } = (await register.getSingleMetric(LEASE_UTILIZATION_RATIO)!.get()) as {
+        values: { metricName?: string; labels: Record<string, unknown>; value: number }[];
+      };
+      return (
+        values.find(
+          (value) =>
+            value.metricName === `${LEASE_UTILIZATION_RATIO}_count` &&
+            value.labels.component === 'pull' &&
+            value.labels.source === 'api',
+        )?.value ?? 0
+      );
     };
     const dead = await inbox.receive({ source: 'api', idempotencyKey: 'a-1', payload: {} });
     const stolen = await inbox.receive({ source: 'api', idempotencyKey: 'a-2', payload: {} });
@@ -117,11 +159,26 @@ describeWithDatabase('events: typed in-process hooks, and the @nestjs/event-emit
     await pull.renew(doomed);
     expect(await counterValue(LEASE_RENEWALS_TOTAL, { component: 'pull', source: 'api' })).toBe(1);
     await pull.deadLetter(doomed, { reason: 'refused by the client' });
-    await check.query(`UPDATE "${schema}".queuebox_inbox_messages SET claim_token = gen_random_uuid() WHERE id = $1`, [taken.id]);
-    await expect(app.dataSource.transaction((manager) => pull.complete(taken, { manager }))).rejects.toBeInstanceOf(ClaimLostError);
-    await waitFor(() => emitted('claim.lost').some((lost) => lost.id === taken.id), 5_000, 'claim.lost of the API call');
-    expect(emitted('message.dead-lettered').filter((event) => event.stream === 'api')).toEqual([{ component: 'pull', id: dead.id, stream: 'api', attempt: 1, error: 'refused by the client' }]);
-    expect(emitted('claim.lost').find((lost) => lost.id === taken.id)).toEqual({ component: 'pull', id: taken.id, stream: 'api', during: 'finish' });
+    await check.query(`UPDATE "${schema}".queuebox_inbox_messages SET claim_token = gen_random_uuid() WHERE id = $1`, [
+      taken.id,
+    ]);
+    await expect(app.dataSource.transaction((manager) => pull.complete(taken, { manager }))).rejects.toBeInstanceOf(
+      ClaimLostError,
+    );
+    await waitFor(
+      () => emitted('claim.lost').some((lost) => lost.id === taken.id),
+      5_000,
+      'claim.lost of the API call',
+    );
+    expect(emitted('message.dead-lettered').filter((event) => event.stream === 'api')).toEqual([
+      { component: 'pull', id: dead.id, stream: 'api', attempt: 1, error: 'refused by the client' },
+    ]);
+    expect(emitted('claim.lost').find((lost) => lost.id === taken.id)).toEqual({
+      component: 'pull',
+      id: taken.id,
+      stream: 'api',
+      during: 'finish',
+    });
     // Both claims ended: two readings of how much of their lease the work used.
     expect(await utilized()).toBe(2);
   });
@@ -139,7 +196,11 @@ describeWithDatabase('events: typed in-process hooks, and the @nestjs/event-emit
     });
     await waitFor(() => emitted('rows.reclaimed').length > 0, 10_000, 'rows.reclaimed');
     expect(emitted('rows.reclaimed')).toEqual([{ table: 'outbox', count: 1 }]);
-    await waitFor(async () => (await outboxRows(check, schema)).find((row) => row.id === id)?.state === 'sent', 10_000, 'the reclaimed row sent');
+    await waitFor(
+      async () => (await outboxRows(check, schema)).find((row) => row.id === id)?.state === 'sent',
+      10_000,
+      'the reclaimed row sent',
+    );
   });
 
   it('relay.forwarded, with listeners that throw or never settle: the relay goes on, the errors are logged', async () => {
@@ -157,8 +218,14 @@ describeWithDatabase('events: typed in-process hooks, and the @nestjs/event-emit
       { id: first.id, source: 'orders', idempotencyKey: 'o-1' },
       { id: second.id, source: 'orders', idempotencyKey: 'o-2' },
     ]);
-    await waitFor(() => bridged.filter((entry) => entry.event === 'queuebox.relay.forwarded').length === 2, 5_000, 'bridged twice');
-    const failures = error.mock.calls.filter(([line]) => line === 'QueueBox event listener failed').map(([, fields]) => fields as { event?: string; error?: string });
+    await waitFor(
+      () => bridged.filter((entry) => entry.event === 'queuebox.relay.forwarded').length === 2,
+      5_000,
+      'bridged twice',
+    );
+    const failures = error.mock.calls
+      .filter(([line]) => line === 'QueueBox event listener failed')
+      .map(([, fields]) => fields as { event?: string; error?: string });
     expect(failures.map((fields) => [fields.event, fields.error])).toEqual(
       expect.arrayContaining([
         ['relay.forwarded', 'Error: listener bug'],
@@ -172,9 +239,16 @@ describeWithDatabase('events: typed in-process hooks, and the @nestjs/event-emit
     const producer = app.dataSource.createQueryRunner();
     await producer.connect();
     await producer.startTransaction();
-    const older = await outbox.enqueue({ destination: 'sink', key: 'k-1', payload: { n: 1 } }, { manager: producer.manager });
+    const older = await outbox.enqueue(
+      { destination: 'sink', key: 'k-1', payload: { n: 1 } },
+      { manager: producer.manager },
+    );
     const younger = await outbox.enqueue({ destination: 'sink', key: 'k-1', payload: { n: 2 } });
-    await waitFor(async () => (await outboxRows(check, schema)).find((row) => row.id === younger.id)?.state === 'sent', 10_000, 'the younger row sent');
+    await waitFor(
+      async () => (await outboxRows(check, schema)).find((row) => row.id === younger.id)?.state === 'sent',
+      10_000,
+      'the younger row sent',
+    );
     await producer.commitTransaction();
     await producer.release();
     await waitFor(() => emitted('order.inversion').length > 0, 10_000, 'order.inversion');

@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { afterEach, expect, it, vi } from 'vitest';
 import { ClaimRepository } from '../../../lib/engine/claim.repository.js';
-import { type HealthFinding, QueueBoxHealthIndicator, QueueBoxHealthModule, type QueueBoxHealthOptions } from '../../../lib/surfaces/health/index.js';
+import {
+  type HealthFinding,
+  QueueBoxHealthIndicator,
+  QueueBoxHealthModule,
+  type QueueBoxHealthOptions,
+} from '../../../lib/surfaces/health/index.js';
 import { InboxService, OutboxService, PullWorker, PullWorkerHost } from '../../../lib/index.js';
 import { createTestSchema, describeWithDatabase } from '../../fixtures/database.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
@@ -30,7 +35,12 @@ describeWithDatabase('health thresholds', () => {
     schema = await createTestSchema();
     app = await startQueueBoxApp(
       schema,
-      { destinations: { sink: { type: 'http', url: 'http://127.0.0.1:9/unused' } }, workers: { metricsIntervalMs: 100 }, outbox, inbox: { sources: { doomed: {} } } },
+      {
+        destinations: { sink: { type: 'http', url: 'http://127.0.0.1:9/unused' } },
+        workers: { metricsIntervalMs: 100 },
+        outbox,
+        inbox: { sources: { doomed: {} } },
+      },
       { imports: [QueueBoxHealthModule.forRoot(options)], providers: [DoomedWorker] },
     );
     const indicator = app.app.get(QueueBoxHealthIndicator);
@@ -44,12 +54,27 @@ describeWithDatabase('health thresholds', () => {
     const health = await start({ oldestPendingAge: { degradedAfterMs: 1_000, downAfterMs: 3_600_000 } });
     // Delayed an hour: pending, never claimed, aging.
     const { id } = await app!.app.get(OutboxService).enqueue({ destination: 'sink', payload: {}, delayMs: 3_600_000 });
-    await waitFor(() => health().degraded?.some((finding) => finding.kind === 'oldest-pending-age') === true, 10_000, 'degraded');
-    expect(health()).toMatchObject({ status: 'up', degraded: [{ level: 'degraded', kind: 'oldest-pending-age', subject: 'outbox:sink', limit: 1_000 }] });
-    await app!.dataSource.query(`UPDATE "${schema}".queuebox_outbox_messages SET created_at = now() - interval '2 hours' WHERE id = $1`, [id]);
+    await waitFor(
+      () => health().degraded?.some((finding) => finding.kind === 'oldest-pending-age') === true,
+      10_000,
+      'degraded',
+    );
+    expect(health()).toMatchObject({
+      status: 'up',
+      degraded: [{ level: 'degraded', kind: 'oldest-pending-age', subject: 'outbox:sink', limit: 1_000 }],
+    });
+    await app!.dataSource.query(
+      `UPDATE "${schema}".queuebox_outbox_messages SET created_at = now() - interval '2 hours' WHERE id = $1`,
+      [id],
+    );
     await waitFor(() => health().status === 'down', 10_000, 'down');
     const [finding] = health().down!;
-    expect(finding).toMatchObject({ level: 'down', kind: 'oldest-pending-age', subject: 'outbox:sink', limit: 3_600_000 });
+    expect(finding).toMatchObject({
+      level: 'down',
+      kind: 'oldest-pending-age',
+      subject: 'outbox:sink',
+      limit: 3_600_000,
+    });
     expect(finding.observed).toBeGreaterThanOrEqual(7_200_000);
   });
 
@@ -66,7 +91,10 @@ describeWithDatabase('health thresholds', () => {
   });
 
   it('a loop not ticking: degraded after degradedAfterIntervals, down after downAfterIntervals', async () => {
-    const health = await start({ stalledLoop: { degradedAfterIntervals: 2, downAfterIntervals: 40, minStaleMs: 0 } }, { pollIntervalMs: 50 });
+    const health = await start(
+      { stalledLoop: { degradedAfterIntervals: 2, downAfterIntervals: 40, minStaleMs: 0 } },
+      { pollIntervalMs: 50 },
+    );
     expect(health().degraded).toBeUndefined();
     const repository = app!.app.get(ClaimRepository, { strict: false });
     const claim = repository.claimOutbox.bind(repository);
@@ -78,7 +106,8 @@ describeWithDatabase('health thresholds', () => {
       return claim(...args);
     });
     let seen: Health | undefined;
-    const outboxStalled = (report: Health) => report.degraded?.find((finding) => finding.kind === 'stalled-loop' && finding.subject === 'outbox');
+    const outboxStalled = (report: Health) =>
+      report.degraded?.find((finding) => finding.kind === 'stalled-loop' && finding.subject === 'outbox');
     await waitFor(() => outboxStalled((seen = health())) !== undefined, 5_000, 'degraded');
     // Degraded, not down: the indicator stays up.
     expect(seen!.status).toBe('up');

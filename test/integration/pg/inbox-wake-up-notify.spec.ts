@@ -38,10 +38,16 @@ describe('inbox relay and pull workers wake on new rows, across replicas', () =>
       outbox: { pollIntervalMs: 60_000 },
     };
     apps.push(await startQueueBoxApp(schema, options, [RecordingPublisher, TicketsWorker]));
-    apps.push(await startQueueBoxApp(schema, { ...options, workers: { enabled: false } }, [RecordingPublisher, TicketsWorker]));
+    apps.push(
+      await startQueueBoxApp(schema, { ...options, workers: { enabled: false } }, [RecordingPublisher, TicketsWorker]),
+    );
     // The start-up polls have run: from now on every loop sleeps a minute unless woken.
     const [worker] = apps;
-    const loops = [worker.app.get(OutboxPoller), worker.app.get(InboxRelay), ...worker.app.get(PullWorkerExplorer).workers];
+    const loops = [
+      worker.app.get(OutboxPoller),
+      worker.app.get(InboxRelay),
+      ...worker.app.get(PullWorkerExplorer).workers,
+    ];
     await waitFor(() => loops.every((loop) => loop.status.lastTickAt !== undefined), 10_000, 'the start-up polls');
   });
   afterAll(async () => {
@@ -53,9 +59,17 @@ describe('inbox relay and pull workers wake on new rows, across replicas', () =>
     await worker.app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'o-local', payload: 1 });
     await api.app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'o-remote', payload: 2 });
     await api.app.get(InboxService).receive({ source: 'tickets', idempotencyKey: 't-remote', payload: 3 });
-    await waitFor(async () => (await inboxRows(worker.dataSource, schema)).every((row) => row.state === 'processed'), 5_000, 'all processed');
+    await waitFor(
+      async () => (await inboxRows(worker.dataSource, schema)).every((row) => row.state === 'processed'),
+      5_000,
+      'all processed',
+    );
     expect(handled).toEqual(['t-remote']);
     // The relay's outbox rows were published too: the outbox woke after the forward committed.
-    await waitFor(() => worker.app.get(RecordingPublisher).published.length === 2, 5_000, 'forwarded messages published');
+    await waitFor(
+      () => worker.app.get(RecordingPublisher).published.length === 2,
+      5_000,
+      'forwarded messages published',
+    );
   });
 });

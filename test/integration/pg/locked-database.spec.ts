@@ -24,7 +24,13 @@ describe('a locked database: statements past their deadline end on the server to
 
   /** The app's backends, as the server counts them. */
   const backends = async (): Promise<number> =>
-    Number(((await observer.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1`, [APPLICATION_NAME])) as { n: number }[])[0].n);
+    Number(
+      (
+        (await observer.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1`, [
+          APPLICATION_NAME,
+        ])) as { n: number }[]
+      )[0].n,
+    );
 
   beforeAll(async () => {
     schema = await createTestSchema();
@@ -32,7 +38,11 @@ describe('a locked database: statements past their deadline end on the server to
     // Workers on: the poller's claims and the LISTEN connection hold pool places too.
     app = await startQueueBoxApp(
       schema,
-      { statementTimeoutMs: 1_000, outbox: { pollIntervalMs: 100 }, destinations: { sink: { type: 'http', url: 'http://127.0.0.1:9/unused' } } },
+      {
+        statementTimeoutMs: 1_000,
+        outbox: { pollIntervalMs: 100 },
+        destinations: { sink: { type: 'http', url: 'http://127.0.0.1:9/unused' } },
+      },
       { applicationName: APPLICATION_NAME },
     );
   });
@@ -60,7 +70,9 @@ describe('a locked database: statements past their deadline end on the server to
     // Rounds of enqueues that fill the pool, each waiting on the lock until its deadline.
     let timedOut = 0;
     for (let round = 0; round < 4; round += 1) {
-      const results = await Promise.allSettled(Array.from({ length: POOL_SIZE }, (_, n) => outbox.enqueue({ destination: 'sink', payload: { round, n } })));
+      const results = await Promise.allSettled(
+        Array.from({ length: POOL_SIZE }, (_, n) => outbox.enqueue({ destination: 'sink', payload: { round, n } })),
+      );
       for (const result of results) {
         expect(result.status).toBe('rejected');
         if (result.status === 'rejected' && result.reason instanceof StatementTimeoutError) timedOut += 1;
@@ -72,7 +84,15 @@ describe('a locked database: statements past their deadline end on the server to
     expect(most).toBeLessThanOrEqual(POOL_SIZE);
     // The abandoned statements ended on the server: no backend of the app still waits on the lock.
     await waitFor(
-      async () => Number(((await observer.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, [APPLICATION_NAME])) as { n: number }[])[0].n) === 0,
+      async () =>
+        Number(
+          (
+            (await observer.query(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
+              [APPLICATION_NAME],
+            )) as { n: number }[]
+          )[0].n,
+        ) === 0,
       20_000,
       'no backend of the app waiting on the lock',
     );
@@ -80,7 +100,9 @@ describe('a locked database: statements past their deadline end on the server to
     await locker.commitTransaction();
     await outbox.enqueue({ destination: 'sink', payload: { n: 'after' } });
     // None of the timed-out enqueues was written behind the caller's back once the lock went.
-    const stored = (await observer.query(`SELECT payload::jsonb->>'n' AS n FROM ${testDatabase().table(schema, 'outbox')} ORDER BY id`)) as { n: string | null }[];
+    const stored = (await observer.query(
+      `SELECT payload::jsonb->>'n' AS n FROM ${testDatabase().table(schema, 'outbox')} ORDER BY id`,
+    )) as { n: string | null }[];
     expect(stored.map((row) => row.n)).toEqual(['before', 'after']);
   });
 });

@@ -10,19 +10,30 @@ import { createQueueBoxMigrations } from '../../../lib/surfaces/migrations/index
 async function migrationSource(versions?: number) {
   const schema = `qb_mig_${randomBytes(4).toString('hex')}`;
   const all = createQueueBoxMigrations({ type: 'postgres', schema, tables: { outbox: 'out_box', inbox: 'in_box' } });
-  const dataSource = new DataSource({ type: 'postgres', url: inject('pgUrl'), schema, migrations: all.slice(0, versions ?? all.length), migrationsTableName: 'app_migrations' });
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url: inject('pgUrl'),
+    schema,
+    migrations: all.slice(0, versions ?? all.length),
+    migrationsTableName: 'app_migrations',
+  });
   await dataSource.initialize();
   await dataSource.query(`CREATE SCHEMA "${schema}"`);
   return { dataSource, schema, all };
 }
 
 const columns = async (dataSource: DataSource, schema: string, table: string) =>
-  (await dataSource.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY column_name`, [schema, table])).map(
-    (row: { column_name: string }) => row.column_name,
-  );
+  (
+    await dataSource.query(
+      `SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY column_name`,
+      [schema, table],
+    )
+  ).map((row: { column_name: string }) => row.column_name);
 const indexes = async (dataSource: DataSource, schema: string) =>
   Object.fromEntries(
-    (await dataSource.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1`, [schema])).map((row: { indexname: string; indexdef: string }) => [row.indexname, row.indexdef]),
+    (await dataSource.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1`, [schema])).map(
+      (row: { indexname: string; indexdef: string }) => [row.indexname, row.indexdef],
+    ),
   );
 
 describe('migrations', () => {
@@ -48,7 +59,9 @@ describe('migrations', () => {
     try {
       await dataSource.runMigrations();
       expect(await columns(dataSource, schema, 'in_box')).toContain('aggregate_key');
-      await dataSource.query(`INSERT INTO "${schema}".in_box (source, idempotency_key, aggregate_key, payload) VALUES ('s', 'k', 'agg', '1')`);
+      await dataSource.query(
+        `INSERT INTO "${schema}".in_box (source, idempotency_key, aggregate_key, payload) VALUES ('s', 'k', 'agg', '1')`,
+      );
       const upgraded = new DataSource({ ...dataSource.options, migrations: first.all } as never);
       await upgraded.initialize();
       try {

@@ -22,7 +22,9 @@ describe('a network cut: statements fail at their deadline and their connections
   let app: INestApplication;
 
   /** The connections the app's pool holds (pg-pool's count): a discarded one is gone from it at once. */
-  const pooled = (): number => (app.get<DataSource>(getDataSourceToken()).driver as unknown as { master: { totalCount: number } }).master.totalCount;
+  const pooled = (): number =>
+    (app.get<DataSource>(getDataSourceToken()).driver as unknown as { master: { totalCount: number } }).master
+      .totalCount;
 
   let schema: string;
 
@@ -35,7 +37,12 @@ describe('a network cut: statements fail at their deadline and their connections
     const moduleRef = await Test.createTestingModule({
       imports: [
         TypeOrmModule.forRoot({ type: 'postgres', url: proxied.toString(), schema, extra: { max: 4 } }),
-        QueueBoxModule.forRoot({ schema, statementTimeoutMs: 1_000, workers: { enabled: false }, destinations: { sink: { type: 'http', url: 'http://127.0.0.1:9/unused' } } }),
+        QueueBoxModule.forRoot({
+          schema,
+          statementTimeoutMs: 1_000,
+          workers: { enabled: false },
+          destinations: { sink: { type: 'http', url: 'http://127.0.0.1:9/unused' } },
+        }),
       ],
     }).compile();
     app = moduleRef.createNestApplication({ logger: false });
@@ -54,14 +61,18 @@ describe('a network cut: statements fail at their deadline and their connections
     expect(before).toBeGreaterThan(0);
 
     proxy.blackhole();
-    await expect(outbox.enqueue({ destination: 'sink', payload: { n: 'during' } })).rejects.toBeInstanceOf(StatementTimeoutError);
+    await expect(outbox.enqueue({ destination: 'sink', payload: { n: 'during' } })).rejects.toBeInstanceOf(
+      StatementTimeoutError,
+    );
     // Destroyed, not returned to the pool (where it would hold the next statement as long as the
     // cut): gone from the pool once its cancel request went unanswered (CANCEL_WAIT_MS).
     await waitFor(() => pooled() === before - 1, 10_000, 'the connection to leave the pool');
 
     proxy.resume();
     await outbox.enqueue({ destination: 'sink', payload: { n: 'after' } });
-    const stored = (await app.get<DataSource>(getDataSourceToken()).query(`SELECT payload::jsonb->>'n' AS n FROM "${schema}".queuebox_outbox_messages`)) as { n: string }[];
+    const stored = (await app
+      .get<DataSource>(getDataSourceToken())
+      .query(`SELECT payload::jsonb->>'n' AS n FROM "${schema}".queuebox_outbox_messages`)) as { n: string }[];
     expect(stored.map((row) => row.n)).toContain('after');
   });
 });

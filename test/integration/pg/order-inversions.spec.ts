@@ -1,7 +1,15 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { ClaimRepository } from '../../../lib/engine/claim.repository.js';
-import { INBOX_RELAY_ORDER_INVERSIONS_TOTAL, InboxService, LOOP_TICKS_TOTAL, OUTBOX_ORDER_INVERSIONS_TOTAL, OutboxService, QueueBoxEvents, type QueueBoxEventMap } from '../../../lib/index.js';
+import {
+  INBOX_RELAY_ORDER_INVERSIONS_TOTAL,
+  InboxService,
+  LOOP_TICKS_TOTAL,
+  OUTBOX_ORDER_INVERSIONS_TOTAL,
+  OutboxService,
+  QueueBoxEvents,
+  type QueueBoxEventMap,
+} from '../../../lib/index.js';
 import { LOOP_CONCURRENCY } from '../../../lib/engine/metrics/queuebox.metrics.js';
 import type { Claim } from '../../../lib/shared/interfaces/claim.interface.js';
 import { createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';
@@ -39,7 +47,12 @@ describe('claim repository: order inversions', () => {
     await b?.destroy();
   });
 
-  const claimOf = (row: { id: string; token: string }, leaseMs: number): Claim => ({ component: 'outbox', id: String(row.id), token: row.token, leaseMs });
+  const claimOf = (row: { id: string; token: string }, leaseMs: number): Claim => ({
+    component: 'outbox',
+    id: String(row.id),
+    token: row.token,
+    leaseMs,
+  });
 
   it('a claim that takes a row older than a finished row of its key is flagged as an inversion', async () => {
     // Producer P inserts first but commits last: its row becomes visible after a younger one was sent.
@@ -73,7 +86,8 @@ describe('claim repository: order inversions', () => {
   });
 
   it('a pull claim of a row older than a processed row of its aggregate is flagged as an inversion', async () => {
-    const insert = (key: string, runner?: QueryRunner) => insertInboxRow(a, schema, { source: 'src', idempotencyKey: key, key: 'agg' }, runner);
+    const insert = (key: string, runner?: QueryRunner) =>
+      insertInboxRow(a, schema, { source: 'src', idempotencyKey: key, key: 'agg' }, runner);
     const producer = a.createQueryRunner();
     await producer.connect();
     await producer.startTransaction();
@@ -81,7 +95,9 @@ describe('claim repository: order inversions', () => {
     const younger = await insert('younger');
     const [first] = await claimPull(repoB, 'src', 10, 60_000);
     expect([String(first.id), first.inverted]).toEqual([younger, false]);
-    expect(await repoB.complete({ component: 'pull', id: String(first.id), token: first.token, leaseMs: 60_000 })).toBe('ok');
+    expect(await repoB.complete({ component: 'pull', id: String(first.id), token: first.token, leaseMs: 60_000 })).toBe(
+      'ok',
+    );
     await producer.commitTransaction();
     await producer.release();
     const [late] = await claimPull(repoB, 'src', 10, 60_000);
@@ -111,7 +127,10 @@ describe('outbox: producers of one key committing out of id order, without the c
   const unsent = () => rowsNotInState(monitor, schema, 'outbox', 'sent');
 
   it('with the claim lock off, a late-committed older row is counted as an order inversion', async () => {
-    app = await startQueueBoxApp(schema, { destinations: { sink: { type: 'http', url: `${url}/sink` } }, outbox: { claimLock: false, pollIntervalMs: 20, batchSize: 5 } });
+    app = await startQueueBoxApp(schema, {
+      destinations: { sink: { type: 'http', url: `${url}/sink` } },
+      outbox: { claimLock: false, pollIntervalMs: 20, batchSize: 5 },
+    });
     const outbox = app.app.get(OutboxService);
     const before = await counterValue(OUTBOX_ORDER_INVERSIONS_TOTAL);
     const producer = app.dataSource.createQueryRunner();
@@ -163,12 +182,23 @@ describe('relay: receives of one key committing out of id order', () => {
     const producer = app.dataSource.createQueryRunner();
     await producer.connect();
     await producer.startTransaction();
-    const older = await inbox.receive({ source: 'orders', idempotencyKey: 'older', key: 'K', payload: { seq: 'older' } }, { manager: producer.manager });
+    const older = await inbox.receive(
+      { source: 'orders', idempotencyKey: 'older', key: 'K', payload: { seq: 'older' } },
+      { manager: producer.manager },
+    );
     await inbox.receive({ source: 'orders', idempotencyKey: 'younger', key: 'K', payload: { seq: 'younger' } });
-    await waitFor(async () => (await unprocessed()) === 0 && receiver.requests.length === 1, 10_000, 'younger relayed and sent');
+    await waitFor(
+      async () => (await unprocessed()) === 0 && receiver.requests.length === 1,
+      10_000,
+      'younger relayed and sent',
+    );
     await producer.commitTransaction();
     await producer.release();
-    await waitFor(async () => (await unprocessed()) === 0 && receiver.requests.length === 2, 10_000, 'older relayed and sent');
+    await waitFor(
+      async () => (await unprocessed()) === 0 && receiver.requests.length === 2,
+      10_000,
+      'older relayed and sent',
+    );
     expect(receiver.requests.map((request) => JSON.parse(request.body).seq)).toEqual(['younger', 'older']);
     expect(await counterValue(INBOX_RELAY_ORDER_INVERSIONS_TOTAL, { source: 'orders' })).toBe(before + 1);
     await waitFor(() => inversions.length === 1, 5_000, 'order.inversion emitted');

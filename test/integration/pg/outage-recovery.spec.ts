@@ -37,7 +37,11 @@ describe.skipIf(!binDir)('after a database outage, the loops resume when the dat
     await createQueueBoxSchema(cluster.url, schema, 'queuebox_test_migrations');
     app = await startQueueBoxApp(
       schema,
-      { statementTimeoutMs: 2_000, outbox: { pollIntervalMs: POLL_INTERVAL_MS, batchSize: 10, concurrency: 10 }, destinations: { sink: { type: 'custom', publisher: RecordingPublisher } } },
+      {
+        statementTimeoutMs: 2_000,
+        outbox: { pollIntervalMs: POLL_INTERVAL_MS, batchSize: 10, concurrency: 10 },
+        destinations: { sink: { type: 'custom', publisher: RecordingPublisher } },
+      },
       { url: cluster.url, providers: [{ provide: RecordingPublisher, useValue: publisher }] },
     );
   });
@@ -58,7 +62,9 @@ describe.skipIf(!binDir)('after a database outage, the loops resume when the dat
     // Written with a connection of the test's own: no wake-up, the loop must find it itself.
     const writer = await new DataSource({ type: 'postgres', url: cluster.url, extra: { max: 1 } }).initialize();
     try {
-      await writer.query(`INSERT INTO "${schema}".queuebox_outbox_messages (message_id, destination, payload) VALUES (gen_random_uuid(), 'sink', '{"n":1}')`);
+      await writer.query(
+        `INSERT INTO "${schema}".queuebox_outbox_messages (message_id, destination, payload) VALUES (gen_random_uuid(), 'sink', '{"n":1}')`,
+      );
     } finally {
       await writer.destroy();
     }

@@ -42,7 +42,10 @@ async function seedBacklog(schema: string, unordered: number, perKey: number): P
 }
 
 async function outboxLoop(app: TestApp) {
-  const loop = app.app.get(QueueBoxAdmin).loops().find((candidate) => candidate.name === 'outbox');
+  const loop = app.app
+    .get(QueueBoxAdmin)
+    .loops()
+    .find((candidate) => candidate.name === 'outbox');
   if (!loop) throw new Error('no outbox loop');
   return loop;
 }
@@ -58,18 +61,28 @@ describeWithDatabase('outbox: adaptive pace', () => {
   it('grows the concurrency above its start under a deep backlog and a fast destination, and keeps each key in order', async () => {
     const schema = await createTestSchema();
     const total = await seedBacklog(schema, UNORDERED_ROWS, ROWS_PER_KEY);
-    app = await startQueueBoxApp(schema, { destinations: { sink: { type: 'custom', publisher: RecordingPublisher } } }, [RecordingPublisher]);
+    app = await startQueueBoxApp(
+      schema,
+      { destinations: { sink: { type: 'custom', publisher: RecordingPublisher } } },
+      [RecordingPublisher],
+    );
     const start = OUTBOX_PACE_BOUNDS.concurrency.start;
 
     const started = await outboxLoop(app);
     expect(started.concurrency).toBeLessThanOrEqual(start);
-    await waitFor(async () => ((await outboxLoop(app!)).concurrency ?? 0) > start, 30_000, 'the outbox concurrency above its start');
+    await waitFor(
+      async () => ((await outboxLoop(app!)).concurrency ?? 0) > start,
+      30_000,
+      'the outbox concurrency above its start',
+    );
     const grown = await outboxLoop(app);
     expect(grown.concurrency).toBeLessThanOrEqual(OUTBOX_PACE_BOUNDS.concurrency.max);
     expect(grown.batchSize).toBe(Math.min(OUTBOX_PACE_BOUNDS.batchSize.max, Math.floor(grown.concurrency! / 2)));
     // The gauges follow the pace (they are set when it changes: read them between two changes).
     await waitFor(
-      async () => (await counterValue(LOOP_CONCURRENCY, { component: 'outbox' })) > start && (await counterValue(LOOP_BATCH_SIZE, { component: 'outbox' })) > start / 2,
+      async () =>
+        (await counterValue(LOOP_CONCURRENCY, { component: 'outbox' })) > start &&
+        (await counterValue(LOOP_BATCH_SIZE, { component: 'outbox' })) > start / 2,
       10_000,
       'the gauges above the start',
     );
@@ -98,7 +111,11 @@ describeWithDatabase('outbox: adaptive pace', () => {
     app = await startQueueBoxApp(schema, options, [RefusingPublisher]);
 
     const floor = OUTBOX_PACE_BOUNDS.concurrency.min;
-    await waitFor(async () => (await outboxLoop(app!)).concurrency === floor, 30_000, 'the outbox concurrency at its floor');
+    await waitFor(
+      async () => (await outboxLoop(app!)).concurrency === floor,
+      30_000,
+      'the outbox concurrency at its floor',
+    );
     expect((await outboxLoop(app)).batchSize).toBe(OUTBOX_PACE_BOUNDS.batchSize.min);
     expect(await counterValue(LOOP_CONCURRENCY, { component: 'outbox' })).toBe(floor);
     expect(app.app.get(RefusingPublisher).refused).toBeGreaterThan(0);

@@ -45,7 +45,9 @@ describe('outbox: wake-ups of other replicas', () => {
   it('wakes another replica through LISTEN/NOTIFY when an API-only replica enqueues', async () => {
     const api = await start(false);
     const before = receiver.requests.length;
-    await api.dataSource.transaction((manager) => api.app.get(OutboxService).enqueue({ destination: 'sink', payload: { n: 'remote' } }, { manager }));
+    await api.dataSource.transaction((manager) =>
+      api.app.get(OutboxService).enqueue({ destination: 'sink', payload: { n: 'remote' } }, { manager }),
+    );
     await receiver.waitFor(() => delivered('remote'), 5_000);
     expect(receiver.requests.length).toBe(before + 1);
   });
@@ -69,7 +71,9 @@ describe('outbox: wake-ups of other replicas', () => {
   async function listen(): Promise<{ notifications: string[]; roundTrip(): Promise<void>; close(): Promise<void> }> {
     const dataSource: DataSource = await openDataSource(schema, 1);
     const runner = dataSource.createQueryRunner();
-    const client = (await runner.connect()) as { on(event: 'notification', listener: (message: { payload?: string }) => void): void };
+    const client = (await runner.connect()) as {
+      on(event: 'notification', listener: (message: { payload?: string }) => void): void;
+    };
     const notifications: string[] = [];
     client.on('notification', (message) => notifications.push(message.payload ?? ''));
     await runner.query(`LISTEN "${wakeChannel(resolveOptions({ schema }).tables, 'outbox')}"`);
@@ -93,7 +97,9 @@ describe('outbox: wake-ups of other replicas', () => {
       const runner = api.dataSource.createQueryRunner();
       await runner.startTransaction();
       try {
-        await api.app.get(OutboxService).enqueue({ destination: 'sink', payload: { n: 'carried' } }, { manager: runner.manager });
+        await api.app
+          .get(OutboxService)
+          .enqueue({ destination: 'sink', payload: { n: 'carried' } }, { manager: runner.manager });
         await listener.roundTrip();
         expect(listener.notifications).toEqual([]);
         await runner.commitTransaction();

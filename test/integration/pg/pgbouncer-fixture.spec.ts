@@ -35,12 +35,20 @@ describe.skipIf(!pgbouncerInstalled())('the PgBouncer launcher (test/fixtures/pg
 
   it('pools per transaction: two clients share one server connection, so a LISTEN of one is seen by the other', async () => {
     const password = decodeURIComponent(server.password);
-    const bouncer = await PgBouncer.start({ databases: { [dbname]: { host: server.hostname, port, dbname } }, defaultPoolSize: 1, password });
-    const [a, b] = [new pg.Client({ connectionString: bouncer.url(dbname) }), new pg.Client({ connectionString: bouncer.url(dbname) })];
+    const bouncer = await PgBouncer.start({
+      databases: { [dbname]: { host: server.hostname, port, dbname } },
+      defaultPoolSize: 1,
+      password,
+    });
+    const [a, b] = [
+      new pg.Client({ connectionString: bouncer.url(dbname) }),
+      new pg.Client({ connectionString: bouncer.url(dbname) }),
+    ];
     try {
       await Promise.all([a.connect(), b.connect()]);
       await a.query('LISTEN queuebox_bouncer_probe');
-      const pid = async (client: pg.Client): Promise<number> => (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      const pid = async (client: pg.Client): Promise<number> =>
+        (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
       expect(await pid(b)).toBe(await pid(a));
       expect((await b.query('SELECT pg_listening_channels() AS c')).rows).toEqual([{ c: 'queuebox_bouncer_probe' }]);
     } finally {
@@ -55,7 +63,10 @@ describe.skipIf(!pgbouncerInstalled())('the PgBouncer launcher (test/fixtures/pg
     // No pool mode of its own: the default, transaction.
     expect(modes[dbname]).toBeNull();
     expect(modes[`${dbname}_session`]).toBe('session');
-    expect((await front.bouncer.admin<{ key: string; value: string }>('SHOW CONFIG')).find((row) => row.key === 'pool_mode')?.value).toBe('transaction');
+    expect(
+      (await front.bouncer.admin<{ key: string; value: string }>('SHOW CONFIG')).find((row) => row.key === 'pool_mode')
+        ?.value,
+    ).toBe('transaction');
   });
 
   it('retargets: after the reload, the next transaction of a connected client runs on the new target', async () => {

@@ -47,8 +47,14 @@ describe.skipIf(!pgbouncerInstalled())('behind PgBouncer in transaction mode', (
   const pooledUrl = (): string => front.url;
 
   /** An app whose DataSource connects through PgBouncer's transaction-mode database. */
-  async function startPooledApp(options: Parameters<typeof startQueueBoxApp>[1], publisher?: RecordingPublisher): Promise<TestApp> {
-    const app = await startQueueBoxApp(schema, options, { url: pooledUrl(), providers: publisher ? [{ provide: RecordingPublisher, useValue: publisher }] : [] });
+  async function startPooledApp(
+    options: Parameters<typeof startQueueBoxApp>[1],
+    publisher?: RecordingPublisher,
+  ): Promise<TestApp> {
+    const app = await startQueueBoxApp(schema, options, {
+      url: pooledUrl(),
+      providers: publisher ? [{ provide: RecordingPublisher, useValue: publisher }] : [],
+    });
     apps.push(app);
     return app;
   }
@@ -63,7 +69,9 @@ describe.skipIf(!pgbouncerInstalled())('behind PgBouncer in transaction mode', (
     const app = await startPooledApp({ destinations: { sink } }, publisher);
     const outbox = app.app.get(OutboxService);
     for (let n = 0; n < 200; n += 1) {
-      await app.dataSource.transaction((manager) => outbox.enqueue({ destination: 'sink', key: `k${n % 10}`, payload: { n } }, { manager }));
+      await app.dataSource.transaction((manager) =>
+        outbox.enqueue({ destination: 'sink', key: `k${n % 10}`, payload: { n } }, { manager }),
+      );
     }
     await waitFor(() => publisher.published.length >= 200, 30_000, '200 messages delivered');
     expect(new Set(publisher.payloads<{ n: number }>().map((payload) => payload.n)).size).toBe(200);
@@ -71,14 +79,22 @@ describe.skipIf(!pgbouncerInstalled())('behind PgBouncer in transaction mode', (
     const said = (spy: typeof logs): string[] => spy.mock.calls.map((call) => String(call[0]));
     expect(said(logs).filter((line) => line.includes('pooled per transaction'))).toHaveLength(1);
     expect(said(warnings).filter((line) => line.includes('notify.listenUrl'))).toHaveLength(1);
-    expect([...said(warnings), ...said(errors)].filter((line) => /prepared statement|reconnecting/.test(line))).toEqual([]);
+    expect([...said(warnings), ...said(errors)].filter((line) => /prepared statement|reconnecting/.test(line))).toEqual(
+      [],
+    );
   });
 
   it('wakes a replica across processes through notify.listenUrl (a session-mode URL), where a LISTEN on the pooled connections would hear nothing', async () => {
     const publisher = new RecordingPublisher();
     // The worker polls once a minute: only a wake-up delivers within the wait below.
-    await startPooledApp({ destinations: { sink }, outbox: { pollIntervalMs: 60_000 }, notify: { listenUrl: front.sessionUrl } }, publisher);
-    const producer = await startPooledApp({ destinations: { sink }, workers: { enabled: false } }, new RecordingPublisher());
+    await startPooledApp(
+      { destinations: { sink }, outbox: { pollIntervalMs: 60_000 }, notify: { listenUrl: front.sessionUrl } },
+      publisher,
+    );
+    const producer = await startPooledApp(
+      { destinations: { sink }, workers: { enabled: false } },
+      new RecordingPublisher(),
+    );
     const outbox = producer.app.get(OutboxService);
     // The first wake-up after start-up may find the worker's LISTEN not yet in place: send until one arrives.
     let sent = 0;
@@ -93,29 +109,48 @@ describe.skipIf(!pgbouncerInstalled())('behind PgBouncer in transaction mode', (
   });
 
   it('cancels a statement past its deadline on the server through PgBouncer, which keeps running', async () => {
-    const app = await startQueueBoxApp(schema, { statementTimeoutMs: 1_000, workers: { enabled: false }, destinations: { sink } }, {
-      url: pooledUrl(),
-      applicationName: 'queuebox-pgbouncer-cancel',
-      providers: [{ provide: RecordingPublisher, useValue: new RecordingPublisher() }],
-    });
+    const app = await startQueueBoxApp(
+      schema,
+      { statementTimeoutMs: 1_000, workers: { enabled: false }, destinations: { sink } },
+      {
+        url: pooledUrl(),
+        applicationName: 'queuebox-pgbouncer-cancel',
+        providers: [{ provide: RecordingPublisher, useValue: new RecordingPublisher() }],
+      },
+    );
     apps.push(app);
-    const direct = await new DataSource({ type: 'postgres', url: (testDatabase() as PostgresTestDatabase).url, extra: { max: 2 } }).initialize();
+    const direct = await new DataSource({
+      type: 'postgres',
+      url: (testDatabase() as PostgresTestDatabase).url,
+      extra: { max: 2 },
+    }).initialize();
     const locker = direct.createQueryRunner();
     try {
       await locker.startTransaction();
       await locker.query(`LOCK TABLE ${testDatabase().table(schema, 'outbox')} IN ACCESS EXCLUSIVE MODE`);
       const outbox = app.app.get(OutboxService);
-      await expect(outbox.enqueue({ destination: 'sink', payload: { cancelled: 'locked' } })).rejects.toBeInstanceOf(StatementTimeoutError);
+      await expect(outbox.enqueue({ destination: 'sink', payload: { cancelled: 'locked' } })).rejects.toBeInstanceOf(
+        StatementTimeoutError,
+      );
       // PgBouncer forwarded the cancel to the backend it had linked the client to: nothing waits on the lock.
       await waitFor(
         async () =>
-          Number(((await direct.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`, ['queuebox-pgbouncer-cancel'])) as { n: number }[])[0].n) === 0,
+          Number(
+            (
+              (await direct.query(
+                `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
+                ['queuebox-pgbouncer-cancel'],
+              )) as { n: number }[]
+            )[0].n,
+          ) === 0,
         20_000,
         'the abandoned statement to end on the server',
       );
       await locker.commitTransaction();
       await outbox.enqueue({ destination: 'sink', payload: { cancelled: 'after' } });
-      const stored = (await direct.query(`SELECT payload::jsonb->>'cancelled' AS n FROM ${testDatabase().table(schema, 'outbox')} WHERE payload::jsonb ? 'cancelled' ORDER BY id`)) as { n: string }[];
+      const stored = (await direct.query(
+        `SELECT payload::jsonb->>'cancelled' AS n FROM ${testDatabase().table(schema, 'outbox')} WHERE payload::jsonb ? 'cancelled' ORDER BY id`,
+      )) as { n: string }[];
       expect(stored.map((row) => row.n)).toEqual(['after']);
     } finally {
       if (locker.isTransactionActive) await locker.rollbackTransaction();
@@ -125,7 +160,10 @@ describe.skipIf(!pgbouncerInstalled())('behind PgBouncer in transaction mode', (
   });
 
   it('refuses to start with preparedStatements: true, naming the option', async () => {
-    const failure = startPooledApp({ destinations: { sink }, preparedStatements: true, workers: { enabled: false } }, new RecordingPublisher());
+    const failure = startPooledApp(
+      { destinations: { sink }, preparedStatements: true, workers: { enabled: false } },
+      new RecordingPublisher(),
+    );
     await expect(failure).rejects.toBeInstanceOf(InvalidQueueBoxOptionsError);
     await expect(failure).rejects.toMatchObject({ message: expect.stringContaining('preparedStatements') });
   });
@@ -135,7 +173,10 @@ describe.skipIf(!pgbouncerInstalled())('behind PgBouncer in transaction mode', (
     try {
       const without = await runConformance({ dataSource });
       const failed = without.checks.filter((check) => check.status === 'fail');
-      expect(failed.map((check) => check.name), formatConformanceReport(without)).toEqual(['notify']);
+      expect(
+        failed.map((check) => check.name),
+        formatConformanceReport(without),
+      ).toEqual(['notify']);
       expect(failed[0].reason).toMatch(/pooled per transaction \(PgBouncer in transaction mode/);
       expect(failed[0].reason).toContain('notify.listenUrl');
       expect(without.checks.find((check) => check.name === 'pooling')?.evidence).toContain('unnamed');
@@ -180,13 +221,25 @@ describe.skipIf(!pgbouncerInstalled())('behind PgBouncer in transaction mode', (
     // One connection for the claims, and another client's transaction between two of them: it
     // holds the backend PgBouncer hands out next (the last released, where the claim prepared its
     // statement), so that the next claim runs on a backend that never saw the statement.
-    const dataSource = await new DataSource({ type: 'postgres', url: pooledUrl(), schema, extra: { max: 1 } }).initialize();
+    const dataSource = await new DataSource({
+      type: 'postgres',
+      url: pooledUrl(),
+      schema,
+      extra: { max: 1 },
+    }).initialize();
     const other = await new DataSource({ type: 'postgres', url: pooledUrl(), extra: { max: 1 } }).initialize();
     try {
       // As if the probe had seen sessions that last (a pooler put in front of the database since).
       const dialect = resolveDialect(dataSource, resolveOptions({ schema }).tables, true, 10_000);
       const runner = new StatementRunner(dataSource, dialect);
-      const claim = () => runner.run(dialect.claimPull('nobody', { batchSize: 1, leaseMs: 1_000, walkKeys: 1, windowRows: 1, cursor: { stream: '', key: '' } }, { lock: false }).claim);
+      const claim = () =>
+        runner.run(
+          dialect.claimPull(
+            'nobody',
+            { batchSize: 1, leaseMs: 1_000, walkKeys: 1, windowRows: 1, cursor: { stream: '', key: '' } },
+            { lock: false },
+          ).claim,
+        );
       for (let round = 0; round < 3; round += 1) {
         await claim();
         const transaction = other.createQueryRunner();
@@ -197,7 +250,9 @@ describe.skipIf(!pgbouncerInstalled())('behind PgBouncer in transaction mode', (
         await transaction.release();
       }
       expect(dialect.pooling).toEqual({ sessionPerTransaction: true, preparedStatementsKept: false });
-      expect(warnings.mock.calls.filter((call) => String(call[0]).includes('unknown to the database session'))).toHaveLength(1);
+      expect(
+        warnings.mock.calls.filter((call) => String(call[0]).includes('unknown to the database session')),
+      ).toHaveLength(1);
     } finally {
       await dataSource.destroy();
       await other.destroy();

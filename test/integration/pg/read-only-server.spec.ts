@@ -41,12 +41,18 @@ describe('a pooled session on a read-only server (a demoted primary a stale addr
     url.username = role;
     url.password = role;
     // One session, never closed for being idle: a busy application's pool, where a bad session would be handed out again and again.
-    readOnly = await new DataSource({ type: 'postgres', url: url.toString(), schema, extra: { max: 1, idleTimeoutMillis: 0 } }).initialize();
+    readOnly = await new DataSource({
+      type: 'postgres',
+      url: url.toString(),
+      schema,
+      extra: { max: 1, idleTimeoutMillis: 0 },
+    }).initialize();
   });
 
   /** The address moves to the writable primary: sessions opened from now on can write; the open one stays read-only. */
   const addressMoves = (): Promise<unknown> => admin.query(`ALTER ROLE ${role} RESET default_transaction_read_only`);
-  const backend = async (): Promise<number> => (await readOnly.query('SELECT pg_backend_pid() AS pid'))[0].pid as number;
+  const backend = async (): Promise<number> =>
+    (await readOnly.query('SELECT pg_backend_pid() AS pid'))[0].pid as number;
 
   it.each([
     ['in autocommit', false],
@@ -66,7 +72,8 @@ describe('a pooled session on a read-only server (a demoted primary a stale addr
   it("drops it after a worker's transaction (the relay's forward, a pull handler) fails with 25006", async () => {
     const { runner } = repositoryFor(readOnly, schema);
     const table = testDatabase().table(schema, 'outbox');
-    const write = (): Promise<unknown> => runner.withManager((manager) => manager.query(`UPDATE ${table} SET attempts = attempts WHERE false`));
+    const write = (): Promise<unknown> =>
+      runner.withManager((manager) => manager.query(`UPDATE ${table} SET attempts = attempts WHERE false`));
     const before = await backend();
     await expect(write()).rejects.toMatchObject({ code: '25006' });
     await addressMoves();

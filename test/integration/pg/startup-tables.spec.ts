@@ -6,7 +6,13 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { postgresSchemaSteps } from '../../../lib/database/dialects/postgres/schema.sql.js';
 import { resolveOptions } from '../../../lib/config/options/resolve-options.js';
-import { InvalidQueueBoxOptionsError, MissingMigrationsError, OutboxService, QueueBoxModule, type QueueBoxModuleOptions } from '../../../lib/index.js';
+import {
+  InvalidQueueBoxOptionsError,
+  MissingMigrationsError,
+  OutboxService,
+  QueueBoxModule,
+  type QueueBoxModuleOptions,
+} from '../../../lib/index.js';
 import { createQueueBoxMigrations } from '../../../lib/surfaces/migrations/index.js';
 import { describeWithDatabase } from '../../fixtures/database.js';
 import { createLoginRole } from '../../fixtures/login-role.js';
@@ -45,8 +51,17 @@ describeWithDatabase('start-up check of the tables on PostgreSQL', () => {
     const schema = testSchemaName();
     schemas.push(schema);
     await admin.query(`CREATE SCHEMA ${schema}`);
-    const migrations = createQueueBoxMigrations(schemaOption ? { type: 'postgres', schema } : { type: 'postgres' }).slice(0, steps);
-    const options = { type: 'postgres', url, schema, migrations, migrationsTableName: 'queuebox_test_migrations', extra: { max: 1, options: `-c search_path=${schema}` } } as DataSourceOptions;
+    const migrations = createQueueBoxMigrations(
+      schemaOption ? { type: 'postgres', schema } : { type: 'postgres' },
+    ).slice(0, steps);
+    const options = {
+      type: 'postgres',
+      url,
+      schema,
+      migrations,
+      migrationsTableName: 'queuebox_test_migrations',
+      extra: { max: 1, options: `-c search_path=${schema}` },
+    } as DataSourceOptions;
     const dataSource = await new DataSource(options).initialize();
     try {
       await dataSource.runMigrations();
@@ -66,7 +81,11 @@ describeWithDatabase('start-up check of the tables on PostgreSQL', () => {
   async function start(connection: string, searchPath: string, options: QueueBoxModuleOptions) {
     const moduleRef = await Test.createTestingModule({
       imports: [
-        TypeOrmModule.forRoot({ type: 'postgres', url: connection, extra: { max: 4, options: `-c search_path=${searchPath}` } }),
+        TypeOrmModule.forRoot({
+          type: 'postgres',
+          url: connection,
+          extra: { max: 4, options: `-c search_path=${searchPath}` },
+        }),
         QueueBoxModule.forRoot({ destinations, ...options }),
       ],
       providers: [RecordingPublisher],
@@ -83,7 +102,8 @@ describeWithDatabase('start-up check of the tables on PostgreSQL', () => {
 
   it('expects exactly the columns the migrations make', async () => {
     const schema = await migratedSchema();
-    const declared = (table: 'outbox' | 'inbox') => postgresSchemaSteps(resolveOptions({ schema }).tables).flatMap((step) => step.columns[table] ?? []);
+    const declared = (table: 'outbox' | 'inbox') =>
+      postgresSchemaSteps(resolveOptions({ schema }).tables).flatMap((step) => step.columns[table] ?? []);
     const { rows } = await admin.query<{ table_name: string; columns: string[] }>(
       `SELECT table_name, array_agg(column_name::text ORDER BY column_name) AS columns FROM information_schema.columns WHERE table_schema = $1 AND table_name LIKE 'queuebox_%_messages' GROUP BY table_name`,
       [schema],
@@ -95,7 +115,9 @@ describeWithDatabase('start-up check of the tables on PostgreSQL', () => {
 
   it('names the migration an older schema lacks (version 1: no SchemaV2), and starts once it has run', async () => {
     const schema = await migratedSchema(2);
-    const error = await start(url, 'public', { schema, workers: { enabled: false } }).catch((failure: unknown) => failure);
+    const error = await start(url, 'public', { schema, workers: { enabled: false } }).catch(
+      (failure: unknown) => failure,
+    );
     expect(error).toBeInstanceOf(MissingMigrationsError);
     expect(error).toMatchObject({
       migrations: [expect.stringMatching(/^QueueBoxSchemaV2/)],
@@ -145,14 +167,19 @@ describeWithDatabase('start-up check of the tables on PostgreSQL', () => {
     expect((error as Error).message).toContain("createQueueBoxMigrations({ type: 'postgres', schema, tables })");
   });
 
-  it('for a role without USAGE on the schema, fails start-up with the database\'s refusal', async () => {
+  it("for a role without USAGE on the schema, fails start-up with the database's refusal", async () => {
     const schema = await migratedSchema();
-    await expect(start(roleUrl, 'public', { schema, workers: { enabled: false } })).rejects.toThrow(/permission denied for schema/);
+    await expect(start(roleUrl, 'public', { schema, workers: { enabled: false } })).rejects.toThrow(
+      /permission denied for schema/,
+    );
   });
 
   it('refuses a DataSource that is not initialized, naming the option', async () => {
     const moduleRef = await Test.createTestingModule({
-      imports: [TypeOrmModule.forRoot({ type: 'postgres', url, manualInitialization: true }), QueueBoxModule.forRoot({ destinations, workers: { enabled: false } })],
+      imports: [
+        TypeOrmModule.forRoot({ type: 'postgres', url, manualInitialization: true }),
+        QueueBoxModule.forRoot({ destinations, workers: { enabled: false } }),
+      ],
       providers: [RecordingPublisher],
     }).compile();
     const app = moduleRef.createNestApplication({ logger: false });

@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
-import { InboxService, OutboxService, PullWorker, PullWorkerHost, type InboxMessage, type PullContext } from '../../../lib/index.js';
+import {
+  InboxService,
+  OutboxService,
+  PullWorker,
+  PullWorkerHost,
+  type InboxMessage,
+  type PullContext,
+} from '../../../lib/index.js';
 import { createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';
 import type { PostgresTestDatabase } from '../../fixtures/postgres-test-database.js';
 import { HttpReceiver, waitFor } from '../../fixtures/http-receiver.js';
@@ -14,12 +21,19 @@ const recordUnhandled = (error: unknown): void => void unhandled.push(error);
 let schema: string;
 
 /** A pull worker whose handler waits for a row lock the test holds: its transaction stays open until the test lets go. */
-@PullWorker('locks', { leaseMs: 2_000, pollIntervalMs: 50, maxAttempts: 100, backoff: { initialDelayMs: 50, maxDelayMs: 100 } })
+@PullWorker('locks', {
+  leaseMs: 2_000,
+  pollIntervalMs: 50,
+  maxAttempts: 100,
+  backoff: { initialDelayMs: 50, maxDelayMs: 100 },
+})
 @Injectable()
 class LockWaitingWorker extends PullWorkerHost {
   async handle(message: InboxMessage, { manager }: PullContext): Promise<void> {
     await manager.query(`SELECT id FROM "${schema}".gate WHERE id = 1 FOR UPDATE`);
-    await manager.query(`INSERT INTO "${schema}".effects (idempotency_key) VALUES ($1) ON CONFLICT DO NOTHING`, [message.idempotencyKey]);
+    await manager.query(`INSERT INTO "${schema}".effects (idempotency_key) VALUES ($1) ON CONFLICT DO NOTHING`, [
+      message.idempotencyKey,
+    ]);
   }
 }
 
@@ -37,11 +51,21 @@ describe('backends terminated by pg_terminate_backend: the process survives and 
   let admin: DataSource;
 
   const sessions = async (filter: string, params: unknown[] = []): Promise<number[]> =>
-    ((await admin.query(`SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND ${filter}`, [applicationName, ...params])) as { pid: number }[]).map((row) => row.pid);
+    (
+      (await admin.query(`SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND ${filter}`, [
+        applicationName,
+        ...params,
+      ])) as { pid: number }[]
+    ).map((row) => row.pid);
   const terminate = async (pids: number[]): Promise<void> => {
     await admin.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
     // Until the server has ended them: no wait by the clock.
-    await waitFor(async () => (await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ANY($1)', [pids]))[0].n === 0, 10_000, 'the terminated sessions to end');
+    await waitFor(
+      async () =>
+        (await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ANY($1)', [pids]))[0].n === 0,
+      10_000,
+      'the terminated sessions to end',
+    );
   };
 
   beforeAll(async () => {
@@ -108,10 +132,18 @@ describe('backends terminated by pg_terminate_backend: the process survives and 
   it('survives terminations of the LISTEN connection as it is set up, and listens again', async () => {
     for (let round = 0; round < 3; round += 1) {
       let listening: number[] = [];
-      await waitFor(async () => (listening = await sessions(`query LIKE 'LISTEN %'`)).length > 0, 15_000, 'a LISTEN session');
+      await waitFor(
+        async () => (listening = await sessions(`query LIKE 'LISTEN %'`)).length > 0,
+        15_000,
+        'a LISTEN session',
+      );
       await terminate(listening);
     }
-    await waitFor(async () => (await sessions(`query LIKE 'LISTEN %'`)).length > 0, 15_000, 'the LISTEN session to come back');
+    await waitFor(
+      async () => (await sessions(`query LIKE 'LISTEN %'`)).length > 0,
+      15_000,
+      'the LISTEN session to come back',
+    );
     await outboxStillDelivers();
   });
 
@@ -135,7 +167,11 @@ describe('backends terminated by pg_terminate_backend: the process survives and 
       await runner.release();
     }
     await app.app.get(InboxService).receive({ source: 'locks', idempotencyKey: 'second', payload: {} });
-    await waitFor(async () => (await admin.query(`SELECT count(*)::int AS n FROM "${schema}".effects`))[0].n === 2, 20_000, 'both effects');
+    await waitFor(
+      async () => (await admin.query(`SELECT count(*)::int AS n FROM "${schema}".effects`))[0].n === 2,
+      20_000,
+      'both effects',
+    );
     await outboxStillDelivers();
   });
 });

@@ -3,7 +3,12 @@ import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type OutboxMessage, type OutboxPublisher, PublishFailedError, QueueBoxAdminModule } from '../../../lib/index.js';
+import {
+  type OutboxMessage,
+  type OutboxPublisher,
+  PublishFailedError,
+  QueueBoxAdminModule,
+} from '../../../lib/index.js';
 import { createTestSchema, databaseConfigured, testDatabase } from '../../fixtures/database.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
@@ -42,10 +47,17 @@ describe.skipIf(!databaseConfigured || (!hasChromium && !inCi))('admin page in a
     app = await startQueueBoxApp(
       schema,
       {
-        destinations: { sink: { type: 'custom', publisher: RecordingPublisher }, billing: { type: 'custom', publisher: DownPublisher } },
+        destinations: {
+          sink: { type: 'custom', publisher: RecordingPublisher },
+          billing: { type: 'custom', publisher: DownPublisher },
+        },
         outbox: { pollIntervalMs: 50, maxAttempts: 50, backoff: { initialDelayMs: 60_000, maxDelayMs: 600_000 } },
       },
-      { imports: [QueueBoxAdminModule.forRoot({ bearerToken: TOKEN })], providers: [RecordingPublisher, DownPublisher], listen: true },
+      {
+        imports: [QueueBoxAdminModule.forRoot({ bearerToken: TOKEN })],
+        providers: [RecordingPublisher, DownPublisher],
+        listen: true,
+      },
     );
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   });
@@ -64,16 +76,34 @@ describe.skipIf(!databaseConfigured || (!hasChromium && !inCi))('admin page in a
       lastError: 'HTTP 503 Service Unavailable',
       finishedAgoMs: 600_000,
     });
-    await database.insertOutboxRow(app.dataSource, schema, { destination: 'sink', key: 'order-18', state: 'dead', attempts: 1, lastError: 'HTTP 400 Bad Request: missing field "total"', finishedAgoMs: 60_000 });
+    await database.insertOutboxRow(app.dataSource, schema, {
+      destination: 'sink',
+      key: 'order-18',
+      state: 'dead',
+      attempts: 1,
+      lastError: 'HTTP 400 Bad Request: missing field "total"',
+      finishedAgoMs: 60_000,
+    });
     // A destination that is down: its rows retry and hold their keys back (blocked keys, backlog).
     await database.seedOutbox(app.dataSource, schema, { key: 'invoice-9', count: 3, destination: 'billing' });
-    await waitFor(async () => (await database.outboxRows(app.dataSource, schema)).some((row) => row.destination === 'billing' && row.attempts > 0), 10_000, 'billing failing');
+    await waitFor(
+      async () =>
+        (await database.outboxRows(app.dataSource, schema)).some(
+          (row) => row.destination === 'billing' && row.attempts > 0,
+        ),
+      10_000,
+      'billing failing',
+    );
 
     const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     // The 401s of the first, token-less connect are expected; script errors are not.
-    page.on('console', (entry) => entry.type() === 'error' && !entry.text().startsWith('Failed to load resource') && errors.push(entry.text()));
+    page.on(
+      'console',
+      (entry) =>
+        entry.type() === 'error' && !entry.text().startsWith('Failed to load resource') && errors.push(entry.text()),
+    );
     await page.goto(`${app.url}/queuebox/admin`);
 
     // Without the token the API says so; the page shows it.
@@ -95,40 +125,48 @@ describe.skipIf(!databaseConfigured || (!hasChromium && !inCi))('admin page in a
     expect(await page.textContent('#confirm-text')).toContain(`(${dead})`);
     await page.click('#confirm-yes');
 
-    await page.locator('#replayed tr', { hasText: dead }).filter({ hasText: 'sent (delivered)' }).waitFor({ timeout: 30_000 });
+    await page
+      .locator('#replayed tr', { hasText: dead })
+      .filter({ hasText: 'sent (delivered)' })
+      .waitFor({ timeout: 30_000 });
     await page.locator('#dead tr', { hasText: 'HTTP 503 Service Unavailable' }).waitFor({ state: 'detached' });
     expect((await database.rowState(app.dataSource, schema, dead)).state).toBe('sent');
     expect(app.app.get(RecordingPublisher).published.map((message) => message.id)).toEqual([dead]);
     expect(errors).toEqual([]);
 
     // `QUEUEBOX_ADMIN_SCREENSHOT=docs/images/admin-page.png` refreshes the documentation's picture.
-    if (process.env.QUEUEBOX_ADMIN_SCREENSHOT) await page.screenshot({ path: process.env.QUEUEBOX_ADMIN_SCREENSHOT, fullPage: true });
+    if (process.env.QUEUEBOX_ADMIN_SCREENSHOT)
+      await page.screenshot({ path: process.env.QUEUEBOX_ADMIN_SCREENSHOT, fullPage: true });
     await page.close();
   });
 
-  it('shows bidirectional overrides and other control characters of keys and errors as escapes, not raw', { timeout: 60_000 }, async () => {
-    // U+202E would show "order-1" + "txt.exe" reversed: the cell would read unlike what is stored.
-    const dead = await testDatabase().insertOutboxRow(app.dataSource, schema, {
-      destination: 'sink',
-      key: 'bidi-\u202egpj.exe',
-      state: 'dead',
-      attempts: 1,
-      lastError: 'HTTP 500 \u2066isolated\u2069 \u001b[2Jcleared',
-      finishedAgoMs: 1_000,
-    });
-    const page = await browser.newPage();
-    await page.goto(`${app.url}/queuebox/admin`);
-    await page.fill('#token', TOKEN);
-    await page.click('#connect');
-    const row = page.locator('#dead tr', { has: page.locator(`input[value="${dead}"]`) });
-    await row.waitFor();
-    const text = (await row.textContent()) ?? '';
-    expect(text).toContain('bidi-\\u202egpj.exe');
-    expect(text).toContain('HTTP 500 \\u2066isolated\\u2069 \\u001b[2Jcleared');
-    for (const raw of ['\u202e', '\u2066', '\u2069', '\u001b']) expect(text).not.toContain(raw);
-    await row.getByRole('button', { name: 'Inspect' }).click();
-    await page.locator('#detail-text', { hasText: 'bidi-' }).waitFor();
-    expect(await page.textContent('#detail-text')).not.toMatch(/[\u202e\u2066\u2069]/);
-    await page.close();
-  });
+  it(
+    'shows bidirectional overrides and other control characters of keys and errors as escapes, not raw',
+    { timeout: 60_000 },
+    async () => {
+      // U+202E would show "order-1" + "txt.exe" reversed: the cell would read unlike what is stored.
+      const dead = await testDatabase().insertOutboxRow(app.dataSource, schema, {
+        destination: 'sink',
+        key: 'bidi-\u202egpj.exe',
+        state: 'dead',
+        attempts: 1,
+        lastError: 'HTTP 500 \u2066isolated\u2069 \u001b[2Jcleared',
+        finishedAgoMs: 1_000,
+      });
+      const page = await browser.newPage();
+      await page.goto(`${app.url}/queuebox/admin`);
+      await page.fill('#token', TOKEN);
+      await page.click('#connect');
+      const row = page.locator('#dead tr', { has: page.locator(`input[value="${dead}"]`) });
+      await row.waitFor();
+      const text = (await row.textContent()) ?? '';
+      expect(text).toContain('bidi-\\u202egpj.exe');
+      expect(text).toContain('HTTP 500 \\u2066isolated\\u2069 \\u001b[2Jcleared');
+      for (const raw of ['\u202e', '\u2066', '\u2069', '\u001b']) expect(text).not.toContain(raw);
+      await row.getByRole('button', { name: 'Inspect' }).click();
+      await page.locator('#detail-text', { hasText: 'bidi-' }).waitFor();
+      expect(await page.textContent('#detail-text')).not.toMatch(/[\u202e\u2066\u2069]/);
+      await page.close();
+    },
+  );
 });

@@ -28,16 +28,25 @@ describeWithDatabase('QueueBoxAdmin', () => {
     let db: DataSource;
     let admin: QueueBoxAdmin;
     const database = () => testDatabase();
-    const outboxRow = (row: Parameters<ReturnType<typeof testDatabase>['insertOutboxRow']>[2]) => database().insertOutboxRow(db, schema, row);
-    const inboxRow = (row: Parameters<ReturnType<typeof testDatabase>['insertInboxRow']>[2]) => database().insertInboxRow(db, schema, row);
+    const outboxRow = (row: Parameters<ReturnType<typeof testDatabase>['insertOutboxRow']>[2]) =>
+      database().insertOutboxRow(db, schema, row);
+    const inboxRow = (row: Parameters<ReturnType<typeof testDatabase>['insertInboxRow']>[2]) =>
+      database().insertInboxRow(db, schema, row);
 
     beforeAll(async () => {
       schema = await createTestSchema();
       db = await openDataSource(schema, 4);
-      app = await startQueueBoxApp(schema, {
-        workers: { enabled: false },
-        destinations: { sink: { type: 'custom', publisher: RecordingPublisher }, other: { type: 'custom', publisher: RecordingPublisher } },
-      }, [RecordingPublisher]);
+      app = await startQueueBoxApp(
+        schema,
+        {
+          workers: { enabled: false },
+          destinations: {
+            sink: { type: 'custom', publisher: RecordingPublisher },
+            other: { type: 'custom', publisher: RecordingPublisher },
+          },
+        },
+        [RecordingPublisher],
+      );
       admin = app.app.get(QueueBoxAdmin);
     });
     beforeEach(() => database().truncate(db, schema, ['outbox', 'inbox']));
@@ -62,7 +71,8 @@ describeWithDatabase('QueueBoxAdmin', () => {
         { name: 'sink', pending: 3 },
       ]);
       expect(backlog.inbox).toMatchObject([{ name: 'billing', pending: 4 }]);
-      for (const entry of [...backlog.outbox, ...backlog.inbox]) expectAgedBetween(entry.oldestAgeSeconds, before, after);
+      for (const entry of [...backlog.outbox, ...backlog.inbox])
+        expectAgedBetween(entry.oldestAgeSeconds, before, after);
     });
 
     it('finds the keys whose head row is retrying or dead, and only those', async () => {
@@ -71,7 +81,14 @@ describeWithDatabase('QueueBoxAdmin', () => {
       const k1 = await outboxRow({ destination: 'sink', key: 'k1', attempts: 2, lastError: 'HTTP 503' });
       await database().seedOutbox(db, schema, { key: 'k1', count: 2, destination: 'sink' });
       // k2: the oldest row died; the younger one went on without it.
-      const k2 = await outboxRow({ destination: 'sink', key: 'k2', state: 'dead', attempts: 5, lastError: 'HTTP 400', finishedAgoMs: MINUTE });
+      const k2 = await outboxRow({
+        destination: 'sink',
+        key: 'k2',
+        state: 'dead',
+        attempts: 5,
+        lastError: 'HTTP 400',
+        finishedAgoMs: MINUTE,
+      });
       await outboxRow({ destination: 'sink', key: 'k2', state: 'sent', finishedAgoMs: 0 });
       // k3: a fresh head: nothing is blocked.
       await database().seedOutbox(db, schema, { key: 'k3', count: 2, destination: 'sink' });
@@ -86,12 +103,20 @@ describeWithDatabase('QueueBoxAdmin', () => {
       await outboxRow({ destination: 'other', key: 'k1' });
       // Unordered rows have no key to block.
       await outboxRow({ destination: 'sink', key: null, state: 'dead', finishedAgoMs: 0 });
-      const inboxHead = await inboxRow({ source: 'billing', idempotencyKey: 'i1', key: 'agg', state: 'dead', finishedAgoMs: 0 });
+      const inboxHead = await inboxRow({
+        source: 'billing',
+        idempotencyKey: 'i1',
+        key: 'agg',
+        state: 'dead',
+        finishedAgoMs: 0,
+      });
       await inboxRow({ source: 'billing', idempotencyKey: 'i2', key: 'agg' });
 
       const blocked = await admin.blockedKeys();
       const after = await database().databaseNow(db);
-      expect(blocked.map(({ table, stream, key, id, reason, waiting }) => ({ table, stream, key, id, reason, waiting }))).toEqual([
+      expect(
+        blocked.map(({ table, stream, key, id, reason, waiting }) => ({ table, stream, key, id, reason, waiting })),
+      ).toEqual([
         { table: 'outbox', stream: 'sink', key: 'k1', id: k1, reason: 'retrying', waiting: 2 },
         { table: 'outbox', stream: 'sink', key: 'k2', id: k2, reason: 'dead', waiting: 0 },
         { table: 'outbox', stream: 'sink', key: 'k4', id: k4, reason: 'dead', waiting: 1 },
@@ -145,17 +170,33 @@ describeWithDatabase('QueueBoxAdmin', () => {
     });
 
     it('shows every loop with its state, last tick, in-flight work and consecutive errors', async () => {
-      app = await startQueueBoxApp(schema, { outbox: { pollIntervalMs: 20 }, retention: { deadMs: 60 * MINUTE, intervalMs: 100 } }, [AuditWorker]);
+      app = await startQueueBoxApp(
+        schema,
+        { outbox: { pollIntervalMs: 20 }, retention: { deadMs: 60 * MINUTE, intervalMs: 100 } },
+        [AuditWorker],
+      );
       const admin = app.app.get(QueueBoxAdmin);
-      await waitFor(() => admin.loops().every((loop) => loop.state === 'running' && loop.lastTickAt !== null), 10_000, 'every loop ticked');
+      await waitFor(
+        () => admin.loops().every((loop) => loop.state === 'running' && loop.lastTickAt !== null),
+        10_000,
+        'every loop ticked',
+      );
       expect(admin.loops().map(({ name, component, source }) => ({ name, component, source }))).toEqual([
         { name: 'outbox', component: 'outbox', source: undefined },
         { name: 'pull:audit', component: 'pull', source: 'audit' },
         { name: 'retention', component: 'retention', source: undefined },
       ]);
-      expect(admin.loops()[0]).toMatchObject({ consecutiveErrors: 0, lastError: null, inFlight: 0, pollIntervalMs: 20, lostClaims: [] });
+      expect(admin.loops()[0]).toMatchObject({
+        consecutiveErrors: 0,
+        lastError: null,
+        inFlight: 0,
+        pollIntervalMs: 20,
+        lostClaims: [],
+      });
 
-      vi.spyOn(app.app.get(ClaimRepository, { strict: false }), 'claimOutbox').mockRejectedValue(new Error('database unreachable'));
+      vi.spyOn(app.app.get(ClaimRepository, { strict: false }), 'claimOutbox').mockRejectedValue(
+        new Error('database unreachable'),
+      );
       await waitFor(() => admin.loops()[0].consecutiveErrors >= 2, 10_000, 'failed ticks counted');
       expect(admin.loops()[0].lastError).toContain('database unreachable');
       expect(admin.loops()[1].consecutiveErrors).toBe(0);
@@ -190,7 +231,14 @@ describeWithDatabase('QueueBoxAdmin', () => {
       const schema = await createTestSchema();
       // A lease of 3 s, renewed every second: 2 s of margin for the new owner's renewal on a loaded machine.
       const outbox = { claimTimeoutMs: 3_000, pollIntervalMs: 50 };
-      const oldOwner = await startQueueBoxApp(schema, { destinations: { sink: { type: 'custom', publisher: HangingPublisher } }, outbox: { ...outbox, concurrency: 1 } }, [HangingPublisher]);
+      const oldOwner = await startQueueBoxApp(
+        schema,
+        {
+          destinations: { sink: { type: 'custom', publisher: HangingPublisher } },
+          outbox: { ...outbox, concurrency: 1 },
+        },
+        [HangingPublisher],
+      );
       apps.push(oldOwner);
       // A stalled process: its renewals never reach the database.
       vi.spyOn(oldOwner.app.get(ClaimRepository, { strict: false }), 'renewMany').mockResolvedValue([]);
@@ -202,9 +250,17 @@ describeWithDatabase('QueueBoxAdmin', () => {
       expect(atRisk.expiring).toMatchObject([{ table: 'outbox', id, stream: 'sink', key: 'k', attempts: 1 }]);
       expect(atRisk.expiring[0].expiresInMs).toBeLessThanOrEqual(3_000);
 
-      const newOwner = await startQueueBoxApp(schema, { destinations: { sink: { type: 'custom', publisher: RecordingPublisher } }, outbox }, [RecordingPublisher]);
+      const newOwner = await startQueueBoxApp(
+        schema,
+        { destinations: { sink: { type: 'custom', publisher: RecordingPublisher } }, outbox },
+        [RecordingPublisher],
+      );
       apps.push(newOwner);
-      await waitFor(async () => (await testDatabase().rowState(newOwner.dataSource, schema, id)).state === 'sent', 20_000, 'sent by the new owner');
+      await waitFor(
+        async () => (await testDatabase().rowState(newOwner.dataSource, schema, id)).state === 'sent',
+        20_000,
+        'sent by the new owner',
+      );
       oldOwner.app.get(HangingPublisher).open();
 
       await waitFor(async () => (await admin.claimsAtRisk()).lost.length === 1, 10_000, 'the loss recorded');

@@ -5,7 +5,14 @@ import { WalkCursor } from '../../../lib/engine/walk-cursor.js';
 import { describeWithDatabase, createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';
 import { untilLeaseEnded } from '../../fixtures/db-clock.js';
 import { inboxRows, outboxRows } from '../../fixtures/inbox-rows.js';
-import { claimInbox, claimOutbox, claimPull, insertInboxRow, insertRows, repositoryFor } from '../../fixtures/outbox-rows.js';
+import {
+  claimInbox,
+  claimOutbox,
+  claimPull,
+  insertInboxRow,
+  insertRows,
+  repositoryFor,
+} from '../../fixtures/outbox-rows.js';
 
 /**
  * The bounded claim (contributing/claim-sql.md, "The claim"): every key gets its turn, however
@@ -66,13 +73,20 @@ describeWithDatabase('bounded claims', () => {
     // Destinations the claimer does not have, before, between and after its own (`d`, `e`) in the
     // walk's order; ahead of its rows in the queue: more keys than a walk takes and a window holds,
     // unordered rows, and a retried row that is due.
-    for (let k = 0; k < 40; k++) await testDatabase().seedOutbox(db, schema, { key: `k${String(k).padStart(2, '0')}`, count: 1, destination: 'a-gone' });
+    for (let k = 0; k < 40; k++)
+      await testDatabase().seedOutbox(db, schema, {
+        key: `k${String(k).padStart(2, '0')}`,
+        count: 1,
+        destination: 'a-gone',
+      });
     for (const destination of ['m-gone', 'z-gone']) {
       await testDatabase().seedOutbox(db, schema, { key: 'k', count: 2, destination });
       await testDatabase().seedOutbox(db, schema, { key: null, count: 2, destination });
     }
     const [head] = await claimOutbox(repository, 1, 60_000, false, ['m-gone']);
-    expect(await repository.retry({ component: 'outbox', id: head.id, token: head.token, leaseMs: 60_000 }, 0, 'failed')).toBe('ok');
+    expect(
+      await repository.retry({ component: 'outbox', id: head.id, token: head.token, leaseMs: 60_000 }, 0, 'failed'),
+    ).toBe('ok');
     await seed('k', 2);
     await seed('j', 1);
     await seed(null, 1);
@@ -93,9 +107,11 @@ describeWithDatabase('bounded claims', () => {
     const pulled = await claimPull(repository, 'pulled', 10, 60_000);
     expect([...relayed, ...pulled].map((row) => row.source)).toEqual(['routed', 'pulled']);
     const inbox = await inboxRows(db, schema);
-    expect(inbox.filter((row) => row.source === 'other').map(({ state, attempts, claim_token }) => ({ state, attempts, claim_token }))).toEqual(
-      Array.from({ length: 3 }, () => ({ state: 'pending', attempts: 0, claim_token: null })),
-    );
+    expect(
+      inbox
+        .filter((row) => row.source === 'other')
+        .map(({ state, attempts, claim_token }) => ({ state, attempts, claim_token })),
+    ).toEqual(Array.from({ length: 3 }, () => ({ state: 'pending', attempts: 0, claim_token: null })));
   });
 
   it('pull claims serve a key behind a deep one, one row per key, oldest first', async () => {
@@ -120,7 +136,9 @@ describeWithDatabase('bounded claims', () => {
     await untilLeaseEnded(db, schema, String(k1.id));
     // Both heads were claimed by one statement with one lease: both leases have ended.
     expect(await repository.reclaimExpired('outbox')).toBe(2);
-    expect(await repository.complete({ component: 'outbox', id: String(j1.id), token: j1.token, leaseMs: 300 })).toBe('lost');
+    expect(await repository.complete({ component: 'outbox', id: String(j1.id), token: j1.token, leaseMs: 300 })).toBe(
+      'lost',
+    );
     // k's oldest row again (not its second), and j's head, whose expired claim went back too.
     const second = await claimOutbox(repository, 10, 60_000);
     expect(second.map((row) => String(row.id)).sort()).toEqual([ids[0], ids[1]].sort());

@@ -6,7 +6,14 @@ import type { ClaimedOutboxRow } from '../../../lib/database/statement-results.j
 import { describeWithDatabase, createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';
 import { untilClockPast, untilDue, untilLeaseEnded } from '../../fixtures/db-clock.js';
 import { inboxRows } from '../../fixtures/inbox-rows.js';
-import { claimOutbox, claimPull, insertInboxRow, insertRows, repositoryFor, rowState } from '../../fixtures/outbox-rows.js';
+import {
+  claimOutbox,
+  claimPull,
+  insertInboxRow,
+  insertRows,
+  repositoryFor,
+  rowState,
+} from '../../fixtures/outbox-rows.js';
 
 /** Claims and fenced writes through the ClaimRepository, on the dialect of the test database. */
 describeWithDatabase('claim repository: claims and the fence', () => {
@@ -31,10 +38,19 @@ describeWithDatabase('claim repository: claims and the fence', () => {
     await b?.destroy();
   });
 
-  const claimOf = (row: { id: string; token: string }, leaseMs: number): Claim => ({ component: 'outbox', id: String(row.id), token: row.token, leaseMs });
+  const claimOf = (row: { id: string; token: string }, leaseMs: number): Claim => ({
+    component: 'outbox',
+    id: String(row.id),
+    token: row.token,
+    leaseMs,
+  });
 
   it('concurrent claims from two DataSources never take the same row', async () => {
-    await insertRows(a, schema, Array.from({ length: 200 }, () => null));
+    await insertRows(
+      a,
+      schema,
+      Array.from({ length: 200 }, () => null),
+    );
     const claimed: string[] = [];
     await Promise.all(
       [repoA, repoB, repoA, repoB].map(async (repository) => {
@@ -78,7 +94,11 @@ describeWithDatabase('claim repository: claims and the fence', () => {
     expect(await repoB.retry(stale, 0, 'x')).toBe('lost');
     expect(await repoB.deadLetter(stale, 'x')).toBe('lost');
     expect((await repoB.completeMany([stale])).lost).toEqual([stale]);
-    expect(await rowState(a, schema, id)).toMatchObject({ state: 'processing', claim_token: row.token, last_error: null });
+    expect(await rowState(a, schema, id)).toMatchObject({
+      state: 'processing',
+      claim_token: row.token,
+      last_error: null,
+    });
     expect(await repoA.complete(claimOf(row, 60_000))).toBe('ok');
     expect(await rowState(a, schema, id)).toMatchObject({ state: 'sent', claim_token: row.token });
   });
@@ -92,7 +112,11 @@ describeWithDatabase('claim repository: claims and the fence', () => {
     expect(await repoA.complete(claim)).toBe('lost');
     expect(await repoA.retry(claim, 0, 'late')).toBe('lost');
     expect(await repoA.deadLetter(claim, 'late')).toBe('lost');
-    expect(await rowState(a, schema, id)).toMatchObject({ state: 'processing', claim_token: row.token, last_error: null });
+    expect(await rowState(a, schema, id)).toMatchObject({
+      state: 'processing',
+      claim_token: row.token,
+      last_error: null,
+    });
   });
 
   it('reclaim returns expired claims to pending; the new claim gets a new token and the old owner is fenced out', async () => {
@@ -157,7 +181,11 @@ describeWithDatabase('claim repository: claims and the fence', () => {
     expect(lost).toEqual([]);
     // Key k moves on to its second row; 'solo' and the unordered row have nothing to hand on.
     expect(claimed.map((row) => [row.id, row.key])).toEqual([[ids[1], 'k']]);
-    expect(await rowState(a, schema, ids[1])).toMatchObject({ state: 'processing', claim_token: claimed[0].token, attempts: 1 });
+    expect(await rowState(a, schema, ids[1])).toMatchObject({
+      state: 'processing',
+      claim_token: claimed[0].token,
+      attempts: 1,
+    });
     // The key stays blocked for any other claimer: one row of it in flight, the handed-on one.
     expect(await claimOutbox(repoB, 10, 60_000)).toEqual([]);
   });

@@ -16,7 +16,11 @@ describeWithDatabase('deprecated dead-letter methods', () => {
   let db: DataSource;
   const apps: TestApp[] = [];
   const start = async () => {
-    const app = await startQueueBoxApp(schema, { workers: { enabled: false }, destinations: { sink: { type: 'custom', publisher: RecordingPublisher } } }, [RecordingPublisher]);
+    const app = await startQueueBoxApp(
+      schema,
+      { workers: { enabled: false }, destinations: { sink: { type: 'custom', publisher: RecordingPublisher } } },
+      [RecordingPublisher],
+    );
     apps.push(app);
     return app;
   };
@@ -76,20 +80,25 @@ describeWithDatabase('deprecated dead-letter methods', () => {
     await second.app.get(QueueBoxAdmin).discardDead('outbox', { ids: [o1] });
     await second.app.get(DeadLetterService).list('inbox');
 
-    const warnings = warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes('is deprecated'));
+    const warnings = warn.mock.calls
+      .map(([message]) => String(message))
+      .filter((message) => message.includes('is deprecated'));
     expect(warnings.sort()).toEqual(
       [
-        ["OutboxService.listDead", "DeadLetterService.list('outbox', query)"],
-        ["OutboxService.replayDead", "DeadLetterService.replay('outbox', { ids })"],
-        ["InboxService.listDead", "DeadLetterService.list('inbox', query)"],
-        ["InboxService.replayDead", "DeadLetterService.replay('inbox', { ids })"],
+        ['OutboxService.listDead', "DeadLetterService.list('outbox', query)"],
+        ['OutboxService.replayDead', "DeadLetterService.replay('outbox', { ids })"],
+        ['InboxService.listDead', "DeadLetterService.list('inbox', query)"],
+        ['InboxService.replayDead', "DeadLetterService.replay('inbox', { ids })"],
         ['QueueBoxAdmin.listDead', 'DeadLetterService.list(table, query)'],
         ['QueueBoxAdmin.inspectDead', 'DeadLetterService.inspect(table, id, options)'],
         ['QueueBoxAdmin.rowStates', 'DeadLetterService.rowStates(table, ids)'],
         ['QueueBoxAdmin.replayDead', 'DeadLetterService.replay(table, selection, options)'],
         ['QueueBoxAdmin.discardDead', 'DeadLetterService.discard(table, selection, options)'],
       ]
-        .map(([method, replacement]) => `${method}() is deprecated and will be removed in the next major version: use ${replacement} instead. (Logged once per process.)`)
+        .map(
+          ([method, replacement]) =>
+            `${method}() is deprecated and will be removed in the next major version: use ${replacement} instead. (Logged once per process.)`,
+        )
         .sort(),
     );
   });

@@ -28,7 +28,11 @@ describeWithDatabase('health indicator', () => {
   });
 
   const start = (workers: boolean) =>
-    startQueueBoxApp(schema, { workers: { enabled: workers, metricsIntervalMs: 100 }, outbox: { pollIntervalMs: 10 } }, { imports: [QueueBoxHealthModule], providers: [AuditWorker] });
+    startQueueBoxApp(
+      schema,
+      { workers: { enabled: workers, metricsIntervalMs: 100 }, outbox: { pollIntervalMs: 10 } },
+      { imports: [QueueBoxHealthModule], providers: [AuditWorker] },
+    );
 
   it('reports every loop up while they run', async () => {
     app = await start(true);
@@ -42,7 +46,9 @@ describeWithDatabase('health indicator', () => {
 
   it('reports down when a loop keeps failing', async () => {
     app = await start(true);
-    vi.spyOn(app.app.get(ClaimRepository, { strict: false }), 'claimOutbox').mockRejectedValue(new Error('database unreachable'));
+    vi.spyOn(app.app.get(ClaimRepository, { strict: false }), 'claimOutbox').mockRejectedValue(
+      new Error('database unreachable'),
+    );
     const indicator = app.app.get(QueueBoxHealthIndicator);
     await waitFor(() => indicator.isHealthy().queuebox.status === 'down', 10_000, 'down');
     expect(indicator.isHealthy().queuebox.outbox).toMatchObject({ healthy: false, state: 'running' });
@@ -50,6 +56,8 @@ describeWithDatabase('health indicator', () => {
 
   it('reports an API-only replica as up', async () => {
     app = await start(false);
-    expect(app.app.get(QueueBoxHealthIndicator).isHealthy()).toEqual({ queuebox: { status: 'up', workers: 'disabled' } });
+    expect(app.app.get(QueueBoxHealthIndicator).isHealthy()).toEqual({
+      queuebox: { status: 'up', workers: 'disabled' },
+    });
   });
 });

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { INBOX_MESSAGES_RECEIVED_TOTAL, InboxService, InvalidMessageError, PayloadTooLargeError, ReceiveRacedError, UnknownSourceError } from '../../../lib/index.js';
+import {
+  INBOX_MESSAGES_RECEIVED_TOTAL,
+  InboxService,
+  InvalidMessageError,
+  PayloadTooLargeError,
+  ReceiveRacedError,
+  UnknownSourceError,
+} from '../../../lib/index.js';
 import { describeWithDatabase, createTestSchema, testDatabase } from '../../fixtures/database.js';
 import { inboxRows } from '../../fixtures/inbox-rows.js';
 import { counterValue } from '../../fixtures/metrics.js';
@@ -35,10 +42,15 @@ describeWithDatabase('inbox: receive once per (source, idempotency key)', () => 
   });
 
   it('20 concurrent receives of one key, across two instances, store one row and report 19 duplicates', async () => {
-    const duplicatesBefore = await counterValue(INBOX_MESSAGES_RECEIVED_TOTAL, { source: 'orders', outcome: 'duplicate' });
+    const duplicatesBefore = await counterValue(INBOX_MESSAGES_RECEIVED_TOTAL, {
+      source: 'orders',
+      outcome: 'duplicate',
+    });
     const receipts = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        apps[i % 2].app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'm-1', key: 'o-1', payload: { n: i } }),
+        apps[i % 2].app
+          .get(InboxService)
+          .receive({ source: 'orders', idempotencyKey: 'm-1', key: 'o-1', payload: { n: i } }),
       ),
     );
     const accepted = receipts.filter((receipt) => receipt.status === 'accepted');
@@ -47,7 +59,9 @@ describeWithDatabase('inbox: receive once per (source, idempotency key)', () => 
     expect(new Set(receipts.map((receipt) => receipt.id))).toEqual(new Set([accepted[0].id]));
     const rows = (await inboxRows(apps[0].dataSource, schema)).filter((row) => row.idempotency_key === 'm-1');
     expect(rows).toHaveLength(1);
-    expect(await counterValue(INBOX_MESSAGES_RECEIVED_TOTAL, { source: 'orders', outcome: 'duplicate' })).toBe(duplicatesBefore + 19);
+    expect(await counterValue(INBOX_MESSAGES_RECEIVED_TOTAL, { source: 'orders', outcome: 'duplicate' })).toBe(
+      duplicatesBefore + 19,
+    );
   });
 
   it('the same key from another source is another message', async () => {
@@ -60,26 +74,48 @@ describeWithDatabase('inbox: receive once per (source, idempotency key)', () => 
     const inbox = app.get(InboxService);
     await expect(
       dataSource.transaction(async (manager) => {
-        expect((await inbox.receive({ source: 'orders', idempotencyKey: 'm-rollback', payload: 1 }, { manager })).status).toBe('accepted');
+        expect(
+          (await inbox.receive({ source: 'orders', idempotencyKey: 'm-rollback', payload: 1 }, { manager })).status,
+        ).toBe('accepted');
         throw new Error('abort');
       }),
     ).rejects.toThrow('abort');
-    expect((await inbox.receive({ source: 'orders', idempotencyKey: 'm-rollback', payload: 1 })).status).toBe('accepted');
+    expect((await inbox.receive({ source: 'orders', idempotencyKey: 'm-rollback', payload: 1 })).status).toBe(
+      'accepted',
+    );
   });
 
   it('refuses invalid messages with typed errors and writes nothing', async () => {
     const inbox = apps[0].app.get(InboxService);
     const before = (await inboxRows(apps[0].dataSource, schema)).length;
-    await expect(inbox.receive({ source: 'orders', idempotencyKey: '', payload: 1 })).rejects.toMatchObject({ field: 'idempotencyKey' });
-    await expect(inbox.receive({ source: 'orders', idempotencyKey: 'k'.repeat(201), payload: 1 })).rejects.toBeInstanceOf(InvalidMessageError);
-    await expect(inbox.receive({ source: 'nobody', idempotencyKey: 'k', payload: 1 })).rejects.toBeInstanceOf(UnknownSourceError);
-    await expect(inbox.receive({ source: 'orders', idempotencyKey: 'k', payload: 'x'.repeat(100) })).rejects.toBeInstanceOf(PayloadTooLargeError);
-    await expect(inbox.receive({ source: 'orders', idempotencyKey: 'k', key: '', payload: 1 })).rejects.toMatchObject({ field: 'key' });
+    await expect(inbox.receive({ source: 'orders', idempotencyKey: '', payload: 1 })).rejects.toMatchObject({
+      field: 'idempotencyKey',
+    });
+    await expect(
+      inbox.receive({ source: 'orders', idempotencyKey: 'k'.repeat(201), payload: 1 }),
+    ).rejects.toBeInstanceOf(InvalidMessageError);
+    await expect(inbox.receive({ source: 'nobody', idempotencyKey: 'k', payload: 1 })).rejects.toBeInstanceOf(
+      UnknownSourceError,
+    );
+    await expect(
+      inbox.receive({ source: 'orders', idempotencyKey: 'k', payload: 'x'.repeat(100) }),
+    ).rejects.toBeInstanceOf(PayloadTooLargeError);
+    await expect(inbox.receive({ source: 'orders', idempotencyKey: 'k', key: '', payload: 1 })).rejects.toMatchObject({
+      field: 'key',
+    });
     // Control characters never reach the database (PostgreSQL refuses NUL in text, echoing the statement).
-    await expect(inbox.receive({ source: 'orders', idempotencyKey: 'a\u0000b', payload: 1 })).rejects.toMatchObject({ field: 'idempotencyKey' });
-    await expect(inbox.receive({ source: 'ord\u0000ers', idempotencyKey: 'k', payload: 1 })).rejects.toMatchObject({ field: 'source' });
-    await expect(inbox.receive({ source: 'orders', idempotencyKey: 'k', key: 'line\nbreak', payload: 1 })).rejects.toMatchObject({ field: 'key' });
-    await expect(inbox.receive({ source: 'orders', idempotencyKey: 'k', payload: 1, headers: { traceparent: 'x\u0000' } })).rejects.toMatchObject({ field: 'headers.traceparent' });
+    await expect(inbox.receive({ source: 'orders', idempotencyKey: 'a\u0000b', payload: 1 })).rejects.toMatchObject({
+      field: 'idempotencyKey',
+    });
+    await expect(inbox.receive({ source: 'ord\u0000ers', idempotencyKey: 'k', payload: 1 })).rejects.toMatchObject({
+      field: 'source',
+    });
+    await expect(
+      inbox.receive({ source: 'orders', idempotencyKey: 'k', key: 'line\nbreak', payload: 1 }),
+    ).rejects.toMatchObject({ field: 'key' });
+    await expect(
+      inbox.receive({ source: 'orders', idempotencyKey: 'k', payload: 1, headers: { traceparent: 'x\u0000' } }),
+    ).rejects.toMatchObject({ field: 'headers.traceparent' });
     expect(await inboxRows(apps[0].dataSource, schema)).toHaveLength(before);
   });
 
@@ -92,7 +128,10 @@ describeWithDatabase('inbox: receive once per (source, idempotency key)', () => 
     const findInbox = (source: string, idempotencyKey: string): SqlStatement<string | undefined> => {
       if (raced) return real.findInbox(source, idempotencyKey);
       raced = true;
-      return { ...testDatabase().deleteInboxRowReturningNothing(schema, source, idempotencyKey), decode: real.findInbox(source, idempotencyKey).decode };
+      return {
+        ...testDatabase().deleteInboxRowReturningNothing(schema, source, idempotencyKey),
+        decode: real.findInbox(source, idempotencyKey).decode,
+      };
     };
     // The app's dialect, but for findInbox; every other method runs on the dialect itself.
     const racing = new Proxy(real, {
@@ -140,16 +179,26 @@ describeWithDatabase('inbox: receive once per (source, idempotency key)', () => 
         return runner.run(statement, manager);
       },
     });
-    const error = await inboxServiceOf(apps[0], { runner: racing }).receive({ ...message, payload: 1 }).catch((e: unknown) => e);
+    const error = await inboxServiceOf(apps[0], { runner: racing })
+      .receive({ ...message, payload: 1 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ReceiveRacedError);
-    expect(error).toMatchObject({ code: 'RECEIVE_RACED', source: 'billing', idempotencyKey: 'swept-thrice', attempts: 3 });
+    expect(error).toMatchObject({
+      code: 'RECEIVE_RACED',
+      source: 'billing',
+      idempotencyKey: 'swept-thrice',
+      attempts: 3,
+    });
     expect(inserts).toBe(3);
     expect((await inboxRows(dataSource, schema)).filter((row) => row.idempotency_key === 'swept-thrice')).toEqual([]);
   });
 });
 
 /** An InboxService of `app`'s own parts, with `runner` or `dialect` in place of the app's. */
-function inboxServiceOf({ app }: TestApp, { runner, dialect }: { runner?: StatementRunner; dialect?: SqlDialect }): InboxService {
+function inboxServiceOf(
+  { app }: TestApp,
+  { runner, dialect }: { runner?: StatementRunner; dialect?: SqlDialect },
+): InboxService {
   return new InboxService(
     runner ?? app.get(StatementRunner, { strict: false }),
     dialect ?? app.get<SqlDialect>(QUEUEBOX_SQL_DIALECT, { strict: false }),

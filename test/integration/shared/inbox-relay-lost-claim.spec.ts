@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { ClaimRepository } from '../../../lib/engine/claim.repository.js';
-import { CLAIMS_LOST_TOTAL, DeadLetterService, InboxService, type InboxMessage, type InboxTransform } from '../../../lib/index.js';
+import {
+  CLAIMS_LOST_TOTAL,
+  DeadLetterService,
+  InboxService,
+  type InboxMessage,
+  type InboxTransform,
+} from '../../../lib/index.js';
 import { describeWithDatabase, createTestSchema } from '../../fixtures/database.js';
 import { Gate } from '../../fixtures/gate.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
@@ -68,14 +74,24 @@ describeWithDatabase('inbox relay: failures and lost claims', () => {
     // The old owner's renewals never reach the database (a stalled process).
     vi.spyOn(oldOwner.app.get(ClaimRepository, { strict: false }), 'renewMany').mockResolvedValue([]);
     oldOwner.app.get(GatedTransform).holdFirst = true;
-    const { id } = await oldOwner.app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'm-1', key: 'a', payload: { n: 1 } });
+    const { id } = await oldOwner.app
+      .get(InboxService)
+      .receive({ source: 'orders', idempotencyKey: 'm-1', key: 'a', payload: { n: 1 } });
     await waitFor(() => oldOwner.app.get(GatedTransform).calls === 1, 5_000, 'old owner forwarding');
 
     const newOwner = await start();
-    await waitFor(async () => (await inboxRows(newOwner.dataSource, schema)).every((row) => row.state === 'processed'), 20_000, 'row processed');
+    await waitFor(
+      async () => (await inboxRows(newOwner.dataSource, schema)).every((row) => row.state === 'processed'),
+      20_000,
+      'row processed',
+    );
     // The old owner's forward goes on only now, long after its lease ended: it must roll back.
     firstForward.open();
-    await waitFor(async () => (await counterValue(CLAIMS_LOST_TOTAL, { component: 'relay' })) === lostBefore + 1, 10_000, 'loss counted');
+    await waitFor(
+      async () => (await counterValue(CLAIMS_LOST_TOTAL, { component: 'relay' })) === lostBefore + 1,
+      10_000,
+      'loss counted',
+    );
 
     const outbox = await outboxRows(newOwner.dataSource, schema);
     expect(outbox).toHaveLength(1);
@@ -100,7 +116,11 @@ describeWithDatabase('inbox relay: failures and lost claims', () => {
     expect(dead).toMatchObject({ source: 'orders', idempotencyKey: 'm-2', key: 'b', attempts: 3 });
     app.app.get(GatedTransform).behaviour = 'forward';
     expect(await deadLetters.replay('inbox', { ids: [dead.id] })).toMatchObject({ count: 1, ids: [dead.id] });
-    await waitFor(async () => (await inboxRows(app.dataSource, schema))[0]?.state === 'processed', 10_000, 'replayed row processed');
+    await waitFor(
+      async () => (await inboxRows(app.dataSource, schema))[0]?.state === 'processed',
+      10_000,
+      'replayed row processed',
+    );
     expect(await outboxRows(app.dataSource, schema)).toHaveLength(1);
   });
 });

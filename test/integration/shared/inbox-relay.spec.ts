@@ -24,7 +24,14 @@ describeWithDatabase('inbox relay: three relays, 30 aggregates, interleaved arri
           schema,
           {
             destinations: { downstream: { type: 'custom', publisher: RecordingPublisher } },
-            inbox: { relay: { routes: { orders: { destination: 'downstream' } }, pollIntervalMs: 100, batchSize: 8, concurrency: 8 } },
+            inbox: {
+              relay: {
+                routes: { orders: { destination: 'downstream' } },
+                pollIntervalMs: 100,
+                batchSize: 8,
+                concurrency: 8,
+              },
+            },
             outbox: { pollIntervalMs: 100 },
           },
           [RecordingPublisher],
@@ -45,11 +52,20 @@ describeWithDatabase('inbox relay: three relays, 30 aggregates, interleaved arri
       Array.from({ length: AGGREGATES }, async (_, a) => {
         for (let seq = 0; seq < PER_AGGREGATE; seq++) {
           const inbox = apps[(a + seq) % apps.length].app.get(InboxService);
-          await inbox.receive({ source: 'orders', idempotencyKey: `a${a}-m${seq}`, key: `agg-${a}`, payload: { a, seq } });
+          await inbox.receive({
+            source: 'orders',
+            idempotencyKey: `a${a}-m${seq}`,
+            key: `agg-${a}`,
+            payload: { a, seq },
+          });
         }
       }),
     );
-    await waitFor(async () => (await inboxRows(check, schema)).every((row) => row.state === 'processed'), 30_000, 'every inbox row processed');
+    await waitFor(
+      async () => (await inboxRows(check, schema)).every((row) => row.state === 'processed'),
+      30_000,
+      'every inbox row processed',
+    );
     await monitor.stop();
 
     const inbox = await inboxRows(check, schema);
@@ -58,7 +74,9 @@ describeWithDatabase('inbox relay: three relays, 30 aggregates, interleaved arri
     expect(outbox).toHaveLength(inbox.length);
     expect(new Set(outbox.map((row) => row.payload))).toEqual(new Set(inbox.map((row) => row.payload)));
     for (let a = 0; a < AGGREGATES; a++) {
-      const forwarded = outbox.filter((row) => row.ordering_key === `agg-${a}`).map((row) => JSON.parse(row.payload).seq);
+      const forwarded = outbox
+        .filter((row) => row.ordering_key === `agg-${a}`)
+        .map((row) => JSON.parse(row.payload).seq);
       expect(forwarded, `agg-${a}`).toEqual(Array.from({ length: PER_AGGREGATE }, (_, seq) => seq));
     }
     expect(monitor.samples).toBeGreaterThan(0);

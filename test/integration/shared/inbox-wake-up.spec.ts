@@ -50,7 +50,11 @@ describeWithDatabase('inbox relay and pull workers wake on new rows of their pro
   it('relays and pulls rows received in this process', async () => {
     await app.app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'o-local', payload: 1 });
     await app.app.get(InboxService).receive({ source: 'tickets', idempotencyKey: 't-local', payload: 2 });
-    await waitFor(async () => (await inboxRows(app.dataSource, schema)).every((row) => row.state === 'processed'), 5_000, 'all processed');
+    await waitFor(
+      async () => (await inboxRows(app.dataSource, schema)).every((row) => row.state === 'processed'),
+      5_000,
+      'all processed',
+    );
     expect(handled).toEqual(['t-local']);
     // The relay's outbox row was published too: the outbox woke after the forward committed.
     await waitFor(() => app.app.get(RecordingPublisher).published.length === 1, 5_000, 'forwarded message published');

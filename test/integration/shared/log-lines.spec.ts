@@ -2,7 +2,13 @@ import { ConsoleLogger, Injectable, type LoggerService } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { afterEach, expect, it, vi } from 'vitest';
-import { OutboxService, PublishFailedError, QueueBoxModule, type OutboxMessage, type OutboxPublisher } from '../../../lib/index.js';
+import {
+  OutboxService,
+  PublishFailedError,
+  QueueBoxModule,
+  type OutboxMessage,
+  type OutboxPublisher,
+} from '../../../lib/index.js';
 import { createTestSchema, describeWithDatabase, testDatabase } from '../../fixtures/database.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
 
@@ -42,7 +48,11 @@ describeWithDatabase('log lines of an event under Nest console logger', () => {
         QueueBoxModule.forRoot({
           schema,
           destinations: { billing: { type: 'custom', publisher: FailingPublisher } },
-          outbox: { pollIntervalMs: 50, maxAttempts: 2, backoff: { initialDelayMs: 10, maxDelayMs: 10, jitter: 'none' } },
+          outbox: {
+            pollIntervalMs: 50,
+            maxAttempts: 2,
+            backoff: { initialDelayMs: 10, maxDelayMs: 10, jitter: 'none' },
+          },
         }),
       ],
       providers: [FailingPublisher],
@@ -66,7 +76,9 @@ describeWithDatabase('log lines of an event under Nest console logger', () => {
       expect(chunks, event).toHaveLength(1);
       const [line] = chunks;
       expect(line.endsWith('\n') && line.indexOf('\n') === line.length - 1, line).toBe(true);
-      expect(line).toMatch(/\[OutboxPoller\] outbox message (failed; retrying|dead-lettered) \{ .*destination: 'billing'.*attempt: [12].*error: 'PublishFailedError \[PUBLISH_FAILED\]: upstream answered:\\n {2}line two\\n {2}line three' \}/);
+      expect(line).toMatch(
+        /\[OutboxPoller\] outbox message (failed; retrying|dead-lettered) \{ .*destination: 'billing'.*attempt: [12].*error: 'PublishFailedError \[PUBLISH_FAILED\]: upstream answered:\\n {2}line two\\n {2}line three' \}/,
+      );
     }
     expect(written.join('')).not.toContain('PAYLOAD-MARKER');
   });
@@ -80,7 +92,11 @@ describeWithDatabase('log lines of an event under Nest console logger', () => {
       level: 'warn',
       context: 'OutboxPoller',
       message: 'outbox message failed; retrying',
-      params: { destination: 'billing', attempt: 1, error: 'PublishFailedError [PUBLISH_FAILED]: upstream answered:\n  line two\n  line three' },
+      params: {
+        destination: 'billing',
+        attempt: 1,
+        error: 'PublishFailedError [PUBLISH_FAILED]: upstream answered:\n  line two\n  line three',
+      },
     });
     expect(written.join('')).not.toContain('PAYLOAD-MARKER');
   });

@@ -27,7 +27,10 @@ describeWithDatabase('loop start-up and shutdown logs', () => {
       [RecordingPublisher, TicketsWorker],
     );
     await app.close();
-    const lines = log.mock.calls.map((call) => ({ context: (log.mock.contexts[log.mock.calls.indexOf(call)] as { context?: string }).context, message: call[0] }));
+    const lines = log.mock.calls.map((call) => ({
+      context: (log.mock.contexts[log.mock.calls.indexOf(call)] as { context?: string }).context,
+      message: call[0],
+    }));
     const loops = ['OutboxPoller', 'InboxRelay', 'PullWorker:TicketsWorker', 'RetentionSweeper'];
     for (const loop of loops) {
       const own = lines.filter((line) => line.context === loop).map((line) => line.message);
@@ -39,6 +42,8 @@ describeWithDatabase('loop start-up and shutdown logs', () => {
       expect(own[0], loop).toMatch(/^started: /);
       expect(own[1], loop).toMatch(/^stopped/);
     }
-    expect(lines.find((line) => line.context === 'PullWorker:TicketsWorker')?.message).toContain('source tickets, lease 20000 ms');
+    expect(lines.find((line) => line.context === 'PullWorker:TicketsWorker')?.message).toContain(
+      'source tickets, lease 20000 ms',
+    );
   });
 });

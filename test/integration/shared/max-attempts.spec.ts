@@ -46,11 +46,26 @@ describeWithDatabase('claims past maxAttempts, in all three workers', () => {
     // Two claims already counted, no outcome: the next claim is the third.
     const database = testDatabase();
     await database.insertOutboxRow(app.dataSource, schema, { destination: 'sink', payload: '"crashed"', attempts: 2 });
-    await database.insertInboxRow(app.dataSource, schema, { source: 'relayed', idempotencyKey: 'r-crashed', attempts: 2 });
-    await database.insertInboxRow(app.dataSource, schema, { source: 'pulled', idempotencyKey: 'p-crashed', attempts: 2 });
+    await database.insertInboxRow(app.dataSource, schema, {
+      source: 'relayed',
+      idempotencyKey: 'r-crashed',
+      attempts: 2,
+    });
+    await database.insertInboxRow(app.dataSource, schema, {
+      source: 'pulled',
+      idempotencyKey: 'p-crashed',
+      attempts: 2,
+    });
     const states = async () => [
-      ...(await outboxRows(app.dataSource, schema)).map(({ state, attempts, last_error }) => ({ part: 'outbox', state, attempts, last_error })),
-      ...(await inboxRows(app.dataSource, schema)).map(({ source, state, attempts, last_error }) => ({ part: source, state, attempts, last_error })).sort((p, q) => p.part.localeCompare(q.part)),
+      ...(await outboxRows(app.dataSource, schema)).map(({ state, attempts, last_error }) => ({
+        part: 'outbox',
+        state,
+        attempts,
+        last_error,
+      })),
+      ...(await inboxRows(app.dataSource, schema))
+        .map(({ source, state, attempts, last_error }) => ({ part: source, state, attempts, last_error }))
+        .sort((p, q) => p.part.localeCompare(q.part)),
     ];
     await waitFor(async () => (await states()).every((row) => row.state === 'dead'), 10_000, 'all three dead');
     const reason = 'Error: maximum attempts reached without an outcome';

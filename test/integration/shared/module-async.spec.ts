@@ -13,14 +13,21 @@ import { RecordingPublisher } from '../../fixtures/recording-publisher.js';
 class AppConfig {
   constructor(readonly schema: string) {}
   queueBox(): QueueBoxModuleOptions {
-    return { schema: this.schema, destinations: { audit: { type: 'custom', publisher: RecordingPublisher } }, outbox: { pollIntervalMs: 50 } };
+    return {
+      schema: this.schema,
+      destinations: { audit: { type: 'custom', publisher: RecordingPublisher } },
+      outbox: { pollIntervalMs: 50 },
+    };
   }
 }
 
 describeWithDatabase('forRootAsync on a named DataSource', () => {
   it('builds its options from a factory and uses the named DataSource, never a connection of its own', async () => {
     const schema = await createTestSchema();
-    @Module({ providers: [{ provide: AppConfig, useValue: new AppConfig(schema) }, RecordingPublisher], exports: [AppConfig, RecordingPublisher] })
+    @Module({
+      providers: [{ provide: AppConfig, useValue: new AppConfig(schema) }, RecordingPublisher],
+      exports: [AppConfig, RecordingPublisher],
+    })
     class ConfigModule {}
 
     const moduleRef = await Test.createTestingModule({
@@ -40,7 +47,9 @@ describeWithDatabase('forRootAsync on a named DataSource', () => {
     await app.init();
     try {
       const dataSource = app.get<DataSource>(getDataSourceToken('queues'));
-      const { messageId } = await dataSource.transaction((manager) => app.get(OutboxService).enqueue({ destination: 'audit', payload: { n: 1 } }, { manager }));
+      const { messageId } = await dataSource.transaction((manager) =>
+        app.get(OutboxService).enqueue({ destination: 'audit', payload: { n: 1 } }, { manager }),
+      );
       const publisher = app.get(RecordingPublisher);
       await waitFor(() => publisher.published.length === 1, 5_000);
       expect(publisher.published[0].messageId).toBe(messageId);
@@ -56,6 +65,9 @@ describeWithDatabase('forRootAsync on a named DataSource', () => {
         QueueBoxModule.forRootAsync({ useFactory: async () => ({ outbox: { concurrency: 0 } }) }),
       ],
     });
-    await expect(moduleRef.compile()).rejects.toMatchObject({ name: 'InvalidQueueBoxOptionsError', path: 'outbox.concurrency' });
+    await expect(moduleRef.compile()).rejects.toMatchObject({
+      name: 'InvalidQueueBoxOptionsError',
+      path: 'outbox.concurrency',
+    });
   });
 });

@@ -64,10 +64,22 @@ describeWithDatabase('outbox: a publish that outlives its lease', () => {
 
     // The old owner's publish returns now; its fenced mark must change nothing.
     gate.open();
-    await waitFor(async () => (await counterValue(CLAIMS_LOST_TOTAL, { component: 'outbox' })) === lostBefore + 1, 10_000, 'claim loss counted');
+    await waitFor(
+      async () => (await counterValue(CLAIMS_LOST_TOTAL, { component: 'outbox' })) === lostBefore + 1,
+      10_000,
+      'claim loss counted',
+    );
     expect(receiver.requests.map((request) => request.headers['x-message-id'])).toEqual([messageId, messageId]);
-    expect(await rowState(newOwner.dataSource, schema, id)).toMatchObject({ state: 'sent', claim_token: sentBy.claim_token, attempts: 2 });
-    expect(errorLog.mock.calls.some(([entry]) => JSON.stringify(entry).includes('its claim was lost before it was marked sent'))).toBe(true);
+    expect(await rowState(newOwner.dataSource, schema, id)).toMatchObject({
+      state: 'sent',
+      claim_token: sentBy.claim_token,
+      attempts: 2,
+    });
+    expect(
+      errorLog.mock.calls.some(([entry]) =>
+        JSON.stringify(entry).includes('its claim was lost before it was marked sent'),
+      ),
+    ).toBe(true);
   });
 
   it('with renewal keeps its claim: one publish, no loss', async () => {
@@ -89,7 +101,11 @@ describeWithDatabase('outbox: a publish that outlives its lease', () => {
 
   async function waitForState(app: TestApp, id: string, state: string, timeoutMs = 20_000) {
     let row = await rowState(app.dataSource, schema, id);
-    await waitFor(async () => (row = await rowState(app.dataSource, schema, id)).state === state, timeoutMs, `row ${id} ${state}`);
+    await waitFor(
+      async () => (row = await rowState(app.dataSource, schema, id)).state === state,
+      timeoutMs,
+      `row ${id} ${state}`,
+    );
     return row;
   }
 });

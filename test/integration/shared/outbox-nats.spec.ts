@@ -2,7 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { jetstreamManager, StorageType, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidQueueBoxOptionsError, OutboxService, PublishFailedError, type OutboxMessage } from '../../../lib/index.js';
+import {
+  InvalidQueueBoxOptionsError,
+  OutboxService,
+  PublishFailedError,
+  type OutboxMessage,
+} from '../../../lib/index.js';
 import { uuidv7 } from '../../../lib/features/outbox/message-id.js';
 import { PublisherRegistry } from '../../../lib/features/publishers/publisher-registry.js';
 import { createTestSchema, databaseConfigured } from '../../fixtures/database.js';
@@ -37,7 +42,11 @@ describe.skipIf(!natsUrl || !databaseConfigured)('outbox → NATS JetStream', ()
         events: { type: 'nats', servers: natsUrl!, subject },
         late: { type: 'nats', servers: [natsUrl!], subject: lateSubject, timeoutMs: 2_000 },
       },
-      outbox: { pollIntervalMs: 50, maxAttempts: 100, backoff: { initialDelayMs: 200, maxDelayMs: 200, jitter: 'none' } },
+      outbox: {
+        pollIntervalMs: 50,
+        maxAttempts: 100,
+        backoff: { initialDelayMs: 200, maxDelayMs: 200, jitter: 'none' },
+      },
     });
   });
   afterAll(async () => {
@@ -51,7 +60,10 @@ describe.skipIf(!natsUrl || !databaseConfigured)('outbox → NATS JetStream', ()
   it('stores a committed message with its id as Nats-Msg-Id and its key, and marks it sent', async () => {
     const outbox = app.app.get(OutboxService);
     const { id, messageId } = await app.dataSource.transaction((manager) =>
-      outbox.enqueue({ destination: 'events', key: 'order-7', payload: { order: 7 }, headers: { 'x-tenant': 'acme' } }, { manager }),
+      outbox.enqueue(
+        { destination: 'events', key: 'order-7', payload: { order: 7 }, headers: { 'x-tenant': 'acme' } },
+        { manager },
+      ),
     );
     await waitFor(async () => (await rowState(app.dataSource, schema, id)).state === 'sent', 10_000, 'row sent');
     const stored = await jsm.streams.getMessage(stream, { last_by_subj: subject });
@@ -64,7 +76,15 @@ describe.skipIf(!natsUrl || !databaseConfigured)('outbox → NATS JetStream', ()
 
   it('lands a message published twice only once (JetStream duplicate window on the message id)', async () => {
     const publisher = app.app.get(PublisherRegistry).get('events')!;
-    const message: OutboxMessage = { id: '0', messageId: uuidv7(), destination: 'events', key: null, headers: {}, payload: '{"twice":true}', attempt: 1 };
+    const message: OutboxMessage = {
+      id: '0',
+      messageId: uuidv7(),
+      destination: 'events',
+      key: null,
+      headers: {},
+      payload: '{"twice":true}',
+      attempt: 1,
+    };
     const before = await messageCount(stream);
     const { signal } = new AbortController();
     await publisher.publish(message, { signal });
@@ -78,28 +98,52 @@ describe.skipIf(!natsUrl || !databaseConfigured)('outbox → NATS JetStream', ()
     // A row stored around QueueBox (enqueue refuses these headers).
     const publisher = app.app.get(PublisherRegistry).get('events')!;
     const { signal } = new AbortController();
-    const message = (headers: Record<string, string>): OutboxMessage => ({ id: '0', messageId: uuidv7(), destination: 'events', key: null, headers, payload: '{"rollup":true}', attempt: 1 });
+    const message = (headers: Record<string, string>): OutboxMessage => ({
+      id: '0',
+      messageId: uuidv7(),
+      destination: 'events',
+      key: null,
+      headers,
+      payload: '{"rollup":true}',
+      attempt: 1,
+    });
     const before = await messageCount(stream);
     const [rollup, expected, neighbour] = await Promise.allSettled([
       publisher.publish(message({ 'Nats-Rollup': 'sub' }), { signal }),
       publisher.publish(message({ 'nats-expected-last-sequence': '0' }), { signal }),
       publisher.publish(message({ 'x-tenant': 'acme' }), { signal }),
     ]);
-    for (const [outcome, header] of [[rollup, 'Nats-Rollup'], [expected, 'nats-expected-last-sequence']] as const) {
+    for (const [outcome, header] of [
+      [rollup, 'Nats-Rollup'],
+      [expected, 'nats-expected-last-sequence'],
+    ] as const) {
       expect(outcome.status).toBe('rejected');
-      expect((outcome as PromiseRejectedResult).reason).toMatchObject({ retryable: false, message: expect.stringContaining(`message header "${header}" cannot go to destination "events"`) });
+      expect((outcome as PromiseRejectedResult).reason).toMatchObject({
+        retryable: false,
+        message: expect.stringContaining(`message header "${header}" cannot go to destination "events"`),
+      });
     }
     expect(neighbour.status).toBe('fulfilled');
     expect(await messageCount(stream)).toBe(before + 1);
   });
 
   it('retries while no stream captures the subject, then delivers once a stream does', async () => {
-    const { id, messageId } = await app.app.get(OutboxService).enqueue({ destination: 'late', payload: { late: true } });
-    await waitFor(async () => (await rowState(app.dataSource, schema, id)).attempts >= 2, 10_000, 'two failed attempts');
+    const { id, messageId } = await app.app
+      .get(OutboxService)
+      .enqueue({ destination: 'late', payload: { late: true } });
+    await waitFor(
+      async () => (await rowState(app.dataSource, schema, id)).attempts >= 2,
+      10_000,
+      'two failed attempts',
+    );
     const failed = await rowState(app.dataSource, schema, id);
     expect(failed.state).not.toBe('sent');
     expect(failed.last_error).toContain(`no JetStream stream captures subject "${lateSubject}"`);
-    await waitFor(async () => (await rowState(app.dataSource, schema, id)).state === 'pending', 10_000, 'row pending between attempts');
+    await waitFor(
+      async () => (await rowState(app.dataSource, schema, id)).state === 'pending',
+      10_000,
+      'row pending between attempts',
+    );
 
     await jsm.streams.add({ name: lateStream, subjects: [lateSubject], storage: StorageType.Memory });
     await waitFor(async () => (await rowState(app.dataSource, schema, id)).state === 'sent', 10_000, 'row sent');
@@ -112,7 +156,10 @@ describe.skipIf(!natsUrl || !databaseConfigured)('outbox → NATS JetStream', ()
   it('rejects a publish whose signal aborts before the acknowledgement, as a retryable failure', async () => {
     const publisher = app.app.get(PublisherRegistry).get('events')!;
     const controller = new AbortController();
-    const publishing = publisher.publish({ id: '0', messageId: uuidv7(), destination: 'events', key: null, headers: {}, payload: '{}', attempt: 1 }, { signal: controller.signal });
+    const publishing = publisher.publish(
+      { id: '0', messageId: uuidv7(), destination: 'events', key: null, headers: {}, payload: '{}', attempt: 1 },
+      { signal: controller.signal },
+    );
     controller.abort();
     const error = await publishing.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PublishFailedError);
@@ -125,8 +172,12 @@ describe.skipIf(!natsUrl || !databaseConfigured)('outbox → NATS JetStream', ()
     const error = await start({ type: 'nats', servers: [], subject }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidQueueBoxOptionsError);
     expect(error).toMatchObject({ path: 'destinations.bad.servers', code: 'INVALID_OPTIONS' });
-    await expect(start({ type: 'nats', servers: natsUrl, subject: 'orders.*' })).rejects.toMatchObject({ path: 'destinations.bad.subject' });
-    await expect(start({ type: 'nats', servers: [natsUrl, 'ws://user:s3cret@nats.test'], subject })).rejects.toMatchObject({
+    await expect(start({ type: 'nats', servers: natsUrl, subject: 'orders.*' })).rejects.toMatchObject({
+      path: 'destinations.bad.subject',
+    });
+    await expect(
+      start({ type: 'nats', servers: [natsUrl, 'ws://user:s3cret@nats.test'], subject }),
+    ).rejects.toMatchObject({
       path: 'destinations.bad.servers.1',
       message: expect.not.stringContaining('s3cret'),
     });
@@ -135,7 +186,10 @@ describe.skipIf(!natsUrl || !databaseConfigured)('outbox → NATS JetStream', ()
   it('drains and closes its connection on shutdown', async () => {
     const otherSchema = await createTestSchema();
     const before = openSocketsTo(NATS_PORT);
-    const other = await startQueueBoxApp(otherSchema, { destinations: { events: { type: 'nats', servers: natsUrl!, subject } }, outbox: { pollIntervalMs: 50 } });
+    const other = await startQueueBoxApp(otherSchema, {
+      destinations: { events: { type: 'nats', servers: natsUrl!, subject } },
+      outbox: { pollIntervalMs: 50 },
+    });
     const { id } = await other.app.get(OutboxService).enqueue({ destination: 'events', payload: { shutdown: true } });
     await waitFor(async () => (await rowState(other.dataSource, otherSchema, id)).state === 'sent', 10_000, 'row sent');
     expect(openSocketsTo(NATS_PORT)).toBe(before + 1);

@@ -30,7 +30,10 @@ describeWithDatabase('outbox: ordering scope', () => {
     app = await startQueueBoxApp(
       await createTestSchema(),
       {
-        destinations: { billing: { type: 'custom', publisher: StalledPublisher }, shipping: { type: 'custom', publisher: RecordingPublisher } },
+        destinations: {
+          billing: { type: 'custom', publisher: StalledPublisher },
+          shipping: { type: 'custom', publisher: RecordingPublisher },
+        },
         outbox: { pollIntervalMs: 50 },
       },
       [StalledPublisher, RecordingPublisher],

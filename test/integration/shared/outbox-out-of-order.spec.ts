@@ -51,7 +51,9 @@ describeWithDatabase('outbox: producers of one key committing out of id order', 
       Array.from({ length: 120 }, async (_, n) => {
         const app = apps[n % apps.length];
         await app.dataSource.transaction(async (manager) => {
-          await app.app.get(OutboxService).enqueue({ destination: 'sink', key: keys[n % keys.length], payload: { n } }, { manager });
+          await app.app
+            .get(OutboxService)
+            .enqueue({ destination: 'sink', key: keys[n % keys.length], payload: { n } }, { manager });
           await new Promise((resolve) => setTimeout(resolve, Math.random() * 40));
         });
       }),

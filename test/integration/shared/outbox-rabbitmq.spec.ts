@@ -36,9 +36,19 @@ describe.skipIf(!rabbitUrl || !databaseConfigured)('outbox → RabbitMQ (publish
     app = await startQueueBoxApp(schema, {
       destinations: {
         orders: { type: 'rabbitmq', url: rabbitUrl!, exchange, routingKey: 'orders' },
-        late: { type: 'rabbitmq', url: rabbitUrl!, exchange: lateExchange, routingKey: 'late', confirmTimeoutMs: 5_000 },
+        late: {
+          type: 'rabbitmq',
+          url: rabbitUrl!,
+          exchange: lateExchange,
+          routingKey: 'late',
+          confirmTimeoutMs: 5_000,
+        },
       },
-      outbox: { pollIntervalMs: 50, maxAttempts: 100, backoff: { initialDelayMs: 200, maxDelayMs: 200, jitter: 'none' } },
+      outbox: {
+        pollIntervalMs: 50,
+        maxAttempts: 100,
+        backoff: { initialDelayMs: 200, maxDelayMs: 200, jitter: 'none' },
+      },
     });
   });
   afterAll(async () => {
@@ -55,7 +65,11 @@ describe.skipIf(!rabbitUrl || !databaseConfigured)('outbox → RabbitMQ (publish
   /** The next message of `name`, waiting for it to arrive. */
   const nextMessage = async (name: string): Promise<GetMessage> => {
     let message: GetMessage | false = false;
-    await waitFor(async () => (message = await channel.get(name, { noAck: true })) !== false, 10_000, `a message in ${name}`);
+    await waitFor(
+      async () => (message = await channel.get(name, { noAck: true })) !== false,
+      10_000,
+      `a message in ${name}`,
+    );
     return message as unknown as GetMessage;
   };
 
@@ -68,26 +82,43 @@ describe.skipIf(!rabbitUrl || !databaseConfigured)('outbox → RabbitMQ (publish
       })
       .catch(() => undefined);
     const { id, messageId } = await app.dataSource.transaction((manager) =>
-      outbox.enqueue({ destination: 'orders', key: 'order-7', payload: { order: 7 }, headers: { 'x-tenant': 'acme' } }, { manager }),
+      outbox.enqueue(
+        { destination: 'orders', key: 'order-7', payload: { order: 7 }, headers: { 'x-tenant': 'acme' } },
+        { manager },
+      ),
     );
     const message = await nextMessage(queue);
     expect(JSON.parse(message.content.toString('utf8'))).toEqual({ order: 7 });
     expect(message.fields).toMatchObject({ exchange, routingKey: 'orders' });
     expect(message.properties).toMatchObject({ messageId, contentType: 'application/json', deliveryMode: 2 });
-    expect(message.properties.headers).toMatchObject({ 'x-queuebox-key': 'order-7', 'x-message-id': messageId, 'x-tenant': 'acme' });
+    expect(message.properties.headers).toMatchObject({
+      'x-queuebox-key': 'order-7',
+      'x-message-id': messageId,
+      'x-tenant': 'acme',
+    });
     await waitFor(async () => (await rowState(app.dataSource, schema, id)).state === 'sent', 10_000, 'row sent');
     expect(await channel.get(queue)).toBe(false);
   });
 
   it('retries while the exchange does not exist (the broker closes the channel), then delivers on a reopened channel', async () => {
-    const { id, messageId } = await app.app.get(OutboxService).enqueue({ destination: 'late', key: 'k', payload: { late: true } });
-    await waitFor(async () => (await rowState(app.dataSource, schema, id)).attempts >= 2, 10_000, 'two failed attempts');
+    const { id, messageId } = await app.app
+      .get(OutboxService)
+      .enqueue({ destination: 'late', key: 'k', payload: { late: true } });
+    await waitFor(
+      async () => (await rowState(app.dataSource, schema, id)).attempts >= 2,
+      10_000,
+      'two failed attempts',
+    );
     const failed = await rowState(app.dataSource, schema, id);
     expect(failed.state).not.toBe('sent');
     expect(failed.last_error).toContain('NOT_FOUND');
     expect(failed.last_error).toContain(lateExchange);
     expect(failed.last_error).not.toContain('guest:guest');
-    await waitFor(async () => (await rowState(app.dataSource, schema, id)).state === 'pending', 10_000, 'row pending between attempts');
+    await waitFor(
+      async () => (await rowState(app.dataSource, schema, id)).state === 'pending',
+      10_000,
+      'row pending between attempts',
+    );
 
     await channel.assertExchange(lateExchange, 'direct', { durable: false });
     await channel.assertQueue(lateQueue, { durable: false });
@@ -119,13 +150,27 @@ describe.skipIf(!rabbitUrl || !databaseConfigured)('outbox → RabbitMQ (publish
       publisher.publish(message(4, { bcc: queue }), { signal }),
       publisher.publish(message(5), { signal }),
     ]);
-    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled']);
-    for (const [i, header] of [[1, 'CC'], [3, 'bcc']] as const) {
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    for (const [i, header] of [
+      [1, 'CC'],
+      [3, 'bcc'],
+    ] as const) {
       const error = (outcomes[i] as PromiseRejectedResult).reason;
       expect(error).toBeInstanceOf(PublishFailedError);
-      expect(error).toMatchObject({ retryable: false, message: expect.stringContaining(`message header "${header}" cannot go to destination "orders"`) });
+      expect(error).toMatchObject({
+        retryable: false,
+        message: expect.stringContaining(`message header "${header}" cannot go to destination "orders"`),
+      });
     }
-    const received = [await nextMessage(queue), await nextMessage(queue), await nextMessage(queue)].map((m) => JSON.parse(m.content.toString('utf8')).n);
+    const received = [await nextMessage(queue), await nextMessage(queue), await nextMessage(queue)].map(
+      (m) => JSON.parse(m.content.toString('utf8')).n,
+    );
     expect(received.sort()).toEqual([1, 3, 5]);
     expect(await channel.get(queue)).toBe(false);
   });
@@ -133,7 +178,10 @@ describe.skipIf(!rabbitUrl || !databaseConfigured)('outbox → RabbitMQ (publish
   it('rejects a publish whose signal aborts before the confirm, as a retryable failure', async () => {
     const publisher = app.app.get(PublisherRegistry).get('orders')!;
     const controller = new AbortController();
-    const publishing = publisher.publish({ id: '0', messageId: uuidv7(), destination: 'orders', key: null, headers: {}, payload: '{}', attempt: 1 }, { signal: controller.signal });
+    const publishing = publisher.publish(
+      { id: '0', messageId: uuidv7(), destination: 'orders', key: null, headers: {}, payload: '{}', attempt: 1 },
+      { signal: controller.signal },
+    );
     controller.abort();
     const error = await publishing.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PublishFailedError);
@@ -145,12 +193,18 @@ describe.skipIf(!rabbitUrl || !databaseConfigured)('outbox → RabbitMQ (publish
   it('refuses invalid options at start-up, naming the option and never echoing the URL', async () => {
     const start = (destination: Record<string, unknown>) =>
       startQueueBoxApp(schema, { destinations: { bad: destination as never }, workers: { enabled: false } });
-    const error = await start({ type: 'rabbitmq', url: 'http://user:s3cret@rabbit.test:5672', exchange: '' }).catch((e: unknown) => e);
+    const error = await start({ type: 'rabbitmq', url: 'http://user:s3cret@rabbit.test:5672', exchange: '' }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(InvalidQueueBoxOptionsError);
     expect(error).toMatchObject({ path: 'destinations.bad.url', code: 'INVALID_OPTIONS' });
     expect((error as Error).message).not.toContain('s3cret');
-    await expect(start({ type: 'rabbitmq', url: rabbitUrl })).rejects.toMatchObject({ path: 'destinations.bad.exchange' });
-    await expect(start({ type: 'rabbitmq', url: rabbitUrl, exchange: '', confirmTimeoutMs: 0 })).rejects.toMatchObject({ path: 'destinations.bad.confirmTimeoutMs' });
+    await expect(start({ type: 'rabbitmq', url: rabbitUrl })).rejects.toMatchObject({
+      path: 'destinations.bad.exchange',
+    });
+    await expect(start({ type: 'rabbitmq', url: rabbitUrl, exchange: '', confirmTimeoutMs: 0 })).rejects.toMatchObject({
+      path: 'destinations.bad.confirmTimeoutMs',
+    });
   });
 
   it('closes its connection on shutdown', async () => {

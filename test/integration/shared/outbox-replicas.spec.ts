@@ -44,7 +44,13 @@ describeWithDatabase('outbox: three replicas, 50 keys, random publish failures',
       apps.push(
         await startQueueBoxApp(schema, {
           destinations: { sink: { type: 'http', url: `${url}/sink` } },
-          outbox: { pollIntervalMs: 100, batchSize: 10, concurrency: 20, maxAttempts: 1000, backoff: { initialDelayMs: 5, maxDelayMs: 40 } },
+          outbox: {
+            pollIntervalMs: 100,
+            batchSize: 10,
+            concurrency: 20,
+            maxAttempts: 1000,
+            backoff: { initialDelayMs: 5, maxDelayMs: 40 },
+          },
         }),
       );
     }
@@ -65,11 +71,17 @@ describeWithDatabase('outbox: three replicas, 50 keys, random publish failures',
         const app = apps[k % apps.length];
         const outbox = app.app.get(OutboxService);
         for (let seq = 0; seq < PER_KEY; seq++) {
-          await app.dataSource.transaction((manager) => outbox.enqueue({ destination: 'sink', key: `key-${k}`, payload: { seq } }, { manager }));
+          await app.dataSource.transaction((manager) =>
+            outbox.enqueue({ destination: 'sink', key: `key-${k}`, payload: { seq } }, { manager }),
+          );
         }
       }),
     );
-    await waitFor(async () => (await rowsNotInState(monitor, schema, 'outbox', 'sent')) === 0, 60_000, 'every message sent');
+    await waitFor(
+      async () => (await rowsNotInState(monitor, schema, 'outbox', 'sent')) === 0,
+      60_000,
+      'every message sent',
+    );
     await processing.stop();
     expect(processing.samples).toBeGreaterThan(0);
     expect(processing.violations).toEqual([]);

@@ -20,7 +20,11 @@ describeWithDatabase('outbox: retries, backoff and dead letters', () => {
     schema = await createTestSchema();
     app = await startQueueBoxApp(schema, {
       destinations: { sink: { type: 'http', url: `${url}/sink` } },
-      outbox: { pollIntervalMs: 50, maxAttempts: 3, backoff: { initialDelayMs: 20, maxDelayMs: 60_000, jitter: 'none' } },
+      outbox: {
+        pollIntervalMs: 50,
+        maxAttempts: 3,
+        backoff: { initialDelayMs: 20, maxDelayMs: 60_000, jitter: 'none' },
+      },
     });
   });
   beforeEach(() => {
@@ -41,7 +45,11 @@ describeWithDatabase('outbox: retries, backoff and dead letters', () => {
     replies = [500, 502];
     const { id, messageId } = await enqueue();
     expect(await settled(id, 'sent')).toMatchObject({ attempts: 3 });
-    expect(receiver.requests.map((request) => request.headers['x-message-id'])).toEqual([messageId, messageId, messageId]);
+    expect(receiver.requests.map((request) => request.headers['x-message-id'])).toEqual([
+      messageId,
+      messageId,
+      messageId,
+    ]);
   });
 
   it('dead-letters a non-retryable 4xx at once and keeps the error', async () => {
@@ -65,7 +73,11 @@ describeWithDatabase('outbox: retries, backoff and dead letters', () => {
     replies = [503];
     const { id } = await enqueue();
     await receiver.waitFor(() => receiver.requests.length === 1);
-    await waitFor(async () => (await rowState(app.dataSource, schema, id)).state === 'pending', 10_000, 'retry written');
+    await waitFor(
+      async () => (await rowState(app.dataSource, schema, id)).state === 'pending',
+      10_000,
+      'retry written',
+    );
     // Seconds from the database clock's now to the next attempt.
     const now = await testDatabase().databaseNow(app.dataSource);
     const { nextAttemptAt } = await testDatabase().rowInstants(app.dataSource, schema, 'outbox', id);
@@ -85,7 +97,10 @@ describeWithDatabase('outbox: dead letters can be listed and replayed', () => {
     const url = await receiver.start();
     receiver.reply = () => ({ status: failing ? 422 : 200 });
     schema = await createTestSchema();
-    app = await startQueueBoxApp(schema, { destinations: { sink: { type: 'http', url } }, outbox: { pollIntervalMs: 50 } });
+    app = await startQueueBoxApp(schema, {
+      destinations: { sink: { type: 'http', url } },
+      outbox: { pollIntervalMs: 50 },
+    });
   });
   afterAll(async () => {
     await app?.close();
@@ -96,21 +111,36 @@ describeWithDatabase('outbox: dead letters can be listed and replayed', () => {
     const outbox = app.app.get(OutboxService);
     const deadLetters = app.app.get(DeadLetterService);
     const dead = async () => (await deadLetters.list('outbox')).items;
-    const sent = await outbox.enqueue([0, 1, 2].map((n) => ({ destination: 'sink', key: `k${n}`, payload: { secret: n } })));
+    const sent = await outbox.enqueue(
+      [0, 1, 2].map((n) => ({ destination: 'sink', key: `k${n}`, payload: { secret: n } })),
+    );
     await waitFor(async () => (await dead()).length === 3, 10_000, 'three dead');
     const firstPage = await deadLetters.list('outbox', { limit: 2 });
     expect(firstPage.next).toBe(firstPage.items[1].id);
     const secondPage = await deadLetters.list('outbox', { after: firstPage.next, limit: 2 });
     expect(secondPage.next).toBeUndefined();
-    expect([...firstPage.items, ...secondPage.items].map((row) => row.messageId)).toEqual(sent.map((message) => message.messageId));
-    expect(firstPage.items[0]).toMatchObject({ destination: 'sink', key: 'k0', attempts: 1, lastError: expect.stringContaining('HTTP 422') });
+    expect([...firstPage.items, ...secondPage.items].map((row) => row.messageId)).toEqual(
+      sent.map((message) => message.messageId),
+    );
+    expect(firstPage.items[0]).toMatchObject({
+      destination: 'sink',
+      key: 'k0',
+      attempts: 1,
+      lastError: expect.stringContaining('HTTP 422'),
+    });
     expect(JSON.stringify(firstPage)).not.toContain('secret');
 
     failing = false;
     receiver.requests.length = 0;
-    expect(await deadLetters.replay('outbox', { ids: [sent[0].id, sent[1].id, '999999'] })).toEqual({ count: 2, chunks: 1, ids: [sent[0].id, sent[1].id] });
+    expect(await deadLetters.replay('outbox', { ids: [sent[0].id, sent[1].id, '999999'] })).toEqual({
+      count: 2,
+      chunks: 1,
+      ids: [sent[0].id, sent[1].id],
+    });
     await receiver.waitFor(() => receiver.requests.length === 2);
-    expect(receiver.requests.map((request) => request.headers['x-message-id']).sort()).toEqual([sent[0].messageId, sent[1].messageId].sort());
+    expect(receiver.requests.map((request) => request.headers['x-message-id']).sort()).toEqual(
+      [sent[0].messageId, sent[1].messageId].sort(),
+    );
     await waitFor(async () => (await dead()).length === 1, 10_000, 'one left dead');
     await expect(deadLetters.list('outbox', { limit: 0 })).rejects.toMatchObject({ field: 'limit' });
     await expect(deadLetters.replay('outbox', { ids: ['1; drop table x'] })).rejects.toMatchObject({ field: 'ids' });

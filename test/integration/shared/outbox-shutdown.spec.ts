@@ -47,7 +47,11 @@ describeWithDatabase('outbox: shutdown with a publish in flight', () => {
 
     const reclaimedBefore = await counterValue(OUTBOX_MESSAGES_RECLAIMED_TOTAL);
     restarted = await startQueueBoxApp(schema, options());
-    await waitFor(async () => (await rowState(restarted!.dataSource, schema, id)).state === 'sent', 20_000, 'row sent after restart');
+    await waitFor(
+      async () => (await rowState(restarted!.dataSource, schema, id)).state === 'sent',
+      20_000,
+      'row sent after restart',
+    );
     expect(await counterValue(OUTBOX_MESSAGES_RECLAIMED_TOTAL)).toBe(reclaimedBefore + 1);
     expect(receiver.requests.map((request) => request.headers['x-message-id'])).toEqual([messageId, messageId]);
     await restarted.close();
@@ -58,7 +62,10 @@ describeWithDatabase('outbox: shutdown with a publish in flight', () => {
     receiver.requests.length = 0;
     gate = new Gate();
     receiver.reply = () => ({ status: 200, until: gate.wait() });
-    const app = await startQueueBoxApp(schema, { ...options(), outbox: { ...options().outbox, shutdownTimeoutMs: 20_000 } });
+    const app = await startQueueBoxApp(schema, {
+      ...options(),
+      outbox: { ...options().outbox, shutdownTimeoutMs: 20_000 },
+    });
     const { id } = await app.app.get(OutboxService).enqueue({ destination: 'sink', payload: { n: 2 } });
     await receiver.waitFor(() => receiver.requests.length === 1);
     // The publish ends only once shutdown has begun (claiming stopped), while shutdown waits for it.

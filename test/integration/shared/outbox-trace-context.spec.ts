@@ -18,7 +18,10 @@ describeWithDatabase('outbox: W3C trace context from enqueue to publish', () => 
     uninstall = installTestTracing();
     const url = await receiver.start();
     schema = await createTestSchema();
-    app = await startQueueBoxApp(schema, { destinations: { sink: { type: 'http', url } }, outbox: { pollIntervalMs: 50 } });
+    app = await startQueueBoxApp(schema, {
+      destinations: { sink: { type: 'http', url } },
+      outbox: { pollIntervalMs: 50 },
+    });
   });
   afterAll(async () => {
     await app?.close();
@@ -27,7 +30,9 @@ describeWithDatabase('outbox: W3C trace context from enqueue to publish', () => 
   });
 
   it('stores the active trace context with the message and sends it as traceparent', async () => {
-    const { id } = await inTrace(TRACE_ID, () => app.app.get(OutboxService).enqueue({ destination: 'sink', payload: { n: 1 } }));
+    const { id } = await inTrace(TRACE_ID, () =>
+      app.app.get(OutboxService).enqueue({ destination: 'sink', payload: { n: 1 } }),
+    );
     const row = (await outboxRows(app.dataSource, schema)).find((candidate) => candidate.id === id)!;
     expect(row.headers.traceparent).toMatch(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-01$`));
     await receiver.waitFor(() => receiver.requests.length === 1);

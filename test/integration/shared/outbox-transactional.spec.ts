@@ -46,7 +46,10 @@ describeWithDatabase('outbox: transactional enqueue', () => {
   it('publishes a committed message once, with its X-Message-Id, and marks it sent', async () => {
     const outbox = app.app.get(OutboxService);
     const enqueued = await app.dataSource.transaction((manager) =>
-      outbox.enqueue({ destination: 'orders', payload: { order: 42 }, key: 'customer-1', headers: { 'x-tenant': 't1' } }, { manager }),
+      outbox.enqueue(
+        { destination: 'orders', payload: { order: 42 }, key: 'customer-1', headers: { 'x-tenant': 't1' } },
+        { manager },
+      ),
     );
     await receiver.waitFor(() => receiver.requests.length === 1);
     const [request] = receiver.requests;
@@ -65,16 +68,21 @@ describeWithDatabase('outbox: transactional enqueue', () => {
   });
 
   // PostgreSQL: QueueBox checks the runner before its prepared statements (on SQL Server the driver refuses it).
-  it.runIf(databaseType === 'postgres')('refuses the manager of a transaction that has ended with a typed error naming it, and writes nothing', async () => {
-    const outbox = app.app.get(OutboxService);
-    let ended: EntityManager | undefined;
-    await app.dataSource.transaction(async (manager) => {
-      ended = manager;
-    });
-    const before = (await outboxRows(app.dataSource, schema)).length;
-    const error = await outbox.enqueue({ destination: 'orders', payload: { order: 'too-late' } }, { manager: ended }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(InvalidArgumentError);
-    expect(error).toMatchObject({ field: 'manager', code: 'INVALID_ARGUMENT' });
-    expect(await outboxRows(app.dataSource, schema)).toHaveLength(before);
-  });
+  it.runIf(databaseType === 'postgres')(
+    'refuses the manager of a transaction that has ended with a typed error naming it, and writes nothing',
+    async () => {
+      const outbox = app.app.get(OutboxService);
+      let ended: EntityManager | undefined;
+      await app.dataSource.transaction(async (manager) => {
+        ended = manager;
+      });
+      const before = (await outboxRows(app.dataSource, schema)).length;
+      const error = await outbox
+        .enqueue({ destination: 'orders', payload: { order: 'too-late' } }, { manager: ended })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidArgumentError);
+      expect(error).toMatchObject({ field: 'manager', code: 'INVALID_ARGUMENT' });
+      expect(await outboxRows(app.dataSource, schema)).toHaveLength(before);
+    },
+  );
 });

@@ -62,13 +62,17 @@ describeWithDatabase('outbox: wake-ups instead of polling', () => {
     try {
       await app.dataSource.transaction(async (manager) => {
         // A nested transaction is a savepoint; releasing it makes nothing visible to other sessions.
-        await manager.transaction((inner) => outbox.enqueue({ destination: 'sink', payload: { n: 'savepoint' } }, { manager: inner }));
+        await manager.transaction((inner) =>
+          outbox.enqueue({ destination: 'sink', payload: { n: 'savepoint' } }, { manager: inner }),
+        );
         expect(wakes).toEqual([]);
       });
       expect(wakes).toEqual(['woken']);
       await expect(
         app.dataSource.transaction(async (manager) => {
-          await manager.transaction((inner) => outbox.enqueue({ destination: 'sink', payload: { n: 'rolled back' } }, { manager: inner }));
+          await manager.transaction((inner) =>
+            outbox.enqueue({ destination: 'sink', payload: { n: 'rolled back' } }, { manager: inner }),
+          );
           throw new Error('business failure');
         }),
       ).rejects.toThrow('business failure');

@@ -32,7 +32,8 @@ class GatedWorker extends PullWorkerHost {
 const states = async (app: TestApp): Promise<Record<string, string>> =>
   Object.fromEntries((await inboxRows(app.dataSource, schema)).map((row) => [row.idempotency_key, row.state]));
 
-const countIn = (rows: Record<string, string>, state: string): number => Object.values(rows).filter((value) => value === state).length;
+const countIn = (rows: Record<string, string>, state: string): number =>
+  Object.values(rows).filter((value) => value === state).length;
 
 describeWithDatabase('pull workers claim ahead', () => {
   /** The worker app; undefined once a test closed it itself. */
@@ -66,7 +67,11 @@ describeWithDatabase('pull workers claim ahead', () => {
   it('holds claimAhead rows claimed beyond the running handlers, never runs more than concurrency, and hands each freed slot to the oldest waiting row', async () => {
     const worker = await startWith(6);
     // Two handlers run and two more rows are claimed (leased) while they wait for a slot.
-    await waitFor(async () => handled.length === 2 && countIn(await states(worker), 'processing') === 4, 10_000, '2 running + 2 claimed ahead');
+    await waitFor(
+      async () => handled.length === 2 && countIn(await states(worker), 'processing') === 4,
+      10_000,
+      '2 running + 2 claimed ahead',
+    );
     // The two run at once: either may reach its handler first.
     expect([...handled].sort()).toEqual(['m0', 'm1']);
     expect(countIn(await states(worker), 'pending')).toBe(2);
@@ -90,11 +95,19 @@ describeWithDatabase('pull workers claim ahead', () => {
 
   it('shutdown gives the rows claimed ahead back to pending unhandled, and lets the running handlers finish', async () => {
     const worker = await startWith(4);
-    await waitFor(async () => handled.length === 2 && countIn(await states(worker), 'processing') === 4, 10_000, '2 running + 2 claimed ahead');
+    await waitFor(
+      async () => handled.length === 2 && countIn(await states(worker), 'processing') === 4,
+      10_000,
+      '2 running + 2 claimed ahead',
+    );
     const closing = worker.close();
     app = undefined;
     // The running handlers finish once shutdown began; the rows claimed ahead never reach a handler.
-    await waitFor(async () => (await states(worker)).m2 === 'pending' && (await states(worker)).m3 === 'pending', 10_000, 'rows claimed ahead given back while the handlers still run');
+    await waitFor(
+      async () => (await states(worker)).m2 === 'pending' && (await states(worker)).m3 === 'pending',
+      10_000,
+      'rows claimed ahead given back while the handlers still run',
+    );
     for (const open of gates.values()) open();
     await closing;
     const check = await startQueueBoxApp(schema, { workers: { enabled: false } });

@@ -1,7 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { ClaimRepository } from '../../../lib/engine/claim.repository.js';
-import { CLAIMS_LOST_TOTAL, ClaimLostError, InboxService, PullService, PullWorker, PullWorkerHost, type InboxMessage, type PullContext } from '../../../lib/index.js';
+import {
+  CLAIMS_LOST_TOTAL,
+  ClaimLostError,
+  InboxService,
+  PullService,
+  PullWorker,
+  PullWorkerHost,
+  type InboxMessage,
+  type PullContext,
+} from '../../../lib/index.js';
 import { PullWorkerExplorer } from '../../../lib/features/pull/pull-worker.explorer.js';
 import { describeWithDatabase, createTestSchema, testDatabase } from '../../fixtures/database.js';
 import { untilLeaseEnded, untilLeaseOutlived } from '../../fixtures/db-clock.js';
@@ -24,8 +33,10 @@ const started: string[] = [];
 const aborted: string[] = [];
 
 /** The handlers' business table: what each attempt wrote, in its transaction. */
-const createLedger = (db: Queryable) => testDatabase().createTable(db, schema, 'ledger', { idempotency_key: 'text', attempt: 'int' });
-const record = (db: Queryable, idempotencyKey: string, attempt: number) => testDatabase().insertInto(db, schema, 'ledger', { idempotency_key: idempotencyKey, attempt });
+const createLedger = (db: Queryable) =>
+  testDatabase().createTable(db, schema, 'ledger', { idempotency_key: 'text', attempt: 'int' });
+const record = (db: Queryable, idempotencyKey: string, attempt: number) =>
+  testDatabase().insertInto(db, schema, 'ledger', { idempotency_key: idempotencyKey, attempt });
 
 @PullWorker('ledger', { leaseMs: LEASE_MS, pollIntervalMs: 50 })
 @Injectable()
@@ -45,7 +56,8 @@ describeWithDatabase('pull leases', () => {
     apps.push(app);
     return app;
   };
-  const ledger = (app: TestApp) => testDatabase().selectFrom(app.dataSource, schema, 'ledger', ['idempotency_key', 'attempt']);
+  const ledger = (app: TestApp) =>
+    testDatabase().selectFrom(app.dataSource, schema, 'ledger', ['idempotency_key', 'attempt']);
 
   beforeEach(async () => {
     schema = await createTestSchema();
@@ -77,12 +89,18 @@ describeWithDatabase('pull leases', () => {
   it('a handler whose renewal fails sees its signal abort, its change rolls back, and another worker takes the row once', async () => {
     const lostBefore = await counterValue(CLAIMS_LOST_TOTAL, { component: 'pull' });
     const first = await start(true);
-    vi.spyOn(first.app.get(ClaimRepository, { strict: false }), 'renewMany').mockRejectedValue(new Error('connection to the database lost'));
+    vi.spyOn(first.app.get(ClaimRepository, { strict: false }), 'renewMany').mockRejectedValue(
+      new Error('connection to the database lost'),
+    );
     await first.app.get(InboxService).receive({ source: 'ledger', idempotencyKey: 'blocked', payload: {} });
     await waitFor(() => aborted.includes('blocked#1'), 10_000, 'first handler aborted');
 
     await start(true);
-    await waitFor(async () => (await inboxRows(first.dataSource, schema))[0].state === 'processed', 20_000, 'processed by the second worker');
+    await waitFor(
+      async () => (await inboxRows(first.dataSource, schema))[0].state === 'processed',
+      20_000,
+      'processed by the second worker',
+    );
     expect(await ledger(first)).toEqual([{ idempotency_key: 'blocked', attempt: 2 }]);
     expect((await inboxRows(first.dataSource, schema))[0].attempts).toBe(2);
     expect(await counterValue(CLAIMS_LOST_TOTAL, { component: 'pull' })).toBe(lostBefore + 1);
@@ -126,7 +144,11 @@ describeWithDatabase('pull leases', () => {
     await expect(pull.retry(first, { delayMs: 0 })).rejects.toBeInstanceOf(ClaimLostError);
     const second = (await pull.claim('ledger', { leaseMs: 60_000 }))!;
     await pull.deadLetter(second, { reason: 'poison message' });
-    const rows = (await inboxRows(app.dataSource, schema)).map(({ state, last_error, attempts }) => ({ state, last_error, attempts }));
+    const rows = (await inboxRows(app.dataSource, schema)).map(({ state, last_error, attempts }) => ({
+      state,
+      last_error,
+      attempts,
+    }));
     expect(rows).toEqual([{ state: 'dead', last_error: 'poison message', attempts: 2 }]);
     await expect(pull.claim('ledger', { leaseMs: 5 })).rejects.toMatchObject({ field: 'leaseMs' });
   });
@@ -159,7 +181,9 @@ describeWithDatabase('pull workers at shutdown', () => {
         ['first', 'processed'],
         ['second', 'pending'],
       ]);
-      expect(await testDatabase().selectFrom(check.dataSource, schema, 'ledger', ['idempotency_key'])).toEqual([{ idempotency_key: 'first' }]);
+      expect(await testDatabase().selectFrom(check.dataSource, schema, 'ledger', ['idempotency_key'])).toEqual([
+        { idempotency_key: 'first' },
+      ]);
     } finally {
       await check.close();
     }

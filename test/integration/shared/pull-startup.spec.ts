@@ -1,6 +1,13 @@
 import { Injectable, Scope } from '@nestjs/common';
 import { beforeAll, expect, it } from 'vitest';
-import { DuplicatePullWorkerError, InboxService, InvalidPullWorkerError, PullWorker, PullWorkerHost, type InboxMessage } from '../../../lib/index.js';
+import {
+  DuplicatePullWorkerError,
+  InboxService,
+  InvalidPullWorkerError,
+  PullWorker,
+  PullWorkerHost,
+  type InboxMessage,
+} from '../../../lib/index.js';
 import { PullWorkerExplorer } from '../../../lib/features/pull/pull-worker.explorer.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
 import { describeWithDatabase, createTestSchema } from '../../fixtures/database.js';
@@ -53,7 +60,11 @@ describeWithDatabase('pull workers: start-up fails clearly for invalid workers',
     schema = await createTestSchema();
   });
   const start = (providers: unknown[], sources?: string[]) =>
-    startQueueBoxApp(schema, { workers: { enabled: false }, inbox: sources && { sources: Object.fromEntries(sources.map((s) => [s, {}])) } }, providers as never[]);
+    startQueueBoxApp(
+      schema,
+      { workers: { enabled: false }, inbox: sources && { sources: Object.fromEntries(sources.map((s) => [s, {}])) } },
+      providers as never[],
+    );
 
   it('refuses two workers of one source', async () => {
     const error = await start([OrdersWorker, OtherOrdersWorker]).catch((e: unknown) => e);
@@ -76,7 +87,10 @@ describeWithDatabase('pull workers: start-up fails clearly for invalid workers',
 
   it('refuses invalid options and undeclared sources, naming the field', async () => {
     await expect(start([TinyLeaseWorker])).rejects.toMatchObject({ name: 'InvalidPullWorkerError', field: 'leaseMs' });
-    await expect(start([UndeclaredSourceWorker], ['orders'])).rejects.toMatchObject({ name: 'InvalidPullWorkerError', field: 'source' });
+    await expect(start([UndeclaredSourceWorker], ['orders'])).rejects.toMatchObject({
+      name: 'InvalidPullWorkerError',
+      field: 'source',
+    });
   });
 
   it('starts a valid worker, which runs and handles the messages of its source', async () => {
@@ -86,7 +100,11 @@ describeWithDatabase('pull workers: start-up fails clearly for invalid workers',
       expect(runner).toMatchObject({ source: 'orders' });
       expect(runner.status.state).toBe('running');
       await app.app.get(InboxService).receive({ source: 'orders', idempotencyKey: 'started-1', payload: { ok: true } });
-      await waitFor(() => app.app.get(OrdersWorker).handled.includes('started-1'), 10_000, 'the worker to handle the message');
+      await waitFor(
+        () => app.app.get(OrdersWorker).handled.includes('started-1'),
+        10_000,
+        'the worker to handle the message',
+      );
       // The handler gets the payload parsed, not its JSON text.
       expect(app.app.get(OrdersWorker).payloads).toEqual([{ ok: true }]);
     } finally {

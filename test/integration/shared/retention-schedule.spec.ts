@@ -31,15 +31,31 @@ describeWithDatabase('retention on a schedule: a named cron job in SchedulerRegi
   });
 
   const outboxRow = (state: OutboxSeed['state'], hoursAgo?: number): Promise<string> =>
-    testDatabase().insertOutboxRow(db, schema, { state, attempts: 1, finishedAgoMs: hoursAgo === undefined ? undefined : hoursAgo * HOUR });
+    testDatabase().insertOutboxRow(db, schema, {
+      state,
+      attempts: 1,
+      finishedAgoMs: hoursAgo === undefined ? undefined : hoursAgo * HOUR,
+    });
   const inboxRow = (key: string, state: InboxSeed['state'], hoursAgo?: number): Promise<string> =>
-    testDatabase().insertInboxRow(db, schema, { source: 's', idempotencyKey: key, state, attempts: 0, finishedAgoMs: hoursAgo === undefined ? undefined : hoursAgo * HOUR });
-  const ids = async (table: 'outbox' | 'inbox') => (await (table === 'outbox' ? outboxRows(db, schema) : inboxRows(db, schema))).map((row) => row.id);
+    testDatabase().insertInboxRow(db, schema, {
+      source: 's',
+      idempotencyKey: key,
+      state,
+      attempts: 0,
+      finishedAgoMs: hoursAgo === undefined ? undefined : hoursAgo * HOUR,
+    });
+  const ids = async (table: 'outbox' | 'inbox') =>
+    (await (table === 'outbox' ? outboxRows(db, schema) : inboxRows(db, schema))).map((row) => row.id);
 
   it('refuses to start without ScheduleModule.forRoot(), naming retention.schedule', async () => {
-    const error = await startQueueBoxApp(schema, { retention: { outboxSentMs: HOUR, schedule: true } }).catch((caught: unknown) => caught);
+    const error = await startQueueBoxApp(schema, { retention: { outboxSentMs: HOUR, schedule: true } }).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(InvalidQueueBoxOptionsError);
-    expect(error).toMatchObject({ path: 'retention.schedule', message: expect.stringContaining('ScheduleModule.forRoot()') });
+    expect(error).toMatchObject({
+      path: 'retention.schedule',
+      message: expect.stringContaining('ScheduleModule.forRoot()'),
+    });
   });
 
   it('registers the job, deletes only finished rows past their ages in chunks when run, and stops through the registry', async () => {
@@ -58,7 +74,14 @@ describeWithDatabase('retention on a schedule: a named cron job in SchedulerRegi
     app = await startQueueBoxApp(
       schema,
       {
-        retention: { outboxSentMs: 2 * HOUR, inboxProcessedMs: 2 * HOUR, deadMs: 24 * HOUR, schedule: NEVER_DURING_THE_TEST, timeZone: 'Europe/Berlin', jobName: JOB },
+        retention: {
+          outboxSentMs: 2 * HOUR,
+          inboxProcessedMs: 2 * HOUR,
+          deadMs: 24 * HOUR,
+          schedule: NEVER_DURING_THE_TEST,
+          timeZone: 'Europe/Berlin',
+          jobName: JOB,
+        },
         outbox: { pollIntervalMs: 60_000 },
       },
       { imports: [ScheduleModule.forRoot()] },
@@ -68,7 +91,11 @@ describeWithDatabase('retention on a schedule: a named cron job in SchedulerRegi
     const job = registry.getCronJob(JOB);
     expect(job.isActive).toBe(true);
     expect(job.cronTime.source).toBe(NEVER_DURING_THE_TEST);
-    const retentionLoop = () => app!.app.get(QueueBoxAdmin).loops().find((loop) => loop.component === 'retention');
+    const retentionLoop = () =>
+      app!.app
+        .get(QueueBoxAdmin)
+        .loops()
+        .find((loop) => loop.component === 'retention');
     expect(retentionLoop()).toMatchObject({ state: 'running', lastTickAt: null });
     // Scheduled, not on an interval: nothing is deleted until the job runs.
     expect(await ids('outbox')).toHaveLength(oldSentCount + 5);

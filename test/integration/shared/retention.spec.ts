@@ -26,12 +26,23 @@ describeWithDatabase('retention: finished rows are deleted after their age, noth
 
   /** Inserts a row in `state`, finished `hoursAgo` hours ago (by the database clock) when given. */
   const outboxRow = (state: OutboxSeed['state'], hoursAgo?: number): Promise<string> =>
-    testDatabase().insertOutboxRow(db, schema, { state, attempts: 1, finishedAgoMs: hoursAgo === undefined ? undefined : hoursAgo * HOUR });
+    testDatabase().insertOutboxRow(db, schema, {
+      state,
+      attempts: 1,
+      finishedAgoMs: hoursAgo === undefined ? undefined : hoursAgo * HOUR,
+    });
 
   const inboxRow = (key: string, state: InboxSeed['state'], hoursAgo: number | null): Promise<string> =>
-    testDatabase().insertInboxRow(db, schema, { source: 's', idempotencyKey: key, state, attempts: 0, finishedAgoMs: hoursAgo === null ? undefined : hoursAgo * HOUR });
+    testDatabase().insertInboxRow(db, schema, {
+      source: 's',
+      idempotencyKey: key,
+      state,
+      attempts: 0,
+      finishedAgoMs: hoursAgo === null ? undefined : hoursAgo * HOUR,
+    });
 
-  const ids = async (table: 'outbox' | 'inbox') => (await (table === 'outbox' ? outboxRows(db, schema) : inboxRows(db, schema))).map((row) => row.id);
+  const ids = async (table: 'outbox' | 'inbox') =>
+    (await (table === 'outbox' ? outboxRows(db, schema) : inboxRows(db, schema))).map((row) => row.id);
 
   it('deletes sent, processed and dead rows past their ages, keeps recent and unfinished ones', async () => {
     const oldSent = await outboxRow('sent', 3);
@@ -49,7 +60,11 @@ describeWithDatabase('retention: finished rows are deleted after their age, noth
       retention: { outboxSentMs: 2 * HOUR, inboxProcessedMs: 2 * HOUR, deadMs: 24 * HOUR, intervalMs: 100 },
       outbox: { pollIntervalMs: 60_000 },
     });
-    await waitFor(async () => !(await ids('outbox')).includes(oldDead) && !(await ids('inbox')).includes(oldProcessed), 5_000, 'purged');
+    await waitFor(
+      async () => !(await ids('outbox')).includes(oldDead) && !(await ids('inbox')).includes(oldProcessed),
+      5_000,
+      'purged',
+    );
     expect(await ids('outbox')).toEqual([recentSent, recentDead, pending, processing]);
     expect(await ids('inbox')).toEqual([recentProcessed, inboxPending]);
     expect(oldSent).not.toBe(recentSent);

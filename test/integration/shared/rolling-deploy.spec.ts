@@ -13,7 +13,13 @@ import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
 const TICKS = 'queuebox_loop_ticks_total';
 
 /** Outbox options of a replica: quick polls and samples, few attempts (an old replica's claim of a row it cannot publish ends dead at once). */
-const outbox = { pollIntervalMs: 50, batchSize: 10, concurrency: 10, maxAttempts: 2, backoff: { initialDelayMs: 10, maxDelayMs: 50 } } as const;
+const outbox = {
+  pollIntervalMs: 50,
+  batchSize: 10,
+  concurrency: 10,
+  maxAttempts: 2,
+  backoff: { initialDelayMs: 10, maxDelayMs: 50 },
+} as const;
 
 function replica(destinations: QueueBoxModuleOptions['destinations'], workers = true): QueueBoxModuleOptions {
   return { destinations, outbox, workers: { enabled: workers, metricsIntervalMs: 100 } };
@@ -21,7 +27,9 @@ function replica(destinations: QueueBoxModuleOptions['destinations'], workers = 
 
 /** The warnings logged about destinations a replica does not have (their text names the gauge). */
 function unknownDestinationWarnings(warn: MockInstance<Logger['warn']>): string[] {
-  return warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes(OUTBOX_UNKNOWN_DESTINATION_MESSAGES));
+  return warn.mock.calls
+    .map(([message]) => String(message))
+    .filter((message) => message.includes(OUTBOX_UNKNOWN_DESTINATION_MESSAGES));
 }
 
 /** Every series of the registry: one per label set (a histogram's buckets included). */
@@ -74,32 +82,50 @@ describeWithDatabase('rolling deploy: replicas of two versions with different de
   async function enqueue(app: TestApp, destination: string, tag: string, count: number): Promise<void> {
     const service = app.app.get(OutboxService);
     for (let seq = 0; seq < count; seq++) {
-      await service.enqueue({ destination, key: seq % 2 === 0 ? `${tag}-key-${seq % 5}` : undefined, payload: { tag, seq } });
+      await service.enqueue({
+        destination,
+        key: seq % 2 === 0 ? `${tag}-key-${seq % 5}` : undefined,
+        payload: { tag, seq },
+      });
     }
   }
 
   it('the old replica leaves the new destination’s rows pending and untouched; the new one delivers each of them at its first claim', async () => {
     const a = await start(replica({ x: { type: 'http', url: `${url}/a/x` } }));
     // The new version's web tier, taking requests before its workers run: `y` rows wait for a replica that has `y`.
-    const web = await start(replica({ x: { type: 'http', url: `${url}/web/x` }, y: { type: 'http', url: `${url}/web/y` } }, false));
+    const web = await start(
+      replica({ x: { type: 'http', url: `${url}/web/x` }, y: { type: 'http', url: `${url}/web/y` } }, false),
+    );
     await enqueue(web, 'y', 'early', 20);
     // A claims on each tick (woken by the enqueues' notifications, else every 50 ms): the old
     // code claimed the `y` rows at its first one and dead-lettered them.
     const ticks = await counterValue(TICKS, { loop: 'outbox' });
-    await waitFor(async () => (await counterValue(TICKS, { loop: 'outbox' })) >= ticks + 5, 20_000, 'five claims of replica A');
+    await waitFor(
+      async () => (await counterValue(TICKS, { loop: 'outbox' })) >= ticks + 5,
+      20_000,
+      'five claims of replica A',
+    );
     const early = await outboxRows(monitor!, schema);
     expect(early).toHaveLength(20);
-    expect(early.map(({ state, attempts, claim_token, last_error }) => ({ state, attempts, claim_token, last_error }))).toEqual(
-      early.map(() => ({ state: 'pending', attempts: 0, claim_token: null, last_error: null })),
-    );
+    expect(
+      early.map(({ state, attempts, claim_token, last_error }) => ({ state, attempts, claim_token, last_error })),
+    ).toEqual(early.map(() => ({ state: 'pending', attempts: 0, claim_token: null, last_error: null })));
     // A reports them: the gauge counts them, one warning names the destination.
-    await waitFor(async () => (await counterValue(OUTBOX_UNKNOWN_DESTINATION_MESSAGES)) === 20, 20_000, 'the gauge of rows A leaves');
+    await waitFor(
+      async () => (await counterValue(OUTBOX_UNKNOWN_DESTINATION_MESSAGES)) === 20,
+      20_000,
+      'the gauge of rows A leaves',
+    );
     expect(unknownDestinationWarnings(warn).filter((message) => message.includes('destination "y"'))).toHaveLength(1);
 
     // The new version's workers start; both versions run at once while both take traffic.
     const b = await start(replica({ x: { type: 'http', url: `${url}/b/x` }, y: { type: 'http', url: `${url}/b/y` } }));
     await Promise.all([enqueue(a, 'x', 'from-a', 30), enqueue(b, 'y', 'late', 30), enqueue(b, 'x', 'from-b', 30)]);
-    await waitFor(async () => (await rowsNotInState(monitor!, schema, 'outbox', 'sent')) === 0, 30_000, 'every message sent');
+    await waitFor(
+      async () => (await rowsNotInState(monitor!, schema, 'outbox', 'sent')) === 0,
+      30_000,
+      'every message sent',
+    );
 
     const rows = await outboxRows(monitor!, schema);
     expect(rows.filter((row) => row.state !== 'sent')).toEqual([]);
@@ -108,13 +134,20 @@ describeWithDatabase('rolling deploy: replicas of two versions with different de
     expect(y).toHaveLength(50);
     expect(y.filter((row) => row.attempts !== 1 || row.last_error !== null)).toEqual([]);
     // Every `y` message reached B's endpoint; A published nothing but `x`.
-    const delivered = (prefix: string) => new Set(receiver.requests.filter((request) => request.path.startsWith(prefix)).map((request) => request.body));
+    const delivered = (prefix: string) =>
+      new Set(receiver.requests.filter((request) => request.path.startsWith(prefix)).map((request) => request.body));
     const yBodies = new Set(y.map((row) => row.payload));
     expect([...yBodies].filter((body) => !delivered('/b/y').has(body))).toEqual([]);
-    expect(receiver.requests.filter((request) => request.path.startsWith('/a/') && request.path !== '/a/x')).toEqual([]);
+    expect(receiver.requests.filter((request) => request.path.startsWith('/a/') && request.path !== '/a/x')).toEqual(
+      [],
+    );
     expect(rows.filter((row) => row.destination === 'x')).toHaveLength(60);
     // Nothing left for A to report, and still one warning about `y`.
-    await waitFor(async () => (await counterValue(OUTBOX_UNKNOWN_DESTINATION_MESSAGES)) === 0, 20_000, 'the gauge back to 0');
+    await waitFor(
+      async () => (await counterValue(OUTBOX_UNKNOWN_DESTINATION_MESSAGES)) === 0,
+      20_000,
+      'the gauge back to 0',
+    );
     expect(unknownDestinationWarnings(warn).filter((message) => message.includes('destination "y"'))).toHaveLength(1);
   });
 
@@ -122,19 +155,35 @@ describeWithDatabase('rolling deploy: replicas of two versions with different de
     const c = await start(replica({ x: { type: 'http', url: `${url}/c/x` } }));
     // Its own destination's series exist first: a message of `x`, sent.
     await c.app.get(OutboxService).enqueue({ destination: 'x', key: 'k', payload: { n: 0 } });
-    await waitFor(async () => (await rowsNotInState(monitor!, schema, 'outbox', 'sent')) === 0, 20_000, 'the first x message sent');
+    await waitFor(
+      async () => (await rowsNotInState(monitor!, schema, 'outbox', 'sent')) === 0,
+      20_000,
+      'the first x message sent',
+    );
     const before = await seriesCount();
 
-    for (let i = 0; i < 300; i++) await testDatabase().seedOutbox(monitor!, schema, { key: i % 2 === 0 ? `k${i}` : null, count: 1, destination: `gone-${i}` });
+    for (let i = 0; i < 300; i++)
+      await testDatabase().seedOutbox(monitor!, schema, {
+        key: i % 2 === 0 ? `k${i}` : null,
+        count: 1,
+        destination: `gone-${i}`,
+      });
     await c.app.get(OutboxService).enqueue({ destination: 'x', key: 'k', payload: { n: 1 } });
     // Thirty claims: enough for the old code to claim every one of the 300 rows (batches of ten).
     const ticks = await counterValue(TICKS, { loop: 'outbox' });
-    await waitFor(async () => (await counterValue(TICKS, { loop: 'outbox' })) >= ticks + 30, 20_000, 'thirty more claims');
-    const xSent = async () => (await outboxRows(monitor!, schema)).filter((row) => row.destination === 'x' && row.state === 'sent').length;
+    await waitFor(
+      async () => (await counterValue(TICKS, { loop: 'outbox' })) >= ticks + 30,
+      20_000,
+      'thirty more claims',
+    );
+    const xSent = async () =>
+      (await outboxRows(monitor!, schema)).filter((row) => row.destination === 'x' && row.state === 'sent').length;
     await waitFor(async () => (await xSent()) === 2, 20_000, 'the second x message sent');
 
     // The label values are bounded: no series names a destination the replica does not have.
-    const labelled = (await register.getMetricsAsJSON()).flatMap((metric) => metric.values.map((value) => String(value.labels.destination ?? '')));
+    const labelled = (await register.getMetricsAsJSON()).flatMap((metric) =>
+      metric.values.map((value) => String(value.labels.destination ?? '')),
+    );
     expect(labelled.filter((destination) => destination.startsWith('gone-'))).toEqual([]);
     // (A loop's error counter may appear on a loaded machine; one series per destination never.)
     expect(await seriesCount()).toBeLessThanOrEqual(before + 3);
@@ -142,7 +191,11 @@ describeWithDatabase('rolling deploy: replicas of two versions with different de
     const gone = rows.filter((row) => row.destination.startsWith('gone-'));
     expect(gone.filter((row) => row.state !== 'pending' || row.attempts !== 0)).toEqual([]);
     // Reported: the gauge counts them, one warning per destination for the first twenty, then one line for the rest.
-    await waitFor(async () => (await counterValue(OUTBOX_UNKNOWN_DESTINATION_MESSAGES)) === 300, 20_000, 'the gauge of the 300 rows');
+    await waitFor(
+      async () => (await counterValue(OUTBOX_UNKNOWN_DESTINATION_MESSAGES)) === 300,
+      20_000,
+      'the gauge of the 300 rows',
+    );
     const warnings = unknownDestinationWarnings(warn);
     expect(warnings).toHaveLength(21);
     expect(new Set(warnings).size).toBe(21);

@@ -31,7 +31,11 @@ describeWithDatabase('start-up check of the tables', () => {
   };
   /** Runs QueueBox's migrations in `schema`, as the application's deployment would. */
   const migrate = async (schema: string): Promise<void> => {
-    await createQueueBoxSchema(testDatabase().dataSourceOptions(schema, { poolSize: 1 }), schema, 'queuebox_test_migrations');
+    await createQueueBoxSchema(
+      testDatabase().dataSourceOptions(schema, { poolSize: 1 }),
+      schema,
+      'queuebox_test_migrations',
+    );
     await testDatabase().grantApplication(schema);
   };
 
@@ -54,16 +58,27 @@ describeWithDatabase('start-up check of the tables', () => {
     expect(failure).toBeInstanceOf(MissingMigrationsError);
     const error = failure as MissingMigrationsError;
     expect(error.code).toBe('MISSING_MIGRATIONS');
-    expect(error.problems).toEqual([`table ${schema}.queuebox_outbox_messages does not exist`, `table ${schema}.queuebox_inbox_messages does not exist`]);
+    expect(error.problems).toEqual([
+      `table ${schema}.queuebox_outbox_messages does not exist`,
+      `table ${schema}.queuebox_inbox_messages does not exist`,
+    ]);
     // The tables have a schema of their own: the factory, with the names to pass it.
-    expect(error.message).toContain(`createQueueBoxMigrations({ type: '${databaseType}', schema: '${schema}' }) from "queuebox/migrations"`);
+    expect(error.message).toContain(
+      `createQueueBoxMigrations({ type: '${databaseType}', schema: '${schema}' }) from "queuebox/migrations"`,
+    );
     expect(error.message).toContain('startup.waitForMigrations');
-    expect(error.migrations).toEqual(expect.arrayContaining([expect.stringMatching(/^QueueBoxOutbox/), expect.stringMatching(/^QueueBoxInbox/)]));
-    expect(log.mock.calls.filter(([message]) => typeof message === 'string' && message.startsWith('started:'))).toEqual([]);
+    expect(error.migrations).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^QueueBoxOutbox/), expect.stringMatching(/^QueueBoxInbox/)]),
+    );
+    expect(log.mock.calls.filter(([message]) => typeof message === 'string' && message.startsWith('started:'))).toEqual(
+      [],
+    );
   });
 
   it('fails start-up of an API-only replica too: enqueue needs the tables', async () => {
-    await expect(startQueueBoxApp(emptySchema(), { destinations, workers: { enabled: false } }, [RecordingPublisher])).rejects.toThrow(MissingMigrationsError);
+    await expect(
+      startQueueBoxApp(emptySchema(), { destinations, workers: { enabled: false } }, [RecordingPublisher]),
+    ).rejects.toThrow(MissingMigrationsError);
   });
 
   it('starts when the tables are there, at the cost of one statement', async () => {
@@ -81,13 +96,24 @@ describeWithDatabase('start-up check of the tables', () => {
     const warn = vi.spyOn(Logger.prototype, 'warn');
     const checks = vi.spyOn(StatementRunner.prototype, 'run');
     const tableChecks = () => checks.mock.calls.filter(([statement]) => statement.sql.includes('column_name')).length;
-    app = await startQueueBoxApp(schema, { destinations, startup: { waitForMigrations: true, checkIntervalMs: 100 }, outbox: { pollIntervalMs: 20 } }, {
-      providers: [RecordingPublisher],
-      imports: [QueueBoxHealthModule],
-    });
+    app = await startQueueBoxApp(
+      schema,
+      { destinations, startup: { waitForMigrations: true, checkIntervalMs: 100 }, outbox: { pollIntervalMs: 20 } },
+      {
+        providers: [RecordingPublisher],
+        imports: [QueueBoxHealthModule],
+      },
+    );
     const health = app.app.get(QueueBoxHealthIndicator);
     const admin = app.app.get(QueueBoxAdmin);
-    expect(health.isHealthy().queuebox).toMatchObject({ status: 'down', tables: 'not ready', problems: [`table ${schema}.queuebox_outbox_messages does not exist`, `table ${schema}.queuebox_inbox_messages does not exist`] });
+    expect(health.isHealthy().queuebox).toMatchObject({
+      status: 'down',
+      tables: 'not ready',
+      problems: [
+        `table ${schema}.queuebox_outbox_messages does not exist`,
+        `table ${schema}.queuebox_inbox_messages does not exist`,
+      ],
+    });
     expect(admin.loops().find((loop) => loop.component === 'outbox')?.state).toBe('idle');
     // It keeps looking, quietly.
     await waitFor(() => tableChecks() >= 3, 10_000, 'three checks of the tables');
@@ -97,7 +123,11 @@ describeWithDatabase('start-up check of the tables', () => {
     expect(warn.mock.calls.filter(([message]) => String(message).includes('poll tick failed'))).toEqual([]);
 
     await migrate(schema);
-    await waitFor(() => admin.loops().find((loop) => loop.component === 'outbox')?.state === 'running', 10_000, 'the outbox poller started');
+    await waitFor(
+      () => admin.loops().find((loop) => loop.component === 'outbox')?.state === 'running',
+      10_000,
+      'the outbox poller started',
+    );
     await waitFor(() => health.isHealthy().queuebox.status === 'up', 10_000, 'health up');
     await app.app.get(OutboxService).enqueue({ destination: 'sink', payload: { n: 1 } });
     const publisher = app.app.get(RecordingPublisher);
@@ -107,10 +137,14 @@ describeWithDatabase('start-up check of the tables', () => {
 
   it('with startup.waitForMigrations, an API-only replica reports down until the tables appear, then up', async () => {
     const schema = emptySchema();
-    app = await startQueueBoxApp(schema, { destinations, workers: { enabled: false }, startup: { waitForMigrations: true, checkIntervalMs: 100 } }, {
-      providers: [RecordingPublisher],
-      imports: [QueueBoxHealthModule],
-    });
+    app = await startQueueBoxApp(
+      schema,
+      { destinations, workers: { enabled: false }, startup: { waitForMigrations: true, checkIntervalMs: 100 } },
+      {
+        providers: [RecordingPublisher],
+        imports: [QueueBoxHealthModule],
+      },
+    );
     const health = app.app.get(QueueBoxHealthIndicator);
     expect(health.isHealthy().queuebox.status).toBe('down');
     await migrate(schema);
@@ -121,11 +155,20 @@ describeWithDatabase('start-up check of the tables', () => {
   it('with startup.waitForMigrations, shutdown while waiting stops waiting and starts nothing', async () => {
     const schema = emptySchema();
     const log = vi.spyOn(Logger.prototype, 'log');
-    const started = await startQueueBoxApp(schema, { destinations, startup: { waitForMigrations: true, checkIntervalMs: 100 } }, [RecordingPublisher]);
+    const started = await startQueueBoxApp(
+      schema,
+      { destinations, startup: { waitForMigrations: true, checkIntervalMs: 100 } },
+      [RecordingPublisher],
+    );
     const admin = started.app.get(QueueBoxAdmin);
     // Resolves although the tables never came: the wait ends with shutdown.
     await started.close();
     expect(admin.loops().every((loop) => loop.state === 'idle')).toBe(true);
-    expect(log.mock.calls.filter(([message]) => typeof message === 'string' && (message.startsWith('started:') || message.includes('tables are ready')))).toEqual([]);
+    expect(
+      log.mock.calls.filter(
+        ([message]) =>
+          typeof message === 'string' && (message.startsWith('started:') || message.includes('tables are ready')),
+      ),
+    ).toEqual([]);
   });
 });

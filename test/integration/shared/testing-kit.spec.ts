@@ -1,7 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DeadLetterService, InboxService, InvalidArgumentError, OutboxService, PublishFailedError, PullWorker, PullWorkerHost, UnknownDestinationError, type InboxMessage } from '../../../lib/index.js';
-import { drain, DrainTimeoutError, failNextPublishes, RecordingPublisher } from '../../../lib/surfaces/testing/index.js';
+import {
+  DeadLetterService,
+  InboxService,
+  InvalidArgumentError,
+  OutboxService,
+  PublishFailedError,
+  PullWorker,
+  PullWorkerHost,
+  UnknownDestinationError,
+  type InboxMessage,
+} from '../../../lib/index.js';
+import {
+  drain,
+  DrainTimeoutError,
+  failNextPublishes,
+  RecordingPublisher,
+} from '../../../lib/surfaces/testing/index.js';
 import { describeWithDatabase, createTestSchema, testDatabase } from '../../fixtures/database.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
@@ -41,9 +56,16 @@ describeWithDatabase('the testing kit: drain() and failNextPublishes()', () => {
     app = await startQueueBoxApp(
       schema,
       {
-        destinations: { sink: { type: 'custom', publisher: RecordingPublisher }, other: { type: 'custom', publisher: RecordingPublisher } },
+        destinations: {
+          sink: { type: 'custom', publisher: RecordingPublisher },
+          other: { type: 'custom', publisher: RecordingPublisher },
+        },
         // Long poll intervals: without drain()'s wake-ups nothing would move within a test.
-        outbox: { pollIntervalMs: 60_000, notify: { enabled: false }, backoff: { initialDelayMs: 10, maxDelayMs: 10, jitter: 'none' } },
+        outbox: {
+          pollIntervalMs: 60_000,
+          notify: { enabled: false },
+          backoff: { initialDelayMs: 10, maxDelayMs: 10, jitter: 'none' },
+        },
         inbox: { relay: { routes: { relayed: { destination: 'sink' } }, pollIntervalMs: 60_000 } },
       },
       [RecordingPublisher, HeldWorker, FastWorker],
@@ -67,7 +89,11 @@ describeWithDatabase('the testing kit: drain() and failNextPublishes()', () => {
     await drain(app.app);
     // Key k in order; the relayed message has no key, so it may come anywhere among them.
     const sink = recorder().published.filter((message) => message.destination === 'sink');
-    expect(sink.filter((message) => message.key === 'k').map((message) => JSON.parse(message.payload))).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    expect(sink.filter((message) => message.key === 'k').map((message) => JSON.parse(message.payload))).toEqual([
+      { n: 1 },
+      { n: 2 },
+      { n: 3 },
+    ]);
     expect(recorder().payloads('sink')).toHaveLength(4);
     expect(recorder().payloads('sink')).toContainEqual({ n: 4 });
     expect(app.app.get(FastWorker).handled).toEqual(['f1']);
@@ -80,7 +106,9 @@ describeWithDatabase('the testing kit: drain() and failNextPublishes()', () => {
     const error = await drain(app.app, { timeoutMs: 50 }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(DrainTimeoutError);
     expect((error as DrainTimeoutError).code).toBe('DRAIN_TIMEOUT');
-    expect((error as DrainTimeoutError).pending).toEqual([{ table: 'inbox', stream: 'held', due: 0, inFlight: 1, scheduled: 0, nextDueInMs: undefined }]);
+    expect((error as DrainTimeoutError).pending).toEqual([
+      { table: 'inbox', stream: 'held', due: 0, inFlight: 1, scheduled: 0, nextDueInMs: undefined },
+    ]);
     expect((error as Error).message).toContain('inbox source "held": 1 in flight');
     gate.release();
     await drain(app.app);
@@ -103,7 +131,9 @@ describeWithDatabase('the testing kit: drain() and failNextPublishes()', () => {
     await app.app.get(OutboxService).enqueue({ destination: 'other', key: 'x', payload: {} });
     await drain(app.app, { includeScheduled: true });
     expect(recorder().published).toEqual([]);
-    expect((await app.app.get(DeadLetterService).list('outbox')).items.map((dead) => dead.destination)).toEqual(['other']);
+    expect((await app.app.get(DeadLetterService).list('outbox')).items.map((dead) => dead.destination)).toEqual([
+      'other',
+    ]);
   });
 
   it('refuses an unknown destination and a count that is not a positive integer', () => {

@@ -14,10 +14,17 @@ import { createFakeMssql, type FakeMssql, type FakeResponse } from '../../fixtur
  * instants) and how their rows decode from tedious's types. What they select is for a live server.
  */
 
-const dialect = new StatementCatalog(mssqlDialect, resolveOptions({ schema: 'messaging', tables: { outbox: 'o', inbox: 'i' } }).tables);
+const dialect = new StatementCatalog(
+  mssqlDialect,
+  resolveOptions({ schema: 'messaging', tables: { outbox: 'o', inbox: 'i' } }).tables,
+);
 const GUID = '0193B2C4-0000-7000-8000-00000000000A';
 const since = new Date('2026-01-01T10:00:00.000Z');
-const page: DeadRowPage = { afterId: '12', limit: 50, filter: { stream: 'sink', errorContains: '50%', deadSince: since, deadBefore: null } };
+const page: DeadRowPage = {
+  afterId: '12',
+  limit: 50,
+  filter: { stream: 'sink', errorContains: '50%', deadSince: since, deadBefore: null },
+};
 
 const statements: Record<string, SqlStatement> = {
   listDeadOutbox: dialect.listDeadOutbox(page),
@@ -33,12 +40,15 @@ const statements: Record<string, SqlStatement> = {
 };
 
 describe('SQL Server admin statements', () => {
-  it.each(Object.entries(statements))('%s binds exactly its parameters, uses the UTC clock only and never LIKE', (_name, statement) => {
-    const used = [...statement.sql.matchAll(/@(\d+)/g)].map((match) => Number(match[1]));
-    expect(Math.max(...used) + 1).toBe(statement.params.length);
-    expect(statement.sql).not.toMatch(/GETDATE|SYSDATETIME\(\)|CURRENT_TIMESTAMP|\bLIKE\b/i);
-    expect(statement.sql).toContain('[messaging].');
-  });
+  it.each(Object.entries(statements))(
+    '%s binds exactly its parameters, uses the UTC clock only and never LIKE',
+    (_name, statement) => {
+      const used = [...statement.sql.matchAll(/@(\d+)/g)].map((match) => Number(match[1]));
+      expect(Math.max(...used) + 1).toBe(statement.params.length);
+      expect(statement.sql).not.toMatch(/GETDATE|SYSDATETIME\(\)|CURRENT_TIMESTAMP|\bLIKE\b/i);
+      expect(statement.sql).toContain('[messaging].');
+    },
+  );
 
   it('changes only dead rows, and counts them by OUTPUT', () => {
     for (const name of ['replayDeadMatching', 'discardDead', 'discardDeadMatching']) {
@@ -56,7 +66,14 @@ describe('SQL Server admin statements', () => {
     beforeEach(async () => {
       respond = undefined;
       fake = createFakeMssql({ respond: () => respond });
-      dataSource = await new DataSource({ type: 'mssql', host: 'fake', username: 'u', password: 'p', database: 'app', driver: fake.driver }).initialize();
+      dataSource = await new DataSource({
+        type: 'mssql',
+        host: 'fake',
+        username: 'u',
+        password: 'p',
+        database: 'app',
+        driver: fake.driver,
+      }).initialize();
       runner = new StatementRunner(dataSource, dialect);
     });
     afterEach(async () => {
@@ -115,14 +132,58 @@ describe('SQL Server admin statements', () => {
     });
 
     it('decodes blocked keys and claims at risk from tedious types', async () => {
-      respond = { recordset: [{ id: '3', stream: 'billing', ordering_key: 'agg', reason: 'dead', attempts: 2, last_error: null, age_seconds: 1.5, waiting: 4 }] };
+      respond = {
+        recordset: [
+          {
+            id: '3',
+            stream: 'billing',
+            ordering_key: 'agg',
+            reason: 'dead',
+            attempts: 2,
+            last_error: null,
+            age_seconds: 1.5,
+            waiting: 4,
+          },
+        ],
+      };
       expect(await runner.run(statements.blockedKeys)).toEqual([
-        { table: 'inbox', stream: 'billing', key: 'agg', id: '3', reason: 'dead', attempts: 2, lastError: null, ageSeconds: 1.5, waiting: 4 },
+        {
+          table: 'inbox',
+          stream: 'billing',
+          key: 'agg',
+          id: '3',
+          reason: 'dead',
+          attempts: 2,
+          lastError: null,
+          ageSeconds: 1.5,
+          waiting: 4,
+        },
       ]);
       const expires = new Date('2026-01-01T10:00:30.000Z');
-      respond = { recordset: [{ id: '9', stream: 'sink', ordering_key: null, attempts: 1, claimed_at: since, lease_expires_at: expires, expires_in_ms: 2999.6 }] };
+      respond = {
+        recordset: [
+          {
+            id: '9',
+            stream: 'sink',
+            ordering_key: null,
+            attempts: 1,
+            claimed_at: since,
+            lease_expires_at: expires,
+            expires_in_ms: 2999.6,
+          },
+        ],
+      };
       expect(await runner.run(statements.claimsAtRisk)).toEqual([
-        { table: 'outbox', id: '9', stream: 'sink', key: null, attempts: 1, claimedAt: since, leaseExpiresAt: expires, expiresInMs: 3000 },
+        {
+          table: 'outbox',
+          id: '9',
+          stream: 'sink',
+          key: null,
+          attempts: 1,
+          claimedAt: since,
+          leaseExpiresAt: expires,
+          expiresInMs: 3000,
+        },
       ]);
     });
   });

@@ -26,7 +26,8 @@ function sqlfluffInstalled(): boolean {
 }
 
 const installed = sqlfluffInstalled();
-if (!installed && !process.env.CI) console.warn('SKIPPED: the T-SQL grammar gate needs sqlfluff (Debian: apt-get install -y sqlfluff); CI installs it.');
+if (!installed && !process.env.CI)
+  console.warn('SKIPPED: the T-SQL grammar gate needs sqlfluff (Debian: apt-get install -y sqlfluff); CI installs it.');
 
 interface GateReport {
   sqlfluff: string;
@@ -35,7 +36,9 @@ interface GateReport {
 
 async function gate(...args: string[]): Promise<{ code: number; report: GateReport }> {
   try {
-    const { stdout } = await run(process.execPath, ['tools/sql-grammar-gate.mjs', '--json', ...args], { maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await run(process.execPath, ['tools/sql-grammar-gate.mjs', '--json', ...args], {
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, report: JSON.parse(stdout) as GateReport };
   } catch (error) {
     const failed = error as { code: number; stdout: string };
@@ -61,12 +64,16 @@ describe.skipIf(!installed && !process.env.CI)('T-SQL grammar gate (sqlfluff, ts
   const brokenDir = mkdtempSync(join(tmpdir(), 'queuebox-broken-tsql-'));
   afterAll(() => rmSync(brokenDir, { recursive: true, force: true }));
 
-  it('parses every statement the SQL Server dialect can send, in both table configurations', { timeout: 900_000 }, async () => {
-    const { code, report } = await gate(SNAPSHOTS);
-    expect(report.files.length).toBeGreaterThanOrEqual(100);
-    expect(report.files.filter((file) => !file.ok)).toEqual([]);
-    expect(code).toBe(0);
-  });
+  it(
+    'parses every statement the SQL Server dialect can send, in both table configurations',
+    { timeout: 900_000 },
+    async () => {
+      const { code, report } = await gate(SNAPSHOTS);
+      expect(report.files.length).toBeGreaterThanOrEqual(100);
+      expect(report.files.filter((file) => !file.ok)).toEqual([]);
+      expect(code).toBe(0);
+    },
+  );
 
   it('rejects broken statements: the gate can fail', { timeout: 900_000 }, async () => {
     const broken = brokenStatements();
@@ -75,7 +82,11 @@ describe.skipIf(!installed && !process.env.CI)('T-SQL grammar gate (sqlfluff, ts
       writeFileSync(join(brokenDir, `${name}.sql`), `${text}\n`);
     }
     const { code, report } = await gate(brokenDir);
-    expect(report.files.map((file) => [file.file.split('/').pop(), file.ok])).toEqual(Object.keys(broken).sort().map((name) => [`${name}.sql`, false]));
+    expect(report.files.map((file) => [file.file.split('/').pop(), file.ok])).toEqual(
+      Object.keys(broken)
+        .sort()
+        .map((name) => [`${name}.sql`, false]),
+    );
     expect(code).toBe(1);
     expect((await gate('--expect-unparsable', brokenDir)).code).toBe(0);
   });

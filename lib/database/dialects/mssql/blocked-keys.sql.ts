@@ -4,7 +4,6 @@ import { DB_NOW, qualified, READ_COMMITTED, SKIP_HINTS } from './mssql-names.js'
 import { QUEUEBOX_TABLES } from '../../../shared/queuebox.claimers.js';
 import { ARRIVAL_COLUMN } from '../table-names.js';
 
-
 /**
  * @0 limit (int). The keys whose head row fails: `retrying`, the oldest unfinished row of its key
  * is pending after a failed claim (it holds every younger row back); `dead`, the oldest row of its
@@ -15,7 +14,11 @@ import { ARRIVAL_COLUMN } from '../table-names.js';
 export const blockedKeys = (t: ResolvedTableNames, table: QueueBoxTable): string => {
   const tbl = qualified(t, table);
   const stream = QUEUEBOX_TABLES[table].stream;
-  const head = (reason: string, state: string, before: string) => `SELECT x.id, x.${stream} AS stream, x.ordering_key, '${reason}' AS reason,
+  const head = (
+    reason: string,
+    state: string,
+    before: string,
+  ) => `SELECT x.id, x.${stream} AS stream, x.ordering_key, '${reason}' AS reason,
          x.attempts, x.last_error, x.${ARRIVAL_COLUMN[table]} AS created_at
   FROM ${tbl} AS x ${SKIP_HINTS}
   WHERE ${state} AND x.ordering_key IS NOT NULL

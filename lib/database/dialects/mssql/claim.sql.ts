@@ -1,7 +1,18 @@
 import type { ResolvedTableNames } from '../../../shared/interfaces/table-names.interface.js';
 import type { ClaimComponent, QueueBoxTable } from '../../sql-dialect.interface.js';
 import { CLAIMERS } from '../../../shared/queuebox.claimers.js';
-import { DB_NOW, KEY_COLLATION, KEY_TYPE, READ_COMMITTED, SKIP_HINTS, UPDATE_HINTS, guidOut, jsonKeys, qualified, timeOut } from './mssql-names.js';
+import {
+  DB_NOW,
+  KEY_COLLATION,
+  KEY_TYPE,
+  READ_COMMITTED,
+  SKIP_HINTS,
+  UPDATE_HINTS,
+  guidOut,
+  jsonKeys,
+  qualified,
+  timeOut,
+} from './mssql-names.js';
 
 /*
  * The claim on SQL Server, for the outbox, the relay and pull workers: the PostgreSQL dialect's
@@ -37,10 +48,29 @@ import { DB_NOW, KEY_COLLATION, KEY_TYPE, READ_COMMITTED, SKIP_HINTS, UPDATE_HIN
 const streamsTable = (kind: ClaimComponent): string => `@${CLAIMERS[kind].table.streams}`;
 
 /** What the outbox claim and its hand-off return of each claimed row (then `inverted`). */
-export const OUTBOX_CLAIM_COLUMNS = ['id', 'message_id', 'destination', 'ordering_key', 'headers', 'payload', 'claim_token', 'attempts'] as const;
+export const OUTBOX_CLAIM_COLUMNS = [
+  'id',
+  'message_id',
+  'destination',
+  'ordering_key',
+  'headers',
+  'payload',
+  'claim_token',
+  'attempts',
+] as const;
 
 /** What the relay and pull claims and their hand-off return of each claimed inbox row (then `inverted`). */
-export const INBOX_CLAIM_COLUMNS = ['id', 'source', 'idempotency_key', 'ordering_key', 'headers', 'payload', 'claim_token', 'attempts', 'received_at'] as const;
+export const INBOX_CLAIM_COLUMNS = [
+  'id',
+  'source',
+  'idempotency_key',
+  'ordering_key',
+  'headers',
+  'payload',
+  'claim_token',
+  'attempts',
+  'received_at',
+] as const;
 
 type ClaimColumn = (typeof OUTBOX_CLAIM_COLUMNS)[number] | (typeof INBOX_CLAIM_COLUMNS)[number];
 
@@ -59,7 +89,10 @@ const COLUMN_TYPES: Record<ClaimColumn, { stored: string; out: string }> = {
   received_at: { stored: 'datetime2(3) NOT NULL', out: 'datetimeoffset(3)' },
 };
 
-const CLAIM_COLUMNS: Record<QueueBoxTable, readonly ClaimColumn[]> = { outbox: OUTBOX_CLAIM_COLUMNS, inbox: INBOX_CLAIM_COLUMNS };
+const CLAIM_COLUMNS: Record<QueueBoxTable, readonly ClaimColumn[]> = {
+  outbox: OUTBOX_CLAIM_COLUMNS,
+  inbox: INBOX_CLAIM_COLUMNS,
+};
 
 /** The claim columns of a kind: those of its table. */
 export const claimColumns = (kind: ClaimComponent): readonly ClaimColumn[] => CLAIM_COLUMNS[CLAIMERS[kind].table.name];
@@ -163,9 +196,8 @@ function walk(t: ResolvedTableNames, kind: ClaimComponent): string {
   ORDER BY k.ordering_key, k.id;`;
   // No further key in this stream: the walk ends, or the outbox's hops to its next destination.
   const together = CLAIMERS[kind].walk === 'together';
-  const noNext =
-    together
-      ? `IF @next_id IS NULL
+  const noNext = together
+    ? `IF @next_id IS NULL
   BEGIN
     SET @next_stream = NULL;
     SELECT TOP (1) @next_stream = d.destination FROM @destinations AS d WHERE d.destination > @walk_stream ORDER BY d.destination;
@@ -174,9 +206,11 @@ function walk(t: ResolvedTableNames, kind: ClaimComponent): string {
     SET @walk_key = N'';
     CONTINUE;
   END;`
-      : 'IF @next_id IS NULL BREAK;';
+    : 'IF @next_id IS NULL BREAK;';
   // The outbox's cursor may name no destination of @destinations (the start, ''): then it hops at once.
-  const probe = together ? `IF EXISTS (SELECT 1 FROM @destinations AS d WHERE d.destination = @walk_stream)\n    ${next.replace(/\n/g, '\n  ')}` : next;
+  const probe = together
+    ? `IF EXISTS (SELECT 1 FROM @destinations AS d WHERE d.destination = @walk_stream)\n    ${next.replace(/\n/g, '\n  ')}`
+    : next;
   return `WHILE @walked < @2
 BEGIN
   SET @next_id = NULL;
@@ -200,14 +234,23 @@ function otherCandidates(t: ResolvedTableNames, kind: ClaimComponent): string {
   const table = qualified(t, CLAIMERS[kind].table.name);
   const stream = CLAIMERS[kind].table.stream;
   const due = `x.next_attempt_at <= ${DB_NOW}`;
-  const perStream = (top: string, where: string, orderBy: string, windowed = false): string => `INSERT INTO @candidates (id${windowed ? ', window_source' : ''})
+  const perStream = (
+    top: string,
+    where: string,
+    orderBy: string,
+    windowed = false,
+  ): string => `INSERT INTO @candidates (id${windowed ? ', window_source' : ''})
 SELECT r.id${windowed ? ', s.source' : ''} FROM ${streamsTable(kind)} AS s
 CROSS APPLY (SELECT TOP (${top}) x.id FROM ${table} AS x ${SKIP_HINTS}
              WHERE x.${stream} = s.${stream} AND ${where}${orderBy ? `\n             ORDER BY ${orderBy}` : ''}) AS r;`;
   // Ordered by the stream first: only an index that leads with it yields that order without a sort,
   // so no plan scans the clustered key and filters the other streams' rows out (claim.sql.ts of PostgreSQL).
   const unkeyed = perStream('@0', `x.state = 'pending' AND x.ordering_key IS NULL AND ${due}`, `x.${stream}, x.id`);
-  const retried = perStream('@0', `x.state = 'pending' AND x.attempts > 0 AND ${due}`, `x.${stream}, x.next_attempt_at`);
+  const retried = perStream(
+    '@0',
+    `x.state = 'pending' AND x.attempts > 0 AND ${due}`,
+    `x.${stream}, x.next_attempt_at`,
+  );
   if (CLAIMERS[kind].walk === 'together') {
     // The window: the oldest keyed rows of the whole table (@3 of them), of which those of other
     // destinations are dropped; they may fill it, never make it read more.
@@ -220,7 +263,9 @@ SET @window_rows = @@ROWCOUNT;
 ${unkeyed}
 ${retried}`;
   }
-  const expired = CLAIMERS[kind].claimsExpired ? `\n${perStream('@0', `x.state = 'processing' AND x.lease_expires_at <= ${DB_NOW}`, '')}` : '';
+  const expired = CLAIMERS[kind].claimsExpired
+    ? `\n${perStream('@0', `x.state = 'processing' AND x.lease_expires_at <= ${DB_NOW}`, '')}`
+    : '';
   return `${perStream('@3', `x.state = 'pending' AND x.ordering_key IS NOT NULL`, 'x.source, x.id', true)}
 SELECT @window_rows = COALESCE(MAX(per_source.n), 0)
 FROM (SELECT COUNT(*) AS n FROM @candidates AS w WHERE w.window_source IS NOT NULL GROUP BY w.window_source) AS per_source;

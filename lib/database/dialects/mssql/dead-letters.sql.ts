@@ -5,7 +5,10 @@ import { QUEUEBOX_TABLES } from '../../../shared/queuebox.claimers.js';
 import { ARRIVAL_COLUMN } from '../table-names.js';
 
 /** What names a dead row besides its id and key, in a listing: its message id or idempotency key, and its stream. */
-const LISTED: Record<QueueBoxTable, string> = { outbox: `${guidOut('x.message_id')} AS message_id, x.destination`, inbox: 'x.source, x.idempotency_key' };
+const LISTED: Record<QueueBoxTable, string> = {
+  outbox: `${guidOut('x.message_id')} AS message_id, x.destination`,
+  inbox: 'x.source, x.idempotency_key',
+};
 
 /** The same, inspected: both identities (one a typed NULL) and the stream under one name. */
 const INSPECTED: Record<QueueBoxTable, string> = {
@@ -42,7 +45,10 @@ const deadChunk = (t: ResolvedTableNames, table: QueueBoxTable): string =>
  * message_id, destination, ordering_key, attempts, last_error, finished_at`; inbox `id, source,
  * idempotency_key, ordering_key, attempts, last_error, finished_at`.
  */
-export const listDead = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `SELECT TOP (@1) x.id, ${LISTED[table]}, x.ordering_key,
+export const listDead = (
+  t: ResolvedTableNames,
+  table: QueueBoxTable,
+): string => /* sql */ `SELECT TOP (@1) x.id, ${LISTED[table]}, x.ordering_key,
        x.attempts, x.last_error, ${timeOut('x.finished_at')} AS finished_at
 FROM ${qualified(t, table)} AS x
 WHERE ${deadMatching(table)}
@@ -57,7 +63,10 @@ export const listDeadInbox = (t: ResolvedTableNames): string => listDead(t, 'inb
  * gone). The payload is read only when asked for. Output: `id, message_id, stream,
  * idempotency_key, ordering_key, attempts, last_error, headers, created_at, finished_at, payload`.
  */
-export const inspectDead = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `SELECT x.id, ${INSPECTED[table]},
+export const inspectDead = (
+  t: ResolvedTableNames,
+  table: QueueBoxTable,
+): string => /* sql */ `SELECT x.id, ${INSPECTED[table]},
        x.ordering_key, x.attempts, x.last_error, x.headers, ${timeOut(`x.${ARRIVAL_COLUMN[table]}`)} AS created_at,
        ${timeOut('x.finished_at')} AS finished_at, CASE WHEN @1 = 1 THEN x.payload END AS payload
 FROM ${qualified(t, table)} AS x

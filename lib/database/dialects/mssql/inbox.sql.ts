@@ -23,7 +23,8 @@ WHERE NOT EXISTS (SELECT 1 FROM ${qualified(t, 'inbox')} AS e WITH (UPDLOCK, HOL
 SELECT i.id FROM @inserted AS i;`;
 
 /** @0 source, @1 idempotency key. The row a duplicate receive refers to. Output: `id`, `state`. */
-export const findInbox = (t: ResolvedTableNames): string => /* sql */ `SELECT f.id, f.state FROM ${qualified(t, 'inbox')} AS f WHERE f.source = @0 AND f.idempotency_key = @1;`;
+export const findInbox = (t: ResolvedTableNames): string =>
+  /* sql */ `SELECT f.id, f.state FROM ${qualified(t, 'inbox')} AS f WHERE f.source = @0 AND f.idempotency_key = @1;`;
 
 /**
  * The relay claim (claim.sql.ts) over the routed sources (@6), in the claim transaction after

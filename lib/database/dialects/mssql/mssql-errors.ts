@@ -19,7 +19,11 @@ const CONNECTION_CODES = new Set(['ESOCKET', 'ECONNCLOSED', 'ECONNRESET', 'ECONN
  * the driver cancelled after `requestTimeout` is `ETIMEOUT` on the error (tedious) or its cause.
  */
 export function classifyMssqlError(error: unknown): DatabaseErrorKind | undefined {
-  const fields = error as { number?: unknown; code?: unknown; driverError?: { code?: unknown; number?: unknown } } | null;
+  const fields = error as {
+    number?: unknown;
+    code?: unknown;
+    driverError?: { code?: unknown; number?: unknown };
+  } | null;
   const number = fields?.number ?? fields?.driverError?.number;
   if (typeof number === 'number' && BY_NUMBER[number]) return BY_NUMBER[number];
   const code = fields?.code ?? fields?.driverError?.code;

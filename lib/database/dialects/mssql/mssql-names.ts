@@ -11,8 +11,8 @@ export function quote(identifier: string): string {
 }
 
 /** The quoted, schema-qualified name of a QueueBox table. */
-export const qualified = (tables: ResolvedTableNames, table: QueueBoxTable): string => qualifiedTable(tables, table, quote);
-
+export const qualified = (tables: ResolvedTableNames, table: QueueBoxTable): string =>
+  qualifiedTable(tables, table, quote);
 
 /**
  * The database clock: UTC, a runtime constant of the statement (every row of a batch gets the same

@@ -17,10 +17,20 @@ import * as tableColumns from './table-columns.sql.js';
 
 /** Every SQL Server text (`@n` placeholders), by its statement's key: the mirrored *.sql.ts files. */
 export const mssqlTexts: DialectTexts = {
-  ...clock, ...pendingWork, ...schemaLifecycle, ...tableColumns,
-  ...outbox, ...inbox, ...pull,
-  ...fenced, ...retention,
-  ...deadLetters, ...deadCounts, ...blocked, ...rows, ...atRisk,
+  ...clock,
+  ...pendingWork,
+  ...schemaLifecycle,
+  ...tableColumns,
+  ...outbox,
+  ...inbox,
+  ...pull,
+  ...fenced,
+  ...retention,
+  ...deadLetters,
+  ...deadCounts,
+  ...blocked,
+  ...rows,
+  ...atRisk,
   // A claim always takes its lock here, and no wake-up says when to look: an idle poll probes first.
   dueProbe,
 };

@@ -42,7 +42,10 @@ function decodeFacts(rows: readonly DriverRow[]): DatabaseFacts {
 function checkRequestTimeout(dataSource: DataSource): void {
   const timeout = (dataSource.options as { requestTimeout?: number }).requestTimeout;
   if (timeout === undefined || timeout === 0 || timeout >= MIN_REQUEST_TIMEOUT_MS) return;
-  throw new InvalidQueueBoxOptionsError('dataSource.requestTimeout', mssqlRequestTimeoutTooShort(timeout, MIN_REQUEST_TIMEOUT_MS));
+  throw new InvalidQueueBoxOptionsError(
+    'dataSource.requestTimeout',
+    mssqlRequestTimeoutTooShort(timeout, MIN_REQUEST_TIMEOUT_MS),
+  );
 }
 
 /** A URL flag: `true` or `1` is on, anything else given is off. */
@@ -99,7 +102,11 @@ export const mssqlDialect: DialectProfile<'mssql'> = {
       password: decodeURIComponent(url.password),
       database: decodeURIComponent(url.pathname.replace(/^\//, '')) || undefined,
       pool: { max: client.poolSize },
-      options: { encrypt: flag(url, 'encrypt', true), trustServerCertificate: flag(url, 'trustServerCertificate', false), appName: client.applicationName },
+      options: {
+        encrypt: flag(url, 'encrypt', true),
+        trustServerCertificate: flag(url, 'trustServerCertificate', false),
+        appName: client.applicationName,
+      },
     }),
   },
   schema: {

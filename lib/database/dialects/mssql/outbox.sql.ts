@@ -13,7 +13,9 @@ export { OUTBOX_CLAIM_COLUMNS } from './claim.sql.js';
  * NOTE: plain OUTPUT (no INTO) fails with error 334 on a table with an enabled trigger: QueueBox
  * tables take no triggers (CDC and temporal tables are fine).
  */
-export const insertOutboxOne = (t: ResolvedTableNames): string => /* sql */ `INSERT INTO ${qualified(t, 'outbox')} (message_id, destination, ordering_key, headers, payload)
+export const insertOutboxOne = (
+  t: ResolvedTableNames,
+): string => /* sql */ `INSERT INTO ${qualified(t, 'outbox')} (message_id, destination, ordering_key, headers, payload)
 OUTPUT inserted.id, ${guidOut('inserted.message_id')} AS message_id
 VALUES (@0, @1, @2, @3, @4);`;
 

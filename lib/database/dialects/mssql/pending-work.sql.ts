@@ -27,4 +27,5 @@ GROUP BY x.${stream}`;
  * No parameters. Output: `table_name` (`outbox` | `inbox`), `stream`, `due`, `in_flight`,
  * `scheduled` (int), `next_due_in_ms` (float; NULL when nothing is scheduled).
  */
-export const pendingWork = (t: ResolvedTableNames): string => `${READ_COMMITTED}\n${unfinished(t, 'outbox')}\nUNION ALL\n${unfinished(t, 'inbox')};`;
+export const pendingWork = (t: ResolvedTableNames): string =>
+  `${READ_COMMITTED}\n${unfinished(t, 'outbox')}\nUNION ALL\n${unfinished(t, 'inbox')};`;

@@ -8,12 +8,15 @@ import { qualified, quote } from './mssql-names.js';
  */
 
 /** @0 schema name (nvarchar(128)). Output: one row, `present` (bit). */
-export const schemaExists = (): string => /* sql */ `SELECT CAST(CASE WHEN SCHEMA_ID(@0) IS NULL THEN 0 ELSE 1 END AS bit) AS present;`;
+export const schemaExists = (): string =>
+  /* sql */ `SELECT CAST(CASE WHEN SCHEMA_ID(@0) IS NULL THEN 0 ELSE 1 END AS bit) AS present;`;
 
 /**
  * No parameters. QueueBox's two tables, then the schema: SQL Server drops no schema that still
  * holds objects. Each part is skipped when absent (a setup that failed half way).
  */
-export const dropSchema = (t: ResolvedTableNames & { schema: string }): string => /* sql */ `DROP TABLE IF EXISTS ${qualified(t, 'inbox')};
+export const dropSchema = (
+  t: ResolvedTableNames & { schema: string },
+): string => /* sql */ `DROP TABLE IF EXISTS ${qualified(t, 'inbox')};
 DROP TABLE IF EXISTS ${qualified(t, 'outbox')};
 DROP SCHEMA IF EXISTS ${quote(t.schema)};`;

@@ -17,7 +17,9 @@ import { KEY_TYPE, qualified, quote } from './mssql-names.js';
  */
 
 /** Times are UTC `datetime2(3)` from the database clock; leases are compared with it only. */
-const claimColumns = (table: string): string => `  state            varchar(16)      NOT NULL CONSTRAINT ${quote(`${table}_state_df`)} DEFAULT 'pending',
+const claimColumns = (
+  table: string,
+): string => `  state            varchar(16)      NOT NULL CONSTRAINT ${quote(`${table}_state_df`)} DEFAULT 'pending',
   claim_token      uniqueidentifier NULL,
   claimed_at       datetime2(3)     NULL,
   lease_expires_at datetime2(3)     NULL,
@@ -25,7 +27,10 @@ const claimColumns = (table: string): string => `  state            varchar(16) 
   next_attempt_at  datetime2(3)     NOT NULL CONSTRAINT ${quote(`${table}_next_attempt_at_df`)} DEFAULT SYSUTCDATETIME(),`;
 
 /** The constraints both tables share: the key, JSON headers, the states, and no half-written claim. */
-const constraints = (table: string, done: 'sent' | 'processed'): string => `  CONSTRAINT ${quote(`${table}_pk`)} PRIMARY KEY CLUSTERED (id),
+const constraints = (
+  table: string,
+  done: 'sent' | 'processed',
+): string => `  CONSTRAINT ${quote(`${table}_pk`)} PRIMARY KEY CLUSTERED (id),
   CONSTRAINT ${quote(`${table}_headers_ck`)} CHECK (ISJSON(headers) = 1),
   CONSTRAINT ${quote(`${table}_state_ck`)} CHECK (state IN ('pending', 'processing', '${done}', 'dead')),
   CONSTRAINT ${quote(`${table}_claim_ck`)} CHECK (state <> 'processing'
@@ -43,34 +48,66 @@ const V2_INDEXES: Record<QueueBoxTable, readonly (readonly [string, string])[]> 
     ['keyed_pending_ix', `(id) INCLUDE (state, next_attempt_at) WHERE state = 'pending' AND ordering_key IS NOT NULL`],
     // Claim: the oldest unordered pending rows that are due; the due probe. (An IS NULL filter
     // needs its column in the index, or every row is looked up.)
-    ['unkeyed_pending_ix', `(id) INCLUDE (state, ordering_key, next_attempt_at) WHERE state = 'pending' AND ordering_key IS NULL`],
+    [
+      'unkeyed_pending_ix',
+      `(id) INCLUDE (state, ordering_key, next_attempt_at) WHERE state = 'pending' AND ordering_key IS NULL`,
+    ],
     // Claim: the walk over keys (one seek per key), the head of a key, anti-join (A); the hand-off.
-    ['key_pending_ix', `(destination, ordering_key, id) INCLUDE (state, next_attempt_at) WHERE state = 'pending' AND ordering_key IS NOT NULL`],
+    [
+      'key_pending_ix',
+      `(destination, ordering_key, id) INCLUDE (state, next_attempt_at) WHERE state = 'pending' AND ordering_key IS NOT NULL`,
+    ],
     // Claim anti-join (B); the reclaim of expired leases.
     ['processing_ix', `(destination, ordering_key, lease_expires_at) INCLUDE (state) WHERE state = 'processing'`],
     // Claim: retried and reclaimed rows once due, wherever they are in the queue.
     ['retried_ix', `(next_attempt_at) INCLUDE (state, attempts) WHERE state = 'pending' AND attempts > 0`],
     // Order inversions: a claim of a row older than a finished row of its key.
-    ['key_finished_ix', `(destination, ordering_key, id) INCLUDE (state) WHERE state IN ('sent', 'dead') AND ordering_key IS NOT NULL`],
+    [
+      'key_finished_ix',
+      `(destination, ordering_key, id) INCLUDE (state) WHERE state IN ('sent', 'dead') AND ordering_key IS NOT NULL`,
+    ],
     // Dead-letter listing, and retention of dead rows.
     ['dead_ix', `(id) INCLUDE (state, finished_at) WHERE state = 'dead'`],
   ],
   inbox: [
-    ['keyed_pending_ix', `(source, id) INCLUDE (state, next_attempt_at) WHERE state = 'pending' AND ordering_key IS NOT NULL`],
-    ['unkeyed_pending_ix', `(source, id) INCLUDE (state, ordering_key, next_attempt_at) WHERE state = 'pending' AND ordering_key IS NULL`],
-    ['key_pending_ix', `(source, ordering_key, id) INCLUDE (state, next_attempt_at) WHERE state = 'pending' AND ordering_key IS NOT NULL`],
+    [
+      'keyed_pending_ix',
+      `(source, id) INCLUDE (state, next_attempt_at) WHERE state = 'pending' AND ordering_key IS NOT NULL`,
+    ],
+    [
+      'unkeyed_pending_ix',
+      `(source, id) INCLUDE (state, ordering_key, next_attempt_at) WHERE state = 'pending' AND ordering_key IS NULL`,
+    ],
+    [
+      'key_pending_ix',
+      `(source, ordering_key, id) INCLUDE (state, next_attempt_at) WHERE state = 'pending' AND ordering_key IS NOT NULL`,
+    ],
     // Also the pull claim's expired leases of a source.
     ['processing_ix', `(source, ordering_key, lease_expires_at) INCLUDE (state) WHERE state = 'processing'`],
     ['retried_ix', `(source, next_attempt_at) INCLUDE (state, attempts) WHERE state = 'pending' AND attempts > 0`],
-    ['key_finished_ix', `(source, ordering_key, id) INCLUDE (state) WHERE state IN ('processed', 'dead') AND ordering_key IS NOT NULL`],
+    [
+      'key_finished_ix',
+      `(source, ordering_key, id) INCLUDE (state) WHERE state IN ('processed', 'dead') AND ordering_key IS NOT NULL`,
+    ],
     ['dead_ix', `(id) INCLUDE (state, finished_at) WHERE state = 'dead'`],
   ],
 };
 
-const createIndexes = (t: ResolvedTableNames, table: QueueBoxTable, indexes: readonly (readonly [string, string])[] = V2_INDEXES[table]): string[] =>
-  indexes.map(([suffix, definition]) => /* sql */ `CREATE INDEX ${quote(`${t[table]}_${suffix}`)} ON ${qualified(t, table)} ${definition}`);
+const createIndexes = (
+  t: ResolvedTableNames,
+  table: QueueBoxTable,
+  indexes: readonly (readonly [string, string])[] = V2_INDEXES[table],
+): string[] =>
+  indexes.map(
+    ([suffix, definition]) =>
+      /* sql */ `CREATE INDEX ${quote(`${t[table]}_${suffix}`)} ON ${qualified(t, table)} ${definition}`,
+  );
 
-const dropIndexes = (t: ResolvedTableNames, table: QueueBoxTable, indexes: readonly (readonly [string, string])[]): string[] =>
+const dropIndexes = (
+  t: ResolvedTableNames,
+  table: QueueBoxTable,
+  indexes: readonly (readonly [string, string])[],
+): string[] =>
   indexes.map(([suffix]) => /* sql */ `DROP INDEX ${quote(`${t[table]}_${suffix}`)} ON ${qualified(t, table)}`);
 
 /**
@@ -80,28 +117,44 @@ const dropIndexes = (t: ResolvedTableNames, table: QueueBoxTable, indexes: reado
  * row of another destination up (contributing/claim-sql.md, "Only the claimer's streams").
  */
 const V3_INDEXES = {
-  before: V2_INDEXES.outbox.filter(([suffix]) => ['keyed_pending_ix', 'unkeyed_pending_ix', 'retried_ix'].includes(suffix)),
+  before: V2_INDEXES.outbox.filter(([suffix]) =>
+    ['keyed_pending_ix', 'unkeyed_pending_ix', 'retried_ix'].includes(suffix),
+  ),
   after: [
     // Claim, window: the oldest keyed pending rows, and their destination; the due probe.
-    ['keyed_pending_ix', `(id) INCLUDE (state, next_attempt_at, destination) WHERE state = 'pending' AND ordering_key IS NOT NULL`],
+    [
+      'keyed_pending_ix',
+      `(id) INCLUDE (state, next_attempt_at, destination) WHERE state = 'pending' AND ordering_key IS NOT NULL`,
+    ],
     // Claim: the oldest unordered pending rows of each destination that are due; the due probe.
-    ['unkeyed_pending_ix', `(destination, id) INCLUDE (state, ordering_key, next_attempt_at) WHERE state = 'pending' AND ordering_key IS NULL`],
+    [
+      'unkeyed_pending_ix',
+      `(destination, id) INCLUDE (state, ordering_key, next_attempt_at) WHERE state = 'pending' AND ordering_key IS NULL`,
+    ],
     // Claim: the retried and reclaimed rows of each destination once due.
     ['retried_ix', `(destination, next_attempt_at) INCLUDE (state, attempts) WHERE state = 'pending' AND attempts > 0`],
   ],
 } as const;
 
 /** Schema version 3: the outbox claim reads per destination (V3_INDEXES). */
-export const upgradeToV3 = (t: ResolvedTableNames): string[] => [...dropIndexes(t, 'outbox', V3_INDEXES.before), ...createIndexes(t, 'outbox', V3_INDEXES.after)];
+export const upgradeToV3 = (t: ResolvedTableNames): string[] => [
+  ...dropIndexes(t, 'outbox', V3_INDEXES.before),
+  ...createIndexes(t, 'outbox', V3_INDEXES.after),
+];
 
-export const downgradeFromV3 = (t: ResolvedTableNames): string[] => [...dropIndexes(t, 'outbox', V3_INDEXES.after), ...createIndexes(t, 'outbox', V3_INDEXES.before)];
+export const downgradeFromV3 = (t: ResolvedTableNames): string[] => [
+  ...dropIndexes(t, 'outbox', V3_INDEXES.after),
+  ...createIndexes(t, 'outbox', V3_INDEXES.before),
+];
 
 /**
  * Creates the schema when QueueBox's tables live in one of their own. `CREATE SCHEMA` must be
  * alone in its batch, hence the dynamic SQL; the name is a validated identifier.
  */
 export const createSchema = (t: ResolvedTableNames): string[] =>
-  t.schema ? [/* sql */ `IF SCHEMA_ID(N'${t.schema}') IS NULL EXEC sys.sp_executesql N'CREATE SCHEMA ${quote(t.schema)}'`] : [];
+  t.schema
+    ? [/* sql */ `IF SCHEMA_ID(N'${t.schema}') IS NULL EXEC sys.sp_executesql N'CREATE SCHEMA ${quote(t.schema)}'`]
+    : [];
 
 /**
  * The outbox. Key columns are binary-collated `nvarchar(200)`: with a database's usual

@@ -17,7 +17,9 @@ const lookup = (t: ResolvedTableNames, table: string): string =>
  * Output: per table (`table_key` 'outbox' or 'inbox'), `present` (bit), and one row per column
  * (`column_name`), or one row with a NULL `column_name` when it has none.
  */
-export const tableColumns = (t: ResolvedTableNames): string => /* sql */ `SELECT t.table_key, CAST(CASE WHEN t.object_id IS NULL THEN 0 ELSE 1 END AS bit) AS present, c.name AS column_name
+export const tableColumns = (
+  t: ResolvedTableNames,
+): string => /* sql */ `SELECT t.table_key, CAST(CASE WHEN t.object_id IS NULL THEN 0 ELSE 1 END AS bit) AS present, c.name AS column_name
 FROM (VALUES (N'outbox', ${lookup(t, '@0')}), (N'inbox', ${lookup(t, '@1')})) AS t (table_key, object_id)
 LEFT JOIN sys.columns AS c ON c.object_id = t.object_id
 ORDER BY t.table_key, c.column_id;`;

@@ -14,4 +14,5 @@ export const claimLockTimeout = (): string => /* sql */ `SET LOCAL lock_timeout 
  * $1 lock name. Two-key form: QueueBox's own namespace in the advisory-lock key space. Returns
  * one row, `granted`: the lock either is taken or the wait ends in a `lock_timeout` error.
  */
-export const claimLock = (): string => /* sql */ `SELECT true AS granted FROM pg_advisory_xact_lock(hashtext('queuebox'), hashtext($1)) AS l`;
+export const claimLock = (): string =>
+  /* sql */ `SELECT true AS granted FROM pg_advisory_xact_lock(hashtext('queuebox'), hashtext($1)) AS l`;

@@ -90,7 +90,10 @@ export const invertedColumn = (t: ResolvedTableNames, kind: ClaimComponent, m: s
 function perStream(
   kind: ClaimComponent,
   select: (filter: string, leading: string) => string,
-  { streams = `unnest(${STREAMS}) AS s(${CLAIMERS[kind].table.stream})`, limit = '' }: { streams?: string; limit?: string } = {},
+  {
+    streams = `unnest(${STREAMS}) AS s(${CLAIMERS[kind].table.stream})`,
+    limit = '',
+  }: { streams?: string; limit?: string } = {},
 ): string {
   const stream = CLAIMERS[kind].table.stream;
   return `(SELECT s_rows.* FROM ${streams} CROSS JOIN LATERAL (${select(sameStream(stream), `x.${stream}, `)}) AS s_rows${limit})`;
@@ -211,25 +214,29 @@ export function claimStatement(t: ResolvedTableNames, kind: ClaimComponent, retu
   // destination this replica does not have may fill it, never make it read more. The walk still
   // reaches every key of the replica's own destinations. The inbox's is per source.
   const together = CLAIMERS[kind].walk === 'together';
-  const keyedWindow =
-    together ? `(SELECT w.* FROM (${windowScan()}) AS w WHERE w.destination = ANY(${STREAMS}))` : perStream(kind, windowScan);
+  const keyedWindow = together
+    ? `(SELECT w.* FROM (${windowScan()}) AS w WHERE w.destination = ANY(${STREAMS}))`
+    : perStream(kind, windowScan);
   const unkeyed = unkeyedRows(t, kind);
   const retried = perStream(
     kind,
     (filter, leading) => `SELECT x.id FROM ${table} AS x
     WHERE x.state = 'pending' AND x.attempts > 0${filter} AND x.next_attempt_at <= ${DB_NOW} ORDER BY ${leading}x.next_attempt_at LIMIT ${BATCH}`,
   );
-  const expired =
-    CLAIMERS[kind].claimsExpired
-      ? `
+  const expired = CLAIMERS[kind].claimsExpired
+    ? `
   UNION ALL ${perStream(kind, (filter) => `SELECT x.id FROM ${table} AS x WHERE x.state = 'processing'${filter} AND x.lease_expires_at <= ${DB_NOW} LIMIT ${BATCH}`)}`
-      : '';
+    : '';
   // The outbox's own claim may commit without waiting for its WAL flush, as its sent marks do: a
   // claim a crash undoes leaves its row pending, and a message published under it is published again.
   const durability = CLAIMERS[kind].asyncMarks ? asyncCommitCte(8) : '';
-  const windowSize = together ? `(SELECT count(*) FROM keyed_window)` : `(SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM keyed_window GROUP BY source) AS per_source)`;
+  const windowSize = together
+    ? `(SELECT count(*) FROM keyed_window)`
+    : `(SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM keyed_window GROUP BY source) AS per_source)`;
   // The outbox's walk has rows that are not keys (the cursor, hops between destinations).
-  const walked = together ? { keys: ' WHERE walk.found', last: 'WHERE walk.found ', count: 'last.walked' } : { keys: '', last: '', count: 'last.step' };
+  const walked = together
+    ? { keys: ' WHERE walk.found', last: 'WHERE walk.found ', count: 'last.walked' }
+    : { keys: '', last: '', count: 'last.step' };
   return /* sql */ `
 WITH RECURSIVE ${together ? destinationWalk(t) : sourceWalk(t)},
 keyed_window AS ${keyedWindow},
@@ -252,8 +259,12 @@ cand AS (
 ),
 ${durability}claimed AS (
   UPDATE ${table} AS m
-  SET ${MARK_CLAIMED}${durability ? `
-  FROM ${ASYNC_COMMIT_CTE}` : ''}
+  SET ${MARK_CLAIMED}${
+    durability
+      ? `
+  FROM ${ASYNC_COMMIT_CTE}`
+      : ''
+  }
   WHERE m.id = ANY (ARRAY(SELECT cand.id FROM cand))
   RETURNING ${returning}
 ),

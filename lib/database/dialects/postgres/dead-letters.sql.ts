@@ -4,12 +4,21 @@ import { DB_NOW, qualified } from './postgres-names.js';
 import { QUEUEBOX_TABLES } from '../../../shared/queuebox.claimers.js';
 
 /** What names a dead row besides its id and key, in a listing: its message id or idempotency key, and its stream. */
-const LISTED: Record<QueueBoxTable, string> = { outbox: 'x.message_id, x.destination', inbox: 'x.source, x.idempotency_key' };
+const LISTED: Record<QueueBoxTable, string> = {
+  outbox: 'x.message_id, x.destination',
+  inbox: 'x.source, x.idempotency_key',
+};
 
 /** The same, inspected: both identities (one NULL) and the stream under one name, then the key. */
 const INSPECTED: Record<QueueBoxTable, { identity: string; createdAt: string }> = {
-  outbox: { identity: 'x.message_id, x.destination AS stream, NULL::text AS idempotency_key', createdAt: 'x.created_at' },
-  inbox: { identity: 'NULL::uuid AS message_id, x.source AS stream, x.idempotency_key', createdAt: 'x.received_at AS created_at' },
+  outbox: {
+    identity: 'x.message_id, x.destination AS stream, NULL::text AS idempotency_key',
+    createdAt: 'x.created_at',
+  },
+  inbox: {
+    identity: 'NULL::uuid AS message_id, x.source AS stream, x.idempotency_key',
+    createdAt: 'x.received_at AS created_at',
+  },
 };
 
 /**

@@ -102,8 +102,12 @@ export const completeOne = (t: ResolvedTableNames, kind: ClaimComponent, claimCo
   return /* sql */ `
 WITH ${durability}done AS (
   UPDATE ${table} AS m
-  SET state = '${done}', finished_at = ${DB_NOW}, lease_expires_at = NULL${durability ? `
-  FROM ${ASYNC_COMMIT_CTE}` : ''}
+  SET state = '${done}', finished_at = ${DB_NOW}, lease_expires_at = NULL${
+    durability
+      ? `
+  FROM ${ASYNC_COMMIT_CTE}`
+      : ''
+  }
   WHERE ${fence('m', '($1::bigint[])[1]', '($2::uuid[])[1]')}
   RETURNING m.id, m.${stream}, m.ordering_key
 ),

@@ -3,7 +3,17 @@ import { claimStatement, invertedColumn } from './claim.sql.js';
 import { DB_NOW, qualified } from './postgres-names.js';
 
 /** What the relay and pull claims and the hand-off return of each claimed inbox row. */
-export const INBOX_CLAIM_COLUMNS = ['id', 'source', 'idempotency_key', 'ordering_key', 'headers', 'payload', 'claim_token', 'attempts', 'received_at'] as const;
+export const INBOX_CLAIM_COLUMNS = [
+  'id',
+  'source',
+  'idempotency_key',
+  'ordering_key',
+  'headers',
+  'payload',
+  'claim_token',
+  'attempts',
+  'received_at',
+] as const;
 
 /**
  * $1 source, $2 idempotency key, $3 aggregate key, $4 headers (JSON), $5 payload. Stores a
@@ -27,8 +37,12 @@ SELECT id, state FROM ${qualified(t, 'inbox')} WHERE source = $1 AND idempotency
  * one row per (source, key), the oldest unfinished; NULL keys are unordered.
  */
 export const claimInbox = (t: ResolvedTableNames): string =>
-  claimStatement(t, 'relay', `${INBOX_CLAIM_COLUMNS.map((column) => `m.${column}`).join(', ')},
-          ${invertedColumn(t, 'relay', 'm')} AS inverted`);
+  claimStatement(
+    t,
+    'relay',
+    `${INBOX_CLAIM_COLUMNS.map((column) => `m.${column}`).join(', ')},
+          ${invertedColumn(t, 'relay', 'm')} AS inverted`,
+  );
 
 /** Backlog and oldest pending age (seconds, database clock) per source. */
 export const inboxBacklog = (t: ResolvedTableNames): string => /* sql */ `

@@ -72,12 +72,22 @@ const INHERITED_SETTINGS = ['user', 'password', 'database', 'ssl', 'application_
  * would not last. What the URL leaves out (credentials, TLS, the application name) comes from the
  * pool's settings.
  */
-export async function openDedicatedSession(dataSource: DataSource, url: string, deadline: StatementDeadline): Promise<ListenSession> {
+export async function openDedicatedSession(
+  dataSource: DataSource,
+  url: string,
+  deadline: StatementDeadline,
+): Promise<ListenSession> {
   const driver = dataSource.driver as unknown as PostgresDriverParts;
   if (!driver.postgres) throw new Error('notify.listenUrl needs the node-postgres driver of a PostgreSQL DataSource');
   const pool = driver.master?.options ?? {};
-  const inherited = Object.fromEntries(INHERITED_SETTINGS.filter((key) => pool[key] !== undefined).map((key) => [key, pool[key]]));
-  const client = new driver.postgres.Client({ ...inherited, connectionString: url, connectionTimeoutMillis: deadline.statementTimeoutMs });
+  const inherited = Object.fromEntries(
+    INHERITED_SETTINGS.filter((key) => pool[key] !== undefined).map((key) => [key, pool[key]]),
+  );
+  const client = new driver.postgres.Client({
+    ...inherited,
+    connectionString: url,
+    connectionTimeoutMillis: deadline.statementTimeoutMs,
+  });
   let ended = false;
   const discard = (): void => {
     ended = true;

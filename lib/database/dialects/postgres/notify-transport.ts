@@ -105,7 +105,9 @@ export class PostgresNotifyTransport implements WakeUpTransport {
   private async notify(channel: string): Promise<void> {
     const runner = this.dataSource.createQueryRunner();
     try {
-      await withinDeadline(runner, this.deadline.statementTimeoutMs, this.deadline.discard, () => runner.query(notifySql.notify(), [channel, this.instanceId]));
+      await withinDeadline(runner, this.deadline.statementTimeoutMs, this.deadline.discard, () =>
+        runner.query(notifySql.notify(), [channel, this.instanceId]),
+      );
     } catch (error) {
       // Other replicas still poll; a failed wake-up costs latency, never a message.
       this.logger.warn('wake-up NOTIFY failed', { error: errorText(error) });
@@ -115,7 +117,9 @@ export class PostgresNotifyTransport implements WakeUpTransport {
   }
 
   private async connect(): Promise<void> {
-    const session = this.listenUrl ? await openDedicatedSession(this.dataSource, this.listenUrl, this.deadline) : await openPooledSession(this.dataSource, this.deadline);
+    const session = this.listenUrl
+      ? await openDedicatedSession(this.dataSource, this.listenUrl, this.deadline)
+      : await openPooledSession(this.dataSource, this.deadline);
     if (this.closed) return session.close(true);
     this.session = session;
     session.client.on('notification', (message) => {
@@ -165,7 +169,12 @@ export class PostgresNotifyTransport implements WakeUpTransport {
         return;
       }
       const listening = new Set(rows.map((row) => String(row.channel)));
-      if ([...this.channels.keys()].every((channel) => listening.has(channel)) || this.closed || this.session !== session) return;
+      if (
+        [...this.channels.keys()].every((channel) => listening.has(channel)) ||
+        this.closed ||
+        this.session !== session
+      )
+        return;
       this.sessionMoves = true;
       this.logger.warn(listenMovedSession(!session.pooled));
       clearInterval(this.healthTimer);

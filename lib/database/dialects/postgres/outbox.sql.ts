@@ -37,7 +37,16 @@ woken AS (SELECT pg_notify($${last + 1}, $${last + 2}))
 SELECT inserted.id, inserted.message_id FROM inserted CROSS JOIN woken`;
 
 /** What the outbox claim and the hand-off return of each claimed row. */
-export const OUTBOX_CLAIM_COLUMNS = ['id', 'message_id', 'destination', 'ordering_key', 'headers', 'payload', 'claim_token', 'attempts'] as const;
+export const OUTBOX_CLAIM_COLUMNS = [
+  'id',
+  'message_id',
+  'destination',
+  'ordering_key',
+  'headers',
+  'payload',
+  'claim_token',
+  'attempts',
+] as const;
 
 /**
  * The outbox claim (claim.sql.ts): autocommit, FOR UPDATE SKIP LOCKED on the candidates, no claim
@@ -46,8 +55,12 @@ export const OUTBOX_CLAIM_COLUMNS = ['id', 'message_id', 'destination', 'orderin
  * (queuebox_outbox_order_inversions_total).
  */
 export const claimOutbox = (t: ResolvedTableNames): string =>
-  claimStatement(t, 'outbox', `${OUTBOX_CLAIM_COLUMNS.map((column) => `m.${column}`).join(', ')},
-          ${invertedColumn(t, 'outbox', 'm')} AS inverted`);
+  claimStatement(
+    t,
+    'outbox',
+    `${OUTBOX_CLAIM_COLUMNS.map((column) => `m.${column}`).join(', ')},
+          ${invertedColumn(t, 'outbox', 'm')} AS inverted`,
+  );
 
 /** Backlog and oldest pending age (seconds, database clock) per destination. */
 export const outboxBacklog = (t: ResolvedTableNames): string => /* sql */ `

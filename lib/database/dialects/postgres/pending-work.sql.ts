@@ -25,4 +25,5 @@ GROUP BY ${stream}`;
  * No parameters. Output: `table_name` (`outbox` | `inbox`), `stream`, `due`, `in_flight`,
  * `scheduled` (integers), `next_due_in_ms` (float; NULL when nothing is scheduled).
  */
-export const pendingWork = (t: ResolvedTableNames): string => `${unfinished(t, 'outbox')}\nUNION ALL\n${unfinished(t, 'inbox')}`;
+export const pendingWork = (t: ResolvedTableNames): string =>
+  `${unfinished(t, 'outbox')}\nUNION ALL\n${unfinished(t, 'inbox')}`;

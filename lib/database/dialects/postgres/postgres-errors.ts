@@ -34,7 +34,11 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'
 
 /** What a PostgreSQL error means to the claim mechanism (TypeORM's QueryFailedError copies `code`). */
 export function classifyPostgresError(error: unknown): DatabaseErrorKind | undefined {
-  const fields = error as { code?: unknown; message?: unknown; driverError?: { code?: unknown; message?: unknown } } | null;
+  const fields = error as {
+    code?: unknown;
+    message?: unknown;
+    driverError?: { code?: unknown; message?: unknown };
+  } | null;
   const code = fields?.code ?? fields?.driverError?.code;
   if (typeof code === 'string') return KINDS[code] ?? (SOCKET_CODES.has(code) ? 'connection-lost' : undefined);
   // node-postgres ends a query whose connection closed under it with this message and no code.

@@ -12,8 +12,8 @@ export function quote(identifier: string): string {
 }
 
 /** The quoted, schema-qualified name of a QueueBox table. */
-export const qualified = (tables: ResolvedTableNames, table: QueueBoxTable): string => qualifiedTable(tables, table, quote);
-
+export const qualified = (tables: ResolvedTableNames, table: QueueBoxTable): string =>
+  qualifiedTable(tables, table, quote);
 
 /** The database clock: when the current statement arrived (not `now()`, the transaction start). */
 export const DB_NOW = 'statement_timestamp()';

@@ -17,15 +17,28 @@ import * as tableColumns from './table-columns.sql.js';
 import { CLAIMERS } from '../../../shared/queuebox.claimers.js';
 
 /** The columns a claim returns, by the table it claims from (the inbox's for the relay and pull). */
-const CLAIM_COLUMNS: Record<QueueBoxTable, readonly string[]> = { outbox: outbox.OUTBOX_CLAIM_COLUMNS, inbox: inbox.INBOX_CLAIM_COLUMNS };
+const CLAIM_COLUMNS: Record<QueueBoxTable, readonly string[]> = {
+  outbox: outbox.OUTBOX_CLAIM_COLUMNS,
+  inbox: inbox.INBOX_CLAIM_COLUMNS,
+};
 const claimColumnsOf = (kind: ClaimComponent): readonly string[] => CLAIM_COLUMNS[CLAIMERS[kind].table.name];
 
 /** Every PostgreSQL text (`$n` placeholders), by its statement's key: the mirrored *.sql.ts files. */
 export const postgresTexts: DialectTexts = {
-  ...clock, ...pendingWork, ...schemaLifecycle, ...tableColumns,
-  ...outbox, ...inbox, ...pull,
-  ...fenced, ...retention,
-  ...deadLetters, ...deadCounts, ...blocked, ...rows, ...atRisk,
+  ...clock,
+  ...pendingWork,
+  ...schemaLifecycle,
+  ...tableColumns,
+  ...outbox,
+  ...inbox,
+  ...pull,
+  ...fenced,
+  ...retention,
+  ...deadLetters,
+  ...deadCounts,
+  ...blocked,
+  ...rows,
+  ...atRisk,
   // The hand-off returns the columns of its claim; one row has a form of its own.
   completeMany: (t, kind) => fenced.completeMany(t, kind, claimColumnsOf(kind)),
   completeOne: (t, kind) => fenced.completeOne(t, kind, claimColumnsOf(kind)),

@@ -38,7 +38,8 @@ export const postgresDialect: DialectProfile<'postgres'> = {
   prepares: true,
   asyncCommit: true,
   wakeUp: {
-    transport: (dataSource, tables, instanceId, deadline, listenUrl) => new PostgresNotifyTransport(dataSource, tables, instanceId, deadline, listenUrl),
+    transport: (dataSource, tables, instanceId, deadline, listenUrl) =>
+      new PostgresNotifyTransport(dataSource, tables, instanceId, deadline, listenUrl),
   },
   limits: {
     identifierLength: 63,
@@ -55,13 +56,23 @@ export const postgresDialect: DialectProfile<'postgres'> = {
     schemes: ['postgres', 'postgresql'],
     needsDatabase: false,
     // Handed to node-postgres as it is, so that `?sslmode=…` and the like work.
-    dataSourceOptions: (text, _url, client) => ({ type: 'postgres', url: text, applicationName: client.applicationName, extra: { max: client.poolSize } }),
+    dataSourceOptions: (text, _url, client) => ({
+      type: 'postgres',
+      url: text,
+      applicationName: client.applicationName,
+      extra: { max: client.poolSize },
+    }),
   },
   schema: {
     steps: postgresSchemaSteps,
     defaultMigrations: 'QueueBoxPostgresMigrations',
     // DDL is transactional: the script is one transaction.
-    script: { begin: ['BEGIN;'], end: ['COMMIT;'], terminate: (statement) => `${statement};`, client: 'psql -v ON_ERROR_STOP=1 -f <file>' },
+    script: {
+      begin: ['BEGIN;'],
+      end: ['COMMIT;'],
+      terminate: (statement) => `${statement};`,
+      client: 'psql -v ON_ERROR_STOP=1 -f <file>',
+    },
   },
   execute: executeOnPostgres,
   discardConnection: discardPostgresConnection,

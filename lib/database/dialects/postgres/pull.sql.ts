@@ -11,5 +11,9 @@ import { INBOX_CLAIM_COLUMNS } from './inbox.sql.js';
  * commit (queuebox_pull_order_inversions_total).
  */
 export const claimPull = (t: ResolvedTableNames): string =>
-  claimStatement(t, 'pull', `${INBOX_CLAIM_COLUMNS.map((column) => `m.${column}`).join(', ')},
-          ${invertedColumn(t, 'pull', 'm')} AS inverted`);
+  claimStatement(
+    t,
+    'pull',
+    `${INBOX_CLAIM_COLUMNS.map((column) => `m.${column}`).join(', ')},
+          ${invertedColumn(t, 'pull', 'm')} AS inverted`,
+  );

@@ -8,7 +8,9 @@ import { quote } from './postgres-names.js';
  */
 
 /** $1 schema name. Output: one row, `present` (boolean). */
-export const schemaExists = (): string => /* sql */ `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS present`;
+export const schemaExists = (): string =>
+  /* sql */ `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS present`;
 
 /** No parameters. Drops the schema with everything in it (the tables, their indexes). */
-export const dropSchema = (t: ResolvedTableNames & { schema: string }): string => /* sql */ `DROP SCHEMA IF EXISTS ${quote(t.schema)} CASCADE`;
+export const dropSchema = (t: ResolvedTableNames & { schema: string }): string =>
+  /* sql */ `DROP SCHEMA IF EXISTS ${quote(t.schema)} CASCADE`;

@@ -156,11 +156,21 @@ const V1_INDEXES = {
   ],
 } as const;
 
-const createIndexes = (t: ResolvedTableNames, table: 'outbox' | 'inbox', indexes: readonly (readonly [string, string])[]): string[] =>
-  indexes.map(([suffix, definition]) => /* sql */ `CREATE INDEX ${quote(`${t[table]}_${suffix}`)} ON ${qualified(t, table)} ${definition}`);
+const createIndexes = (
+  t: ResolvedTableNames,
+  table: 'outbox' | 'inbox',
+  indexes: readonly (readonly [string, string])[],
+): string[] =>
+  indexes.map(
+    ([suffix, definition]) =>
+      /* sql */ `CREATE INDEX ${quote(`${t[table]}_${suffix}`)} ON ${qualified(t, table)} ${definition}`,
+  );
 
-const dropIndexes = (t: ResolvedTableNames, table: 'outbox' | 'inbox', indexes: readonly (readonly [string, string])[]): string[] =>
-  indexes.map(([suffix]) => /* sql */ `DROP INDEX ${qualifiedIndex(t, table, suffix)}`);
+const dropIndexes = (
+  t: ResolvedTableNames,
+  table: 'outbox' | 'inbox',
+  indexes: readonly (readonly [string, string])[],
+): string[] => indexes.map(([suffix]) => /* sql */ `DROP INDEX ${qualifiedIndex(t, table, suffix)}`);
 
 /**
  * Schema version 2: the claim engine of bounded claims (contributing/claim-sql.md) and order
@@ -222,10 +232,28 @@ export const downgradeFromV3 = (t: ResolvedTableNames): string[] => [
  * per-destination indexes). Shipped steps never change.
  */
 export const postgresSchemaSteps = (t: ResolvedTableNames): SchemaStep[] => [
-  { name: 'Outbox', version: 1764460800000, up: [...createSchema(t), ...createOutboxTable(t)], down: dropOutboxTable(t), columns: { outbox: OUTBOX_COLUMNS } },
+  {
+    name: 'Outbox',
+    version: 1764460800000,
+    up: [...createSchema(t), ...createOutboxTable(t)],
+    down: dropOutboxTable(t),
+    columns: { outbox: OUTBOX_COLUMNS },
+  },
   // The inbox's key column is created as aggregate_key: it is version 2's.
-  { name: 'Inbox', version: 1764547200000, up: createInboxTable(t), down: dropInboxTable(t), columns: { inbox: INBOX_COLUMNS.filter((column) => column !== 'ordering_key') } },
-  { name: 'SchemaV2', version: 1764979200000, up: upgradeToV2(t), down: downgradeFromV2(t), columns: { inbox: ['ordering_key'] } },
+  {
+    name: 'Inbox',
+    version: 1764547200000,
+    up: createInboxTable(t),
+    down: dropInboxTable(t),
+    columns: { inbox: INBOX_COLUMNS.filter((column) => column !== 'ordering_key') },
+  },
+  {
+    name: 'SchemaV2',
+    version: 1764979200000,
+    up: upgradeToV2(t),
+    down: downgradeFromV2(t),
+    columns: { inbox: ['ordering_key'] },
+  },
   // The outbox's indexes only (the claim's reads per destination): named with the table when it is
   // missing; no column for the start-up check to look for once it is there.
   { name: 'SchemaV3', version: 1796515200000, up: upgradeToV3(t), down: downgradeFromV3(t), columns: { outbox: [] } },

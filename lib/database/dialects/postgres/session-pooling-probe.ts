@@ -37,7 +37,10 @@ interface PooledDriver {
  *
  * A pool of fewer than two connections cannot be probed: QueueBox then assumes sessions last.
  */
-export async function probePostgresPooling(dataSource: DataSource, deadline: StatementDeadline): Promise<ConnectionPooling> {
+export async function probePostgresPooling(
+  dataSource: DataSource,
+  deadline: StatementDeadline,
+): Promise<ConnectionPooling> {
   const poolSize = (dataSource.driver as unknown as PooledDriver).master?.options?.max ?? 10;
   if (poolSize < 2) return SESSION_PER_CONNECTION;
   const a = dataSource.createQueryRunner();
@@ -47,7 +50,8 @@ export async function probePostgresPooling(dataSource: DataSource, deadline: Sta
     withinDeadline(runner, deadline.statementTimeoutMs, deadline.discard, () =>
       executeOnPostgres(runner, { sql: text, params: [], name: statementName, decode: (rows) => rows }),
     );
-  const pid = async (runner: QueryRunner, statementName?: string): Promise<number> => Number((await run(runner, sql.backendPid(), statementName))[0]?.pid);
+  const pid = async (runner: QueryRunner, statementName?: string): Promise<number> =>
+    Number((await run(runner, sql.backendPid(), statementName))[0]?.pid);
   try {
     const preparedOn = await pid(a, name);
     let moved = false;

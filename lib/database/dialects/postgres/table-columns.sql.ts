@@ -19,7 +19,9 @@ const lookup = (t: ResolvedTableNames, table: string): string =>
  * Output: per table (`table_key` 'outbox' or 'inbox'), `present` (boolean), and one row per column
  * (`column_name`), or one row with a NULL `column_name` when it has none.
  */
-export const tableColumns = (t: ResolvedTableNames): string => /* sql */ `SELECT t.table_key, t.relation IS NOT NULL AS present, a.attname AS column_name
+export const tableColumns = (
+  t: ResolvedTableNames,
+): string => /* sql */ `SELECT t.table_key, t.relation IS NOT NULL AS present, a.attname AS column_name
 FROM (VALUES ('outbox', ${lookup(t, '$1')}), ('inbox', ${lookup(t, '$2')})) AS t (table_key, relation)
 LEFT JOIN pg_catalog.pg_attribute AS a ON a.attrelid = t.relation AND a.attnum > 0 AND NOT a.attisdropped
 ORDER BY t.table_key, a.attnum`;

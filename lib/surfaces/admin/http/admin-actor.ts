@@ -11,7 +11,9 @@ const MAX_ACTOR = 120;
  */
 export function actorOf(request: AdminRequest, settings: AdminSettings): string {
   const named = settings.actorOf?.(request) ?? userName(request.user) ?? (settings.token ? 'bearer token' : 'guard');
-  const who = String(named).replace(/[\r\n]/g, ' ').slice(0, MAX_ACTOR);
+  const who = String(named)
+    .replace(/[\r\n]/g, ' ')
+    .slice(0, MAX_ACTOR);
   return request.ip ? `${who} from ${request.ip}` : who;
 }
 

@@ -1,4 +1,17 @@
-import { Body, Controller, Get, Header, HttpCode, Inject, Param, Post, Query, Req, UseFilters, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Header,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Query,
+  Req,
+  UseFilters,
+  UseGuards,
+} from '@nestjs/common';
 import type {
   Backlog,
   BlockedKey,
@@ -66,13 +79,20 @@ export class AdminApiController {
 
   @Get('api/dead/:table')
   @Header('Cache-Control', 'no-store')
-  listDead(@Param('table') table: string, @Query() query: QueryStrings): Promise<DeadLetterPage<DeadOutboxMessage | DeadInboxMessage>> {
+  listDead(
+    @Param('table') table: string,
+    @Query() query: QueryStrings,
+  ): Promise<DeadLetterPage<DeadOutboxMessage | DeadInboxMessage>> {
     return this.deadLetters.list(checkTable(table), listQuery(query));
   }
 
   @Get('api/dead/:table/:id')
   @Header('Cache-Control', 'no-store')
-  inspectDead(@Param('table') table: string, @Param('id') id: string, @Query() query: QueryStrings): Promise<DeadLetterDetail> {
+  inspectDead(
+    @Param('table') table: string,
+    @Param('id') id: string,
+    @Query() query: QueryStrings,
+  ): Promise<DeadLetterDetail> {
     onlyKnown(query, ['payload']);
     const payload = flag(query, 'payload');
     return this.deadLetters.inspect(checkTable(table), id, { payload });
@@ -89,7 +109,11 @@ export class AdminApiController {
   @UseGuards(AdminMutationGuard)
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
-  replayDead(@Param('table') table: string, @Body() body: unknown, @Req() request: AdminRequest): Promise<DeadLetterBatchResult> {
+  replayDead(
+    @Param('table') table: string,
+    @Body() body: unknown,
+    @Req() request: AdminRequest,
+  ): Promise<DeadLetterBatchResult> {
     const { selection, chunkSize } = batchBody(body);
     return this.deadLetters.replay(checkTable(table), selection, { chunkSize, actor: actorOf(request, this.settings) });
   }
@@ -98,8 +122,15 @@ export class AdminApiController {
   @UseGuards(AdminMutationGuard)
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
-  discardDead(@Param('table') table: string, @Body() body: unknown, @Req() request: AdminRequest): Promise<DeadLetterBatchResult> {
+  discardDead(
+    @Param('table') table: string,
+    @Body() body: unknown,
+    @Req() request: AdminRequest,
+  ): Promise<DeadLetterBatchResult> {
     const { selection, chunkSize } = batchBody(body);
-    return this.deadLetters.discard(checkTable(table), selection, { chunkSize, actor: actorOf(request, this.settings) });
+    return this.deadLetters.discard(checkTable(table), selection, {
+      chunkSize,
+      actor: actorOf(request, this.settings),
+    });
   }
 }

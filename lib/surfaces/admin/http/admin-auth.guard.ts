@@ -1,4 +1,11 @@
-import { type CanActivate, type ExecutionContext, ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import {
+  type CanActivate,
+  type ExecutionContext,
+  ForbiddenException,
+  Inject,
+  Injectable,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { adminForbidden, adminUnauthorized } from '../../../shared/queuebox.messages.js';
 import type { AdminRequest } from './admin-http-options.interface.js';
@@ -20,11 +27,13 @@ export class AdminAuthGuard implements CanActivate {
     const { token, appGuard } = this.settings;
     if (token) {
       const header = request.headers.authorization;
-      if (!token.matches(Array.isArray(header) ? header[0] : header)) throw new UnauthorizedException(adminUnauthorized());
+      if (!token.matches(Array.isArray(header) ? header[0] : header))
+        throw new UnauthorizedException(adminUnauthorized());
     }
     if (appGuard) {
       const verdict = appGuard.canActivate(context);
-      if (!(isObservable(verdict) ? await lastValueFrom(verdict) : await verdict)) throw new ForbiddenException(adminForbidden());
+      if (!(isObservable(verdict) ? await lastValueFrom(verdict) : await verdict))
+        throw new ForbiddenException(adminForbidden());
     }
     return true;
   }

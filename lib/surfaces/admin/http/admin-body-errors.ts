@@ -10,7 +10,12 @@ import { isAdminJson } from './admin-mutation.guard.js';
 interface BodyParserError {
   type?: string;
 }
-type ErrorHandler = (error: unknown, request: IncomingMessage, response: ServerResponse, next: (error?: unknown) => void) => void;
+type ErrorHandler = (
+  error: unknown,
+  request: IncomingMessage,
+  response: ServerResponse,
+  next: (error?: unknown) => void,
+) => void;
 interface ExpressApp {
   router?: { stack?: { route?: { path?: string } }[] };
   use(path: string, handler: ErrorHandler): unknown;
@@ -56,7 +61,11 @@ export class AdminBodyErrors implements OnModuleInit {
         return;
       }
       const text = JSON.stringify(answer.body);
-      response.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
+      response.writeHead(answer.status, {
+        'content-type': 'application/json; charset=utf-8',
+        'cache-control': 'no-store',
+        'content-length': Buffer.byteLength(text),
+      });
       response.end(text);
     });
   }
@@ -67,10 +76,15 @@ export class AdminBodyErrors implements OnModuleInit {
  * content type is judged first, as AdminMutationGuard would (a UTF-16 body that the parser decoded
  * and could not parse is still not UTF-8 JSON), then the body.
  */
-function answerFor(error: BodyParserError, request: IncomingMessage): { status: number; body: AdminErrorBody } | undefined {
+function answerFor(
+  error: BodyParserError,
+  request: IncomingMessage,
+): { status: number; body: AdminErrorBody } | undefined {
   const type = error?.type;
-  if (type === 'entity.too.large') return { status: 413, body: { error: 'PAYLOAD_TOO_LARGE', message: invalidAdminBody() } };
-  if (type !== 'entity.parse.failed' && type !== 'charset.unsupported' && type !== 'encoding.unsupported') return undefined;
+  if (type === 'entity.too.large')
+    return { status: 413, body: { error: 'PAYLOAD_TOO_LARGE', message: invalidAdminBody() } };
+  if (type !== 'entity.parse.failed' && type !== 'charset.unsupported' && type !== 'encoding.unsupported')
+    return undefined;
   if (type !== 'entity.parse.failed' || !isAdminJson(request.headers['content-type'])) {
     return { status: 415, body: { error: 'UNSUPPORTED_MEDIA_TYPE', message: adminJsonOnly() } };
   }

@@ -38,15 +38,22 @@ export class AdminExceptionFilter implements ExceptionFilter {
     const response = host.switchToHttp().getResponse<unknown>();
     const { status, body } = this.answer(exception);
     const adapter = this.adapterHost.httpAdapter;
-    if (status === HttpStatus.UNAUTHORIZED) adapter.setHeader(response, 'WWW-Authenticate', 'Bearer realm="queuebox-admin"');
+    if (status === HttpStatus.UNAUTHORIZED)
+      adapter.setHeader(response, 'WWW-Authenticate', 'Bearer realm="queuebox-admin"');
     adapter.setHeader(response, 'Cache-Control', 'no-store');
     adapter.reply(response, body, status);
   }
 
   private answer(exception: unknown): { status: number; body: AdminErrorBody } {
-    if (exception instanceof InvalidArgumentError) return { status: 400, body: { error: exception.code, field: exception.field, message: exception.message } };
-    if (exception instanceof DeadLetterNotFoundError) return { status: 404, body: { error: exception.code, field: exception.field, message: exception.message } };
-    if (exception instanceof AdminHeaderMissingException) return { status: 403, body: { error: 'ADMIN_HEADER_REQUIRED', field: ADMIN_REQUEST_HEADER, message: exception.message } };
+    if (exception instanceof InvalidArgumentError)
+      return { status: 400, body: { error: exception.code, field: exception.field, message: exception.message } };
+    if (exception instanceof DeadLetterNotFoundError)
+      return { status: 404, body: { error: exception.code, field: exception.field, message: exception.message } };
+    if (exception instanceof AdminHeaderMissingException)
+      return {
+        status: 403,
+        body: { error: 'ADMIN_HEADER_REQUIRED', field: ADMIN_REQUEST_HEADER, message: exception.message },
+      };
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status < 500) return { status, body: { error: CODES[status] ?? 'HTTP_ERROR', message: exception.message } };

@@ -1,4 +1,10 @@
-import { type CanActivate, type ExecutionContext, ForbiddenException, Injectable, UnsupportedMediaTypeException } from '@nestjs/common';
+import {
+  type CanActivate,
+  type ExecutionContext,
+  ForbiddenException,
+  Injectable,
+  UnsupportedMediaTypeException,
+} from '@nestjs/common';
 import { adminHeaderRequired, adminJsonOnly } from '../../../shared/queuebox.messages.js';
 import type { AdminRequest } from './admin-http-options.interface.js';
 import { ADMIN_REQUEST_HEADER, ADMIN_REQUEST_HEADER_VALUE } from './admin-http.constants.js';
@@ -37,5 +43,8 @@ export function isAdminJson(header: string | string[] | undefined): boolean {
   const value = single(header);
   if (value === undefined) return false;
   const [type, ...parameters] = value.split(';').map((part) => part.trim().toLowerCase());
-  return type === 'application/json' && parameters.every((parameter) => parameter === '' || /^charset="?utf-8"?$/.test(parameter));
+  return (
+    type === 'application/json' &&
+    parameters.every((parameter) => parameter === '' || /^charset="?utf-8"?$/.test(parameter))
+  );
 }

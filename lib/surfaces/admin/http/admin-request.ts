@@ -1,5 +1,9 @@
 import { InvalidArgumentError } from '../../../shared/errors/invalid-argument.error.js';
-import type { DeadLetterFilter, DeadLetterListQuery, DeadLetterSelection } from '../../../shared/interfaces/admin.interface.js';
+import type {
+  DeadLetterFilter,
+  DeadLetterListQuery,
+  DeadLetterSelection,
+} from '../../../shared/interfaces/admin.interface.js';
 import { invalidAdminBody, notABoolean, notAnInteger, unknownAdminField } from '../../../shared/queuebox.messages.js';
 
 /*
@@ -15,7 +19,9 @@ const FILTER_FIELDS = ['destination', 'source', 'errorContains', 'deadSince', 'd
 
 /** Refuses fields outside `known`, naming the first one. */
 export function onlyKnown(input: Record<string, unknown>, known: readonly string[], prefix = ''): void {
-  for (const field of Object.keys(input)) if (!known.includes(field)) throw new InvalidArgumentError(`${prefix}${field}`, unknownAdminField(`${prefix}${field}`));
+  for (const field of Object.keys(input))
+    if (!known.includes(field))
+      throw new InvalidArgumentError(`${prefix}${field}`, unknownAdminField(`${prefix}${field}`));
 }
 
 function text(query: QueryStrings, field: string): string | undefined {
@@ -46,9 +52,14 @@ export function idList(query: QueryStrings, field: string): string[] {
 }
 
 /** `?limit=` (and `withinMs=`) of the reports. */
-export function reportQuery(query: QueryStrings, fields: readonly ('limit' | 'withinMs')[]): { limit?: number; withinMs?: number } {
+export function reportQuery(
+  query: QueryStrings,
+  fields: readonly ('limit' | 'withinMs')[],
+): { limit?: number; withinMs?: number } {
   onlyKnown(query, fields);
-  return Object.fromEntries(fields.map((field) => [field, integer(query, field)]).filter(([, value]) => value !== undefined));
+  return Object.fromEntries(
+    fields.map((field) => [field, integer(query, field)]).filter(([, value]) => value !== undefined),
+  );
 }
 
 /** The query of a dead-letter page: the filter, `after` and `limit`. */
@@ -64,14 +75,16 @@ function filterOf(input: Record<string, unknown>): DeadLetterFilter {
   return filter as DeadLetterFilter;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The body of a replay or discard: `{ ids }` or `{ filter }`, and an optional `chunkSize`. */
 export function batchBody(body: unknown): { selection: DeadLetterSelection; chunkSize?: number } {
   if (!isObject(body)) throw new InvalidArgumentError('body', invalidAdminBody());
   onlyKnown(body, ['ids', 'filter', 'chunkSize']);
   const chunkSize = body.chunkSize as number | undefined;
-  if ((body.ids === undefined) === (body.filter === undefined)) throw new InvalidArgumentError('selection', invalidAdminBody());
+  if ((body.ids === undefined) === (body.filter === undefined))
+    throw new InvalidArgumentError('selection', invalidAdminBody());
   if (body.ids !== undefined) return { selection: { ids: body.ids as string[] }, chunkSize };
   if (!isObject(body.filter)) throw new InvalidArgumentError('filter', invalidAdminBody());
   onlyKnown(body.filter, FILTER_FIELDS, 'filter.');

@@ -16,7 +16,8 @@ const PATH = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
 
 /** Checks the route prefix while the module is defined: a bad one fails at import. */
 export function checkAdminPath(path: string): string {
-  if (typeof path !== 'string' || !PATH.test(path)) throw new InvalidQueueBoxOptionsError('admin.path', invalidAdminPath(path));
+  if (typeof path !== 'string' || !PATH.test(path))
+    throw new InvalidQueueBoxOptionsError('admin.path', invalidAdminPath(path));
   return path;
 }
 
@@ -24,11 +25,18 @@ export function checkAdminPath(path: string): string {
  * Validates the options at start-up. The admin changes data: with neither a bearer token nor an
  * application guard it refuses to start, rather than serve an open door.
  */
-export function resolveAdminSettings(options: QueueBoxAdminModuleOptions | undefined, appGuard: CanActivate | undefined): AdminSettings {
+export function resolveAdminSettings(
+  options: QueueBoxAdminModuleOptions | undefined,
+  appGuard: CanActivate | undefined,
+): AdminSettings {
   const { bearerToken, actorOf } = options ?? {};
-  if (bearerToken !== undefined && (typeof bearerToken !== 'string' || bearerToken.length < MIN_BEARER_TOKEN_LENGTH || /\s/.test(bearerToken))) {
+  if (
+    bearerToken !== undefined &&
+    (typeof bearerToken !== 'string' || bearerToken.length < MIN_BEARER_TOKEN_LENGTH || /\s/.test(bearerToken))
+  ) {
     throw new InvalidQueueBoxOptionsError('admin.bearerToken', adminBearerTokenTooShort(MIN_BEARER_TOKEN_LENGTH));
   }
-  if (bearerToken === undefined && appGuard === undefined) throw new InvalidQueueBoxOptionsError('admin.guard', adminUnprotected());
+  if (bearerToken === undefined && appGuard === undefined)
+    throw new InvalidQueueBoxOptionsError('admin.guard', adminUnprotected());
   return { token: bearerToken === undefined ? undefined : new BearerToken(bearerToken), appGuard, actorOf };
 }

@@ -7,7 +7,13 @@ import { AdminPageController } from './admin-page.controller.js';
 import { AdminExceptionFilter } from './admin-exception.filter.js';
 import { AdminMutationGuard } from './admin-mutation.guard.js';
 import type { QueueBoxAdminModuleExtras, QueueBoxAdminModuleOptions } from './admin-http-options.interface.js';
-import { DEFAULT_ADMIN_PATH, QUEUEBOX_ADMIN_APP_GUARD, QUEUEBOX_ADMIN_MODULE_OPTIONS, QUEUEBOX_ADMIN_PATH, QUEUEBOX_ADMIN_SETTINGS } from './admin-http.constants.js';
+import {
+  DEFAULT_ADMIN_PATH,
+  QUEUEBOX_ADMIN_APP_GUARD,
+  QUEUEBOX_ADMIN_MODULE_OPTIONS,
+  QUEUEBOX_ADMIN_PATH,
+  QUEUEBOX_ADMIN_SETTINGS,
+} from './admin-http.constants.js';
 import { checkAdminPath, resolveAdminSettings } from './admin-settings.js';
 
 export const {

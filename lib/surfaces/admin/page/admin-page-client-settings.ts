@@ -10,5 +10,7 @@ export interface AdminPageClientSettings {
   /** How many rows the page asks for per list: dead letters, blocked keys, claims at risk. */
   readonly listLimit: number;
   /** What each table's rows go to or come from: the filter field and the column title of its dead letters. */
-  readonly tables: { readonly [T in QueueBoxTable]: { readonly stream: 'destination' | 'source'; readonly streamTitle: string } };
+  readonly tables: {
+    readonly [T in QueueBoxTable]: { readonly stream: 'destination' | 'source'; readonly streamTitle: string };
+  };
 }

@@ -24,7 +24,13 @@ import type { AdminPageClientSettings } from './admin-page-client-settings.js';
  */
 
 /** An answer of the admin API as the page receives it: JSON, so its dates are ISO 8601 texts. */
-type Json<T> = T extends Date ? string : T extends readonly (infer Item)[] ? Json<Item>[] : T extends object ? { [K in keyof T]: Json<T[K]> } : T;
+type Json<T> = T extends Date
+  ? string
+  : T extends readonly (infer Item)[]
+    ? Json<Item>[]
+    : T extends object
+      ? { [K in keyof T]: Json<T[K]> }
+      : T;
 
 /** The filter the page sends: its form's fields, as texts. */
 type PageFilter = { -readonly [K in keyof DeadLetterFilter]?: string };
@@ -91,7 +97,9 @@ export function adminPageClient(settings: AdminPageClientSettings): void {
     });
     const body = (await response.json().catch(() => ({}))) as T & ErrorBody;
     if (!response.ok) {
-      const error: HttpError = new Error((body.field ? `${body.field}: ` : '') + (body.message || `HTTP ${response.status}`));
+      const error: HttpError = new Error(
+        (body.field ? `${body.field}: ` : '') + (body.message || `HTTP ${response.status}`),
+      );
       error.status = response.status;
       throw error;
     }
@@ -105,8 +113,11 @@ export function adminPageClient(settings: AdminPageClientSettings): void {
    * invisible, so what an operator reads would not be what is stored.
    */
   function shown(text: string): string {
-    // eslint-disable-next-line no-control-regex -- matching control characters is the point
-    return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    return text.replace(
+      // eslint-disable-next-line no-control-regex -- matching control characters is the point
+      /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+      (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
   }
 
   function status(text: string, bad?: boolean): void {
@@ -124,7 +135,13 @@ export function adminPageClient(settings: AdminPageClientSettings): void {
     row.appendChild(td);
     return td;
   }
-  function fill<T>(id: string, items: readonly T[], render: (row: HTMLTableRowElement, item: T) => void, emptyText: string, columns: number): void {
+  function fill<T>(
+    id: string,
+    items: readonly T[],
+    render: (row: HTMLTableRowElement, item: T) => void,
+    emptyText: string,
+    columns: number,
+  ): void {
     const body = byId<HTMLTableSectionElement>(id);
     body.textContent = '';
     if (items.length === 0) {
@@ -225,13 +242,16 @@ export function adminPageClient(settings: AdminPageClientSettings): void {
 
   function deadQuery(): string {
     const parts = [`limit=${settings.listLimit}`];
-    for (const [name, value] of Object.entries(filter)) parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+    for (const [name, value] of Object.entries(filter))
+      parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
     if (after) parts.push(`after=${encodeURIComponent(after)}`);
     return parts.join('&');
   }
 
   async function loadDead(): Promise<void> {
-    const page = await request<Json<DeadLetterPage<DeadOutboxMessage | DeadInboxMessage>>>(`dead/${table}?${deadQuery()}`);
+    const page = await request<Json<DeadLetterPage<DeadOutboxMessage | DeadInboxMessage>>>(
+      `dead/${table}?${deadQuery()}`,
+    );
     next = page.next || null;
     byId<HTMLButtonElement>('next-page').disabled = !next;
     byId<HTMLInputElement>('select-all').checked = false;
@@ -262,13 +282,16 @@ export function adminPageClient(settings: AdminPageClientSettings): void {
   }
 
   function showDetail(id: string, payload: boolean): void {
-    request<Json<DeadLetterDetail>>(`dead/${table}/${encodeURIComponent(id)}${payload ? '?payload=true' : ''}`).then((detail) => {
-      byId('detail').hidden = false;
-      byId('detail-id').textContent = shown(id);
-      byId('detail-text').textContent = shown(JSON.stringify(detail, null, 2));
-      byId('show-payload').hidden = payload;
-      byId('show-payload').onclick = () => showDetail(id, true);
-    }, failed);
+    request<Json<DeadLetterDetail>>(`dead/${table}/${encodeURIComponent(id)}${payload ? '?payload=true' : ''}`).then(
+      (detail) => {
+        byId('detail').hidden = false;
+        byId('detail-id').textContent = shown(id);
+        byId('detail-text').textContent = shown(JSON.stringify(detail, null, 2));
+        byId('show-payload').hidden = payload;
+        byId('show-payload').onclick = () => showDetail(id, true);
+      },
+      failed,
+    );
   }
 
   async function loadReplayed(): Promise<void> {
@@ -277,7 +300,9 @@ export function adminPageClient(settings: AdminPageClientSettings): void {
     const asked = (['outbox', 'inbox'] as const).filter((t) => byTable[t].length > 0);
     await Promise.all(
       asked.map(async (t) => {
-        const answer = await request<Json<{ items: RowStateRow[] }>>(`rows/${t}?ids=${byTable[t].slice(0, 1000).join(',')}`);
+        const answer = await request<Json<{ items: RowStateRow[] }>>(
+          `rows/${t}?ids=${byTable[t].slice(0, 1000).join(',')}`,
+        );
         for (const row of answer.items) {
           for (const entry of replayed) {
             if (entry.table === t && entry.id === row.id) {
@@ -295,7 +320,11 @@ export function adminPageClient(settings: AdminPageClientSettings): void {
       (row, entry) => {
         cell(row, entry.table);
         cell(row, entry.id);
-        cell(row, entry.state === 'sent' || entry.state === 'processed' ? `${entry.state} (delivered)` : entry.state, `state-${entry.state}`);
+        cell(
+          row,
+          entry.state === 'sent' || entry.state === 'processed' ? `${entry.state} (delivered)` : entry.state,
+          `state-${entry.state}`,
+        );
         cell(row, entry.attempts, 'num');
       },
       'Nothing replayed yet',
@@ -329,7 +358,10 @@ export function adminPageClient(settings: AdminPageClientSettings): void {
   }
 
   function selectedIds(): string[] {
-    return Array.from(document.querySelectorAll<HTMLInputElement>('#dead input[type=checkbox]:checked'), (box) => box.value);
+    return Array.from(
+      document.querySelectorAll<HTMLInputElement>('#dead input[type=checkbox]:checked'),
+      (box) => box.value,
+    );
   }
 
   /** "outbox dead letter", "inbox dead letters": how the messages name rows of the open tab. */
@@ -337,21 +369,30 @@ export function adminPageClient(settings: AdminPageClientSettings): void {
     return `${table} dead letter${count === 1 ? '' : 's'}`;
   }
 
-  function mutate(action: 'replay' | 'discard', selection: { ids: string[] } | { filter: PageFilter }, describe: string): void {
+  function mutate(
+    action: 'replay' | 'discard',
+    selection: { ids: string[] } | { filter: PageFilter },
+    describe: string,
+  ): void {
     confirmThen(describe, () => {
-      request<Json<DeadLetterBatchResult>>(`dead/${table}/${action}`, { method: 'POST', body: selection }).then((result) => {
-        message(`${action === 'replay' ? 'Replayed' : 'Discarded'} ${result.count} ${deadLetters(result.count)}.`);
-        if (action === 'replay' && result.ids) {
-          for (const id of result.ids) replayed.push({ table, id, state: 'pending', attempts: 0, final: false });
-        }
-        return refresh();
-      }, failed);
+      request<Json<DeadLetterBatchResult>>(`dead/${table}/${action}`, { method: 'POST', body: selection }).then(
+        (result) => {
+          message(`${action === 'replay' ? 'Replayed' : 'Discarded'} ${result.count} ${deadLetters(result.count)}.`);
+          if (action === 'replay' && result.ids) {
+            for (const id of result.ids) replayed.push({ table, id, state: 'pending', attempts: 0, final: false });
+          }
+          return refresh();
+        },
+        failed,
+      );
     });
   }
 
   function filterText(): string {
     const names = Object.keys(filter) as (keyof PageFilter)[];
-    return names.length === 0 ? `every ${table} dead letter` : `${table} dead letters matching ${names.map((name) => `${name} = ${filter[name]}`).join(', ')}`;
+    return names.length === 0
+      ? `every ${table} dead letter`
+      : `${table} dead letters matching ${names.map((name) => `${name} = ${filter[name]}`).join(', ')}`;
   }
 
   byId('connect').addEventListener('click', () => {
@@ -411,7 +452,11 @@ export function adminPageClient(settings: AdminPageClientSettings): void {
   byId('replay-selected').addEventListener('click', () => {
     const ids = selectedIds();
     if (ids.length === 0) return message('Select dead letters first.', true);
-    mutate('replay', { ids }, `Replay ${ids.length} ${deadLetters(ids.length)} (${ids.join(', ')})? They are sent again, in order per key.`);
+    mutate(
+      'replay',
+      { ids },
+      `Replay ${ids.length} ${deadLetters(ids.length)} (${ids.join(', ')})? They are sent again, in order per key.`,
+    );
   });
   byId('discard-selected').addEventListener('click', () => {
     const ids = selectedIds();
@@ -419,5 +464,7 @@ export function adminPageClient(settings: AdminPageClientSettings): void {
     mutate('discard', { ids }, `Delete ${ids.length} ${deadLetters(ids.length)} (${ids.join(', ')}) for good?`);
   });
   byId('replay-matching').addEventListener('click', () => mutate('replay', { filter }, `Replay ${filterText()}?`));
-  byId('discard-matching').addEventListener('click', () => mutate('discard', { filter }, `Delete ${filterText()} for good?`));
+  byId('discard-matching').addEventListener('click', () =>
+    mutate('discard', { filter }, `Delete ${filterText()} for good?`),
+  );
 }

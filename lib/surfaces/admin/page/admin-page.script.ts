@@ -3,7 +3,10 @@ import { adminPageClient } from './admin-page.client.js';
 import { QUEUEBOX_TABLES } from '../../../shared/queuebox.claimers.js';
 
 /** A table's stream, as the page names it: the filter field, and the title of its column. */
-const pageStream = ({ stream }: { stream: 'destination' | 'source' }) => ({ stream, streamTitle: `${stream[0].toUpperCase()}${stream.slice(1)}` });
+const pageStream = ({ stream }: { stream: 'destination' | 'source' }) => ({
+  stream,
+  streamTitle: `${stream[0].toUpperCase()}${stream.slice(1)}`,
+});
 
 /** The settings the page's script runs with. */
 const SETTINGS: AdminPageClientSettings = {

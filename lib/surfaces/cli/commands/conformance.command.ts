@@ -5,7 +5,13 @@ import { DATABASE_URL_VARIABLE, parseConnectionUrl } from '../connection-url.js'
 import { listenUrlNotPostgres } from '../cli.messages.js';
 import { CliUsageError } from '../../../shared/errors/cli-usage.error.js';
 
-const FLAGS = { url: { type: 'string' }, schema: { type: 'string' }, connections: { type: 'string' }, 'listen-url': { type: 'string' }, ...OUTPUT_FLAGS } as const;
+const FLAGS = {
+  url: { type: 'string' },
+  schema: { type: 'string' },
+  connections: { type: 'string' },
+  'listen-url': { type: 'string' },
+  ...OUTPUT_FLAGS,
+} as const;
 
 /**
  * `queuebox conformance`: QueueBox's claim contract checked on a database (queuebox/conformance),
@@ -13,7 +19,8 @@ const FLAGS = { url: { type: 'string' }, schema: { type: 'string' }, connections
  */
 export const conformanceCommand: CliCommand = {
   name: 'conformance',
-  summary: "check that a database keeps QueueBox's claim contract (fence, clock, per-key order, dedup, claim lock, NOTIFY)",
+  summary:
+    "check that a database keeps QueueBox's claim contract (fence, clock, per-key order, dedup, claim lock, NOTIFY)",
   usage: `Usage: queuebox conformance --url <url> [--schema <name>] [--connections <n>] [--listen-url <url>] [--json]
 
 Runs QueueBox's claim contract against the database with QueueBox's own statements, in a schema
@@ -38,7 +45,10 @@ it. Takes about 15 s. Exit code 1 if a check fails.
     const schema = values.schema === undefined ? undefined : readTableFlags({ schema: values.schema }).schema;
     const connections = readIntFlag(values.connections, '--connections', 4, 2, 32);
     const listenUrl = values['listen-url'];
-    if (listenUrl !== undefined && !(URL.canParse(listenUrl) && ['postgres:', 'postgresql:'].includes(new URL(listenUrl).protocol))) {
+    if (
+      listenUrl !== undefined &&
+      !(URL.canParse(listenUrl) && ['postgres:', 'postgresql:'].includes(new URL(listenUrl).protocol))
+    ) {
       throw new CliUsageError('--listen-url', listenUrlNotPostgres());
     }
     const report = await runConformance({ url, schema, connections, listenUrl });

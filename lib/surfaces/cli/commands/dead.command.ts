@@ -1,10 +1,31 @@
 import { CliUsageError } from '../../../shared/errors/cli-usage.error.js';
-import type { DeadLetterBatchResult, DeadLetterFilter, DeadLetterSelection, QueueBoxTable } from '../../../shared/interfaces/admin.interface.js';
+import type {
+  DeadLetterBatchResult,
+  DeadLetterFilter,
+  DeadLetterSelection,
+  QueueBoxTable,
+} from '../../../shared/interfaces/admin.interface.js';
 import type { DeadInboxMessage, DeadOutboxMessage } from '../../../shared/interfaces/dead-letter.interface.js';
 import { asFlagErrors } from '../admin-errors.js';
 import type { CliCommand } from '../cli-command.interface.js';
-import { CONNECTION_FLAGS, OUTPUT_FLAGS, parseFlags, readEnumFlag, readIdsFlag, readInstantFlag, readIntFlag, readTableFlags, readTextFlag } from '../cli-flags.js';
-import { confirmationRequired, filterForOtherTable, idsWithFilter, selectionRequired, unexpectedArgument } from '../cli.messages.js';
+import {
+  CONNECTION_FLAGS,
+  OUTPUT_FLAGS,
+  parseFlags,
+  readEnumFlag,
+  readIdsFlag,
+  readInstantFlag,
+  readIntFlag,
+  readTableFlags,
+  readTextFlag,
+} from '../cli-flags.js';
+import {
+  confirmationRequired,
+  filterForOtherTable,
+  idsWithFilter,
+  selectionRequired,
+  unexpectedArgument,
+} from '../cli.messages.js';
 import { DATABASE_URL_VARIABLE, parseConnectionUrl } from '../connection-url.js';
 import { counted } from '../counted.js';
 import { textTable } from '../text-table.js';
@@ -77,16 +98,20 @@ Selection and paging:
     const tables = readTableFlags(values);
 
     if (action === 'list') {
-      for (const flag of ['ids', 'all', 'yes', 'chunk-size'] as const) if (values[flag] !== undefined) throw new CliUsageError(`--${flag}`, unexpectedFlag(flag, 'list'));
+      for (const flag of ['ids', 'all', 'yes', 'chunk-size'] as const)
+        if (values[flag] !== undefined) throw new CliUsageError(`--${flag}`, unexpectedFlag(flag, 'list'));
       const limit = readIntFlag(values.limit, '--limit', 100, 1, 1_000);
       const after = readIdsFlag(values.after, '--after', 1)?.[0];
       const { withQueueBox } = await import('../queuebox-context.js');
-      const page = await withQueueBox(connection, tables, ({ deadLetters }) => asFlagErrors(() => deadLetters.list(table, { ...filter, after, limit })));
+      const page = await withQueueBox(connection, tables, ({ deadLetters }) =>
+        asFlagErrors(() => deadLetters.list(table, { ...filter, after, limit })),
+      );
       const data = { table, items: page.items, ...(page.next === undefined ? {} : { next: page.next }) };
       return { data, text: listText(table, page.items as (DeadOutboxMessage | DeadInboxMessage)[], page.next) };
     }
 
-    for (const flag of ['after', 'limit'] as const) if (values[flag] !== undefined) throw new CliUsageError(`--${flag}`, unexpectedFlag(flag, action));
+    for (const flag of ['after', 'limit'] as const)
+      if (values[flag] !== undefined) throw new CliUsageError(`--${flag}`, unexpectedFlag(flag, action));
     const ids = readIdsFlag(values.ids, '--ids', MAX_IDS);
     if (ids && (hasFilter || values.all)) throw new CliUsageError('--ids', idsWithFilter());
     if (!ids && !hasFilter && !values.all) throw new CliUsageError('--ids', selectionRequired(`dead ${action}`));
@@ -95,23 +120,33 @@ Selection and paging:
     const selection: DeadLetterSelection = ids ? { ids } : { filter };
     const { withQueueBox } = await import('../queuebox-context.js');
     const result = await withQueueBox(connection, tables, ({ deadLetters }) =>
-      asFlagErrors(() => (action === 'replay' ? deadLetters.replay(table, selection, { chunkSize, actor: ACTOR }) : deadLetters.discard(table, selection, { chunkSize, actor: ACTOR }))),
+      asFlagErrors(() =>
+        action === 'replay'
+          ? deadLetters.replay(table, selection, { chunkSize, actor: ACTOR })
+          : deadLetters.discard(table, selection, { chunkSize, actor: ACTOR }),
+      ),
     );
     return { data: { table, action, ...result }, text: resultText(table, action, result, chunkSize) };
   },
 };
 
 function readAction(value: string | undefined): Action {
-  if (value === undefined) throw new CliUsageError('<action>', `"queuebox dead" needs an action: ${ACTIONS.join(', ')}.`);
+  if (value === undefined)
+    throw new CliUsageError('<action>', `"queuebox dead" needs an action: ${ACTIONS.join(', ')}.`);
   if (!ACTIONS.includes(value as Action)) throw new CliUsageError(value, unexpectedArgument(value, 'dead'));
   return value as Action;
 }
 
-const unexpectedFlag = (flag: string, action: string): string => `flag --${flag} does not apply to "queuebox dead ${action}".`;
+const unexpectedFlag = (flag: string, action: string): string =>
+  `flag --${flag} does not apply to "queuebox dead ${action}".`;
 
-function readFilter(values: { destination?: string; source?: string; error?: string; since?: string; before?: string }, table: QueueBoxTable): DeadLetterFilter {
+function readFilter(
+  values: { destination?: string; source?: string; error?: string; since?: string; before?: string },
+  table: QueueBoxTable,
+): DeadLetterFilter {
   for (const stream of STREAM_FIELDS) {
-    if (stream !== QUEUEBOX_TABLES[table].stream && values[stream] !== undefined) throw new CliUsageError(`--${stream}`, filterForOtherTable(`--${stream}`, table));
+    if (stream !== QUEUEBOX_TABLES[table].stream && values[stream] !== undefined)
+      throw new CliUsageError(`--${stream}`, filterForOtherTable(`--${stream}`, table));
   }
   return {
     destination: readTextFlag(values.destination, '--destination', 200),
@@ -122,7 +157,11 @@ function readFilter(values: { destination?: string; source?: string; error?: str
   };
 }
 
-function listText(table: QueueBoxTable, items: readonly (DeadOutboxMessage | DeadInboxMessage)[], next: string | undefined): string {
+function listText(
+  table: QueueBoxTable,
+  items: readonly (DeadOutboxMessage | DeadInboxMessage)[],
+  next: string | undefined,
+): string {
   if (items.length === 0) return `No dead ${table} rows match.`;
   const rows = items.map((item) => [
     item.id,
@@ -140,8 +179,14 @@ function listText(table: QueueBoxTable, items: readonly (DeadOutboxMessage | Dea
  * What a replay or discard did. The statements are counted as such, not as "chunks" of the rows:
  * a walk by filter ends with a statement that finds nothing, so 1 row takes 2 statements.
  */
-function resultText(table: QueueBoxTable, action: Exclude<Action, 'list'>, result: DeadLetterBatchResult, chunkSize: number): string {
+function resultText(
+  table: QueueBoxTable,
+  action: Exclude<Action, 'list'>,
+  result: DeadLetterBatchResult,
+  chunkSize: number,
+): string {
   const statements = `${counted(result.chunks, 'statement')} of at most ${counted(chunkSize, 'row')}`;
-  if (result.count === 0) return `No dead ${table} row was ${action === 'replay' ? 'replayed' : 'discarded'} (${statements}): none matched, or they were no longer dead.`;
+  if (result.count === 0)
+    return `No dead ${table} row was ${action === 'replay' ? 'replayed' : 'discarded'} (${statements}): none matched, or they were no longer dead.`;
   return `${action === 'replay' ? 'Replayed' : 'Discarded'} ${counted(result.count, `dead ${table} row`)} (${statements}).`;
 }

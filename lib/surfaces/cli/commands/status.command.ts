@@ -55,11 +55,26 @@ Reads the tables (nothing is changed; no loop is started):
     const limit = readIntFlag(values.limit, '--limit', 100, 1, 1_000);
     const { withQueueBox } = await import('../queuebox-context.js');
     const report = await withQueueBox(connection, tables, async ({ admin, runner, dialect }): Promise<StatusReport> => {
-      const deadOf = async (table: 'outbox' | 'inbox') => (await runner.run(dialect.deadCounts(table))).map((row) => ({ name: row.label, dead: row.dead }));
+      const deadOf = async (table: 'outbox' | 'inbox') =>
+        (await runner.run(dialect.deadCounts(table))).map((row) => ({ name: row.label, dead: row.dead }));
       const [backlog, outboxDead, inboxDead, blockedKeys, atRisk] = await asFlagErrors(() =>
-        settleAll([admin.backlog(), deadOf('outbox'), deadOf('inbox'), admin.blockedKeys({ limit }), admin.claimsAtRisk({ withinMs, limit })]),
+        settleAll([
+          admin.backlog(),
+          deadOf('outbox'),
+          deadOf('inbox'),
+          admin.blockedKeys({ limit }),
+          admin.claimsAtRisk({ withinMs, limit }),
+        ]),
       );
-      return { database: connection.masked, dialect: connection.dialect, tables, backlog, dead: { outbox: outboxDead, inbox: inboxDead }, blockedKeys, claimsAtRisk: atRisk.expiring };
+      return {
+        database: connection.masked,
+        dialect: connection.dialect,
+        tables,
+        backlog,
+        dead: { outbox: outboxDead, inbox: inboxDead },
+        blockedKeys,
+        claimsAtRisk: atRisk.expiring,
+      };
     });
     return { data: report, text: statusText(report) };
   },
@@ -68,30 +83,58 @@ Reads the tables (nothing is changed; no loop is started):
 function statusText(report: StatusReport): string {
   const seconds = (value: number): string => `${Math.round(value)} s`;
   const streams = (table: 'outbox' | 'inbox') => {
-    const names = new Set([...report.backlog[table].map((entry) => entry.name), ...report.dead[table].map((entry) => entry.name)]);
+    const names = new Set([
+      ...report.backlog[table].map((entry) => entry.name),
+      ...report.dead[table].map((entry) => entry.name),
+    ]);
     return [...names].sort().map((name) => {
       const backlog = report.backlog[table].find((entry) => entry.name === name);
-      return [table, name, backlog?.pending ?? 0, backlog ? seconds(backlog.oldestAgeSeconds) : null, report.dead[table].find((entry) => entry.name === name)?.dead ?? 0];
+      return [
+        table,
+        name,
+        backlog?.pending ?? 0,
+        backlog ? seconds(backlog.oldestAgeSeconds) : null,
+        report.dead[table].find((entry) => entry.name === name)?.dead ?? 0,
+      ];
     });
   };
   const rows = [...streams('outbox'), ...streams('inbox')];
   return [
     `QueueBox on ${report.database} (${report.tables.schema ? `${report.tables.schema}.` : ''}${report.tables.outbox}, ${report.tables.inbox})`,
     '',
-    rows.length === 0 ? 'Backlog: none, and no dead letters.' : textTable(['TABLE', 'DESTINATION/SOURCE', 'PENDING', 'OLDEST', 'DEAD'], rows),
+    rows.length === 0
+      ? 'Backlog: none, and no dead letters.'
+      : textTable(['TABLE', 'DESTINATION/SOURCE', 'PENDING', 'OLDEST', 'DEAD'], rows),
     '',
     report.blockedKeys.length === 0
       ? 'Blocked keys: none.'
       : `Blocked keys:\n${textTable(
           ['TABLE', 'DESTINATION/SOURCE', 'KEY', 'HEAD ROW', 'REASON', 'ATTEMPTS', 'AGE', 'WAITING', 'LAST ERROR'],
-          report.blockedKeys.map((key) => [key.table, key.stream, key.key, key.id, key.reason, key.attempts, seconds(key.ageSeconds), key.waiting, key.lastError]),
+          report.blockedKeys.map((key) => [
+            key.table,
+            key.stream,
+            key.key,
+            key.id,
+            key.reason,
+            key.attempts,
+            seconds(key.ageSeconds),
+            key.waiting,
+            key.lastError,
+          ]),
         )}`,
     '',
     report.claimsAtRisk.length === 0
       ? 'Claims at risk: none.'
       : `Claims at risk:\n${textTable(
           ['TABLE', 'ROW', 'DESTINATION/SOURCE', 'KEY', 'ATTEMPTS', 'LEASE ENDS IN'],
-          report.claimsAtRisk.map((claim) => [claim.table, claim.id, claim.stream, claim.key, claim.attempts, `${(claim.expiresInMs / 1000).toFixed(1)} s`]),
+          report.claimsAtRisk.map((claim) => [
+            claim.table,
+            claim.id,
+            claim.stream,
+            claim.key,
+            claim.attempts,
+            `${(claim.expiresInMs / 1000).toFixed(1)} s`,
+          ]),
         )}`,
   ].join('\n');
 }

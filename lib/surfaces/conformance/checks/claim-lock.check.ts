@@ -25,7 +25,10 @@ export const claimLockCheck: ConformanceCheckDefinition = {
     // The holder: QueueBox's own lock statements, in a transaction kept open until released.
     const holder = context.runner.transaction('READ COMMITTED', async (scope) => {
       for (const statement of lock.setup) await scope.run(statement);
-      if (!(await scope.run(lock.acquire))) throw new ConformanceFailure('the holder was not granted the claim lock on a database where no one else held it');
+      if (!(await scope.run(lock.acquire)))
+        throw new ConformanceFailure(
+          'the holder was not granted the claim lock on a database where no one else held it',
+        );
       holding();
       await released;
     });
@@ -34,13 +37,26 @@ export const claimLockCheck: ConformanceCheckDefinition = {
       const started = Date.now();
       const contended = await context.repository.claimOutbox([DESTINATION], request, { lock: true });
       const waitedMs = Date.now() - started;
-      expectThat(contended.rows.length === 0, `while another transaction held the claim lock, a claim with the lock took ${contended.rows.length} row(s)`);
-      expectThat(contended.skipped === 'contended', `while the lock was held, the claim reported ${contended.skipped ?? 'no reason'} instead of giving way as contended`);
+      expectThat(
+        contended.rows.length === 0,
+        `while another transaction held the claim lock, a claim with the lock took ${contended.rows.length} row(s)`,
+      );
+      expectThat(
+        contended.skipped === 'contended',
+        `while the lock was held, the claim reported ${contended.skipped ?? 'no reason'} instead of giving way as contended`,
+      );
       release();
       await holder;
-      const { rows } = await context.repository.claimOutbox([DESTINATION], new WalkCursor().request(1, LEASE_MS), { lock: true });
-      expectThat(rows.some((row) => row.id === id), `once the lock was released, the claim did not take row ${id}`);
-      await context.repository.completeMany(rows.map((row) => ({ component: 'outbox' as const, id: row.id, token: row.token, leaseMs: LEASE_MS })));
+      const { rows } = await context.repository.claimOutbox([DESTINATION], new WalkCursor().request(1, LEASE_MS), {
+        lock: true,
+      });
+      expectThat(
+        rows.some((row) => row.id === id),
+        `once the lock was released, the claim did not take row ${id}`,
+      );
+      await context.repository.completeMany(
+        rows.map((row) => ({ component: 'outbox' as const, id: row.id, token: row.token, leaseMs: LEASE_MS })),
+      );
       return `while another transaction held the outbox claim lock, a claim with the lock waited ${waitedMs} ms and claimed nothing (contended); once the lock was released the same claim took row ${id}`;
     } finally {
       release();

@@ -23,7 +23,12 @@ interface ClaimRun {
   claimedWhileHeld: string[];
 }
 
-const claimOf = (row: ClaimedOutboxRow): Claim => ({ component: 'outbox', id: row.id, token: row.token, leaseMs: LEASE_MS });
+const claimOf = (row: ClaimedOutboxRow): Claim => ({
+  component: 'outbox',
+  id: row.id,
+  token: row.token,
+  leaseMs: LEASE_MS,
+});
 
 /**
  * Inserts `perKey` rows of each key (interleaved: the keys' rows alternate in id order), then
@@ -31,17 +36,31 @@ const claimOf = (row: ClaimedOutboxRow): Claim => ({ component: 'outbox', id: ro
  * the rows claimed are completed before the next round. With `hold`, the first row of the first
  * key stays claimed until no other row is left: its younger rows must not be claimed meanwhile.
  */
-async function runClaimers(context: ConformanceContext, destination: string, keys: string[], perKey: number, hold: boolean): Promise<ClaimRun> {
+async function runClaimers(
+  context: ConformanceContext,
+  destination: string,
+  keys: string[],
+  perKey: number,
+  hold: boolean,
+): Promise<ClaimRun> {
   const rows = Array.from({ length: perKey }, () => keys.map((key) => ({ destination, key }))).flat();
   const ids = await context.insertOutbox(rows);
   const inserted = new Map(keys.map((key) => [key, [] as string[]]));
   rows.forEach((row, i) => inserted.get(row.key)!.push(ids[i]));
-  const run: ClaimRun = { rounds: 0, claimed: 0, inserted, claimOrder: new Map(keys.map((key) => [key, []])), violations: [], claimedWhileHeld: [] };
+  const run: ClaimRun = {
+    rounds: 0,
+    claimed: 0,
+    inserted,
+    claimOrder: new Map(keys.map((key) => [key, []])),
+    violations: [],
+    claimedWhileHeld: [],
+  };
   const cursors = Array.from({ length: context.connections }, () => new WalkCursor());
   const seen = new Set<string>();
   let held: ClaimedOutboxRow | undefined;
   while (run.claimed < ids.length) {
-    if (++run.rounds > MAX_ROUNDS) throw new ConformanceFailure(`after ${MAX_ROUNDS} rounds only ${run.claimed} of ${ids.length} rows were claimed`);
+    if (++run.rounds > MAX_ROUNDS)
+      throw new ConformanceFailure(`after ${MAX_ROUNDS} rounds only ${run.claimed} of ${ids.length} rows were claimed`);
     const results = await settleAll(
       cursors.map(async (cursor) => {
         const request = cursor.request(BATCH, LEASE_MS);
@@ -55,7 +74,8 @@ async function runClaimers(context: ConformanceContext, destination: string, key
     for (const row of results.flat()) {
       const key = row.key ?? '';
       if (seen.has(row.id)) run.violations.push(`row ${row.id} was claimed twice`);
-      if (inFlight.has(key)) run.violations.push(`key ${key}: row ${row.id} claimed while row ${inFlight.get(key)} was in flight`);
+      if (inFlight.has(key))
+        run.violations.push(`key ${key}: row ${row.id} claimed while row ${inFlight.get(key)} was in flight`);
       if (held && key === held.key) run.claimedWhileHeld.push(row.id);
       seen.add(row.id);
       inFlight.set(key, row.id);
@@ -84,7 +104,10 @@ export const oneInFlightPerKeyCheck: ConformanceCheckDefinition = {
     const keys = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'];
     const run = await runClaimers(context, 'conformance-keys', keys, 5, true);
     expectThat(run.violations.length === 0, run.violations.slice(0, 5).join('; '));
-    expectThat(run.claimedWhileHeld.length === 0, `while the first row of k0 was held, its younger rows ${run.claimedWhileHeld.join(', ')} were claimed`);
+    expectThat(
+      run.claimedWhileHeld.length === 0,
+      `while the first row of k0 was held, its younger rows ${run.claimedWhileHeld.join(', ')} were claimed`,
+    );
     return `${run.rounds} rounds of ${context.connections} claimers claiming at once on ${context.connections} connections: ${run.claimed} rows of ${keys.length} keys claimed, never two rows of one key in flight, no row claimed twice; while the first row of k0 was held, none of its 4 younger rows was claimed`;
   },
 };
@@ -100,7 +123,13 @@ export const fifoPerKeyCheck: ConformanceCheckDefinition = {
     const outOfOrder = keys.filter((key) => run.claimOrder.get(key)!.join() !== run.inserted.get(key)!.join());
     expectThat(
       outOfOrder.length === 0,
-      outOfOrder.map((key) => `key ${key}: inserted ${run.inserted.get(key)!.join(',')}, claimed ${run.claimOrder.get(key)!.join(',')}`).slice(0, 3).join('; '),
+      outOfOrder
+        .map(
+          (key) =>
+            `key ${key}: inserted ${run.inserted.get(key)!.join(',')}, claimed ${run.claimOrder.get(key)!.join(',')}`,
+        )
+        .slice(0, 3)
+        .join('; '),
     );
     return `${keys.length} keys × 6 rows, inserted interleaved, claimed by ${context.connections} concurrent claimers in ${run.rounds} rounds: every key's rows in insertion order`;
   },

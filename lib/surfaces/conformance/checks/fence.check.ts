@@ -11,17 +11,25 @@ const LONG_LEASE_MS = 60_000;
 
 /** One pending inbox row of `source` (a source of the check's own), by QueueBox's insert. */
 async function insertRow(context: ConformanceContext, source: string): Promise<string> {
-  const id = await context.runner.run(context.dialect.insertInbox({ source, idempotencyKey: 'row-1', key: null, headers: '{}', payload: '{}' }));
+  const id = await context.runner.run(
+    context.dialect.insertInbox({ source, idempotencyKey: 'row-1', key: null, headers: '{}', payload: '{}' }),
+  );
   expectThat(id !== undefined, `the insert of a new inbox row of ${source} reported a duplicate`);
   return id;
 }
 
 /** A pull claim of `source`, as a pull worker makes it: pending rows, and rows whose lease ended. */
 async function claimPull(context: ConformanceContext, source: string, leaseMs: number): Promise<ClaimedInboxRow[]> {
-  return (await context.repository.claimPull(source, new WalkCursor([source]).request(1, leaseMs), { lock: false })).rows;
+  return (await context.repository.claimPull(source, new WalkCursor([source]).request(1, leaseMs), { lock: false }))
+    .rows;
 }
 
-const claimOf = (row: ClaimedInboxRow, leaseMs: number): Claim => ({ component: 'pull', id: row.id, token: row.token, leaseMs });
+const claimOf = (row: ClaimedInboxRow, leaseMs: number): Claim => ({
+  component: 'pull',
+  id: row.id,
+  token: row.token,
+  leaseMs,
+});
 const short = (token: string): string => `${token.slice(0, 8)}…`;
 
 /**
@@ -49,7 +57,10 @@ export const fenceStaleTokenCheck: ConformanceCheckDefinition = {
       deadLetter: await context.repository.deadLetter(stale, 'conformance: stale write'),
     };
     const accepted = Object.entries(refused).filter(([, result]) => result !== 'lost');
-    expectThat(accepted.length === 0, `with the stale token ${short(first.token)}, ${accepted.map(([write]) => write).join(', ')} changed the row`);
+    expectThat(
+      accepted.length === 0,
+      `with the stale token ${short(first.token)}, ${accepted.map(([write]) => write).join(', ')} changed the row`,
+    );
     const current = await context.repository.complete(claimOf(second, LONG_LEASE_MS));
     expectThat(current === 'ok', `complete with the current token ${short(second.token)} was refused`);
     return `row ${id} claimed with token ${short(first.token)} (lease ${SHORT_LEASE_MS} ms), taken over after the lease by a second claim with token ${short(second.token)} (attempt ${second.attempts}); with the stale token complete, retry, renew and dead-letter were all refused; complete with the current token succeeded`;
@@ -74,10 +85,16 @@ export const fenceExpiredLeaseCheck: ConformanceCheckDefinition = {
     const past = await context.untilClockPast(new Date(after.getTime() + SHORT_LEASE_MS), 'the lease to end');
     const renew = await context.repository.renew(claimOf(row, SHORT_LEASE_MS));
     const complete = await context.repository.complete(claimOf(row, SHORT_LEASE_MS));
-    expectThat(renew === 'lost' && complete === 'lost', `at database time ${past.toISOString()}, past the ${SHORT_LEASE_MS} ms lease, renew was ${renew === 'ok' ? 'accepted' : 'refused'} and complete was ${complete === 'ok' ? 'accepted' : 'refused'} (both must be refused)`);
+    expectThat(
+      renew === 'lost' && complete === 'lost',
+      `at database time ${past.toISOString()}, past the ${SHORT_LEASE_MS} ms lease, renew was ${renew === 'ok' ? 'accepted' : 'refused'} and complete was ${complete === 'ok' ? 'accepted' : 'refused'} (both must be refused)`,
+    );
     const liveRenew = await context.repository.renew(claimOf(liveRow, LONG_LEASE_MS));
     const liveComplete = await context.repository.complete(claimOf(liveRow, LONG_LEASE_MS));
-    expectThat(liveRenew === 'ok' && liveComplete === 'ok', `a claim within its lease was refused (renew ${liveRenew}, complete ${liveComplete})`);
+    expectThat(
+      liveRenew === 'ok' && liveComplete === 'ok',
+      `a claim within its lease was refused (renew ${liveRenew}, complete ${liveComplete})`,
+    );
     return `row ${expiring}, claimed with a ${SHORT_LEASE_MS} ms lease by ${after.toISOString()}: at database time ${past.toISOString()} renew and complete with its own token were refused (no other claimer took it); a row within its ${LONG_LEASE_MS} ms lease renewed and completed`;
   },
 };

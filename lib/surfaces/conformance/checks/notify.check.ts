@@ -15,8 +15,13 @@ export const notifyCheck: ConformanceCheckDefinition = {
   title: 'wake-ups reach other instances (LISTEN/NOTIFY)',
   skipReason: ({ dialect }) => (dialect.wakesReplicas ? undefined : noWakeUpTransport(dialect.displayName)),
   async run(context) {
-    if (context.dialect.pooling.sessionPerTransaction && !context.listenUrl) throw new ConformanceFailure(listenThroughTransactionPooler());
-    const receiver = context.dialect.createWakeUpTransport(context.dataSource, 'conformance-receiver', context.listenUrl)!;
+    if (context.dialect.pooling.sessionPerTransaction && !context.listenUrl)
+      throw new ConformanceFailure(listenThroughTransactionPooler());
+    const receiver = context.dialect.createWakeUpTransport(
+      context.dataSource,
+      'conformance-receiver',
+      context.listenUrl,
+    )!;
     const sender = context.dialect.createWakeUpTransport(context.dataSource, 'conformance-sender')!;
     const woken: QueueBoxTable[] = [];
     let arrived = (): void => undefined;
@@ -26,7 +31,10 @@ export const notifyCheck: ConformanceCheckDefinition = {
         woken.push(table);
         arrived();
       });
-      expectThat(woken.length === 2, `the listener did not start (LISTEN failed; ${woken.length} start-up wake-ups instead of 2)`);
+      expectThat(
+        woken.length === 2,
+        `the listener did not start (LISTEN failed; ${woken.length} start-up wake-ups instead of 2)`,
+      );
       woken.length = 0;
       const wakeUp = new Promise<boolean>((resolve) => {
         arrived = () => resolve(true);
@@ -37,7 +45,10 @@ export const notifyCheck: ConformanceCheckDefinition = {
       await sender.send(sent);
       const received = await wakeUp;
       expectThat(received, `a wake-up sent on the ${sent} channel did not arrive within ${context.timeoutMs} ms`);
-      expectThat(woken.length === 1 && woken[0] === sent, `the listener received ${woken.join(', ')} instead of one ${sent} wake-up`);
+      expectThat(
+        woken.length === 1 && woken[0] === sent,
+        `the listener received ${woken.join(', ')} instead of one ${sent} wake-up`,
+      );
       const where = context.listenUrl ? ', listening on its own connection to listenUrl' : '';
       return `a wake-up sent by one instance arrived at another's listener in ${Date.now() - sentAt} ms (over the database's LISTEN/NOTIFY, on the run's own channel${where})`;
     } finally {
