@@ -80,7 +80,7 @@ const TESTING_CHECK =
 
 /** Loads the tracing guide's set-up as compiled in the app, then starts a span and injects its context. */
 const TRACING_CHECK = `
-await import('./dist/shared/tracing.js');
+await import('./dist/tracing.js');
 const { context, propagation, trace } = await import('@opentelemetry/api');
 const span = trace.getTracer('consumer-check').startSpan('check');
 const carrier = {};

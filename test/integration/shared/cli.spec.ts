@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +23,11 @@ const build = join(root, 'node_modules', '.cache', `queuebox-cli-${randomBytes(4
  */
 const CLI_TEST_TIMEOUT_MS = 180_000;
 
+/** The `queuebox` command's file in the build: where package.json's `bin` says it is in dist/. */
+const cliEntry = (
+  JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: { queuebox: string } }
+).bin.queuebox.replace(/^\.\/dist\//, '');
+
 interface Run {
   code: number;
   stdout: string;
@@ -32,7 +38,7 @@ function queuebox(args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [join(build, 'cli', 'main.js'), ...args],
+      [join(build, cliEntry), ...args],
       { cwd: root, env: { ...process.env, QUEUEBOX_DATABASE_URL: '' } },
       (error, stdout, stderr) => {
         resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
