@@ -103,7 +103,7 @@ export interface DialectProfile<Name extends string = string> {
    * QueueBox's transactions must always name theirs.
    */
   readonly isolationSticks: boolean;
-  /** The driver prepares named statements (node-postgres): the hot ones get names unless `preparedStatements` is off. */
+  /** The driver prepares named statements (node-postgres): the hot ones, unless `preparedStatements` is off. */
   readonly prepares: boolean;
   /**
    * A statement can commit its own autocommit transaction without the WAL flush (PostgreSQL): the

@@ -75,7 +75,7 @@ export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutd
     return transport.withCommit(table);
   }
 
-  /** Rows were written with `manager`: wake the loops after its commit (or now). `carried`: the statement carried the wake-up. */
+  /** Rows were written with `manager`: wake the loops after its commit (or now). `carried`: its statement did. */
   rowsWritten(table: QueueBoxTable, manager?: EntityManager, carried = false): void {
     const runner = manager?.queryRunner;
     if (runner?.isTransactionActive) {
