@@ -47,17 +47,14 @@ function headers(value: unknown): Record<string, string> {
   return { ...(value as Record<string, string>) };
 }
 
-/** The ids a statement returned (fenced writes, reclaims, purges, replays). */
 export const decodeIds = (rows: readonly DriverRow[]): string[] => rows.map((row) => text(row.id));
 
 /** The first row's `id`, or undefined when no row came back (an inbox duplicate). */
 export const decodeOptionalId = (rows: readonly DriverRow[]): string | undefined =>
   rows.length > 0 ? text(rows[0].id) : undefined;
 
-/** Whether any row came back (a probe). */
 export const decodeAnyRow = (rows: readonly DriverRow[]): boolean => rows.length > 0;
 
-/** Statements run for their effect only. */
 export const decodeNothing = (): void => undefined;
 
 export const decodeOutboxRow = (row: DriverRow): ClaimedOutboxRow => ({
@@ -162,13 +159,11 @@ const IDENTITY: Readonly<
   inbox: (row) => ({ idempotencyKey: text(row.idempotency_key) }),
 };
 
-/** A table named by a statement's row (`table_name`). */
 function tableNamed(name: string): QueueBoxTable {
   if (!isQueueBoxTable(name)) throw new Error(`QueueBox: a statement returned rows of an unknown table "${name}"`);
   return name;
 }
 
-/** One dead row in full (`inspectDead`), or undefined when it is not dead. */
 export function deadDetailDecoder(table: QueueBoxTable): (rows: readonly DriverRow[]) => DeadLetterDetail | undefined {
   return (rows) => {
     const [row] = rows;
@@ -189,7 +184,6 @@ export function deadDetailDecoder(table: QueueBoxTable): (rows: readonly DriverR
   };
 }
 
-/** The heads of blocked keys of `table`. */
 export function blockedKeysDecoder(table: QueueBoxTable): (rows: readonly DriverRow[]) => BlockedKey[] {
   return (rows) =>
     rows.map((row) => ({
@@ -205,7 +199,6 @@ export function blockedKeysDecoder(table: QueueBoxTable): (rows: readonly Driver
     }));
 }
 
-/** Rows in flight whose lease ends soon, of `table`. */
 export function claimsAtRiskDecoder(table: QueueBoxTable): (rows: readonly DriverRow[]) => ClaimAtRisk[] {
   return (rows) =>
     rows.map((row) => ({
@@ -239,13 +232,10 @@ export const decodePendingWork = (rows: readonly DriverRow[]): PendingWorkRow[] 
         : Math.max(0, Number(row.next_due_in_ms)),
   }));
 
-/** The database clock's `now`, as an absolute instant. */
 export const decodeNow = (rows: readonly DriverRow[]): Date => date(rows[0]?.now);
 
-/** A probe's `present` column (a schema exists). */
 export const decodePresent = (rows: readonly DriverRow[]): boolean => rows.length === 1 && bool(rows[0].present);
 
-/** The columns of each table found, in the table's order; a table not found is left out. */
 export function decodeTableColumns(rows: readonly DriverRow[]): TableColumns {
   const found: { outbox?: string[]; inbox?: string[] } = {};
   for (const row of rows) {

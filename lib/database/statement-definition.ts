@@ -5,29 +5,21 @@ import type { DriverRow } from './statement-results.js';
 import { CLAIM_COMPONENTS, QUEUEBOX_TABLE_NAMES } from '../shared/queuebox.claimers.js';
 
 /*
- * How a statement is defined once for every database (statements.ts): the arguments that pick its
- * text, how its values bind, how its rows decode, whether it is hot, and its one-row form. The
- * port's statement methods (`StatementMethods`) and the texts each dialect supplies
- * (`StatementTexts`) are derived from the definitions; the catalog builds the methods at start-up.
+ * How a statement is defined once for every database (statements.ts); the port's methods and the
+ * dialects' texts are derived from the definitions.
  */
 
-/**
- * One SQL statement (one request to the database) with its bound values and the decoder of its
- * rows. Values are never interpolated into `sql`.
- */
+/** One request to the database: its text, bound values (never interpolated) and row decoder. */
 export interface SqlStatement<Result = unknown> {
   readonly sql: string;
   readonly params: readonly unknown[];
   /** Set on the hot statements: run as a prepared statement of this name, where the driver can. */
   readonly name?: string;
-  /** Turns the driver's rows into the statement's typed result (statement-results.ts). */
   readonly decode: Decoder<Result>;
 }
 
-/** Turns a statement's driver rows into its typed result (decode-rows.ts). */
 export type Decoder<Result> = (rows: readonly DriverRow[]) => Result;
 
-/** What a definition binds its arguments with, one per text: built once by the catalog. */
 export interface BindContext<Variant> {
   readonly encode: ParameterEncoders;
   readonly tables: ResolvedTableNames;
@@ -37,13 +29,8 @@ export interface BindContext<Variant> {
   readonly variant: Variant;
 }
 
-/**
- * A second text of a statement, sent where the dialect has one and `when` holds of the first
- * argument after those that pick the text (the rows): the same parameters, the same rows back
- * (PostgreSQL's one-row completion).
- */
+/** A second text (PostgreSQL's one-row completion), used where `when` holds of the rows argument. */
 export interface OneRowForm<Name extends string> {
-  /** Its key in the dialect's texts. */
   readonly text: Name;
   readonly when: (first: never) => boolean;
 }
@@ -52,9 +39,7 @@ export interface OneRowForm<Name extends string> {
 export interface StatementDefinition<Method = unknown, Text = unknown, OneRow extends string = string> {
   /** The values of each leading argument that picks the text: none (one text), the tables, the claimers, … */
   readonly axes: readonly (readonly string[])[];
-  /** The bound values in placeholder order, each through the dialect's encoder for its kind. */
   readonly bind: (context: never, ...args: never) => unknown[];
-  /** The decoder of the rows of the text picked by `variant`. */
   readonly decodeFor: (variant: never) => Decoder<unknown>;
   /** Claims, completions, group renewals: run as named prepared statements where the dialect prepares. */
   readonly hot: boolean;
@@ -63,10 +48,7 @@ export interface StatementDefinition<Method = unknown, Text = unknown, OneRow ex
   readonly signature?: { readonly method: Method; readonly text: Text };
 }
 
-/**
- * The arguments of a method after those that pick the text. A method takes at most four
- * arguments in all: the catalog calls with fixed arity, so that a call allocates no argument list.
- */
+/** At most four arguments in all: the catalog calls with fixed arity, so a call allocates no argument list. */
 type Rest3 = readonly [unknown?, unknown?, unknown?];
 type Rest2 = readonly [unknown?, unknown?];
 
@@ -76,14 +58,12 @@ interface Spec<Variant, Args extends readonly unknown[], Result> {
   hot?: boolean;
 }
 
-/** A statement with one text, whatever the table. */
 export function once<Args extends readonly [unknown?, unknown?, unknown?, unknown?], Result>(
   spec: Spec<undefined, Args, Result>,
 ): StatementDefinition<(...args: Args) => SqlStatement<Result>, (t: ResolvedTableNames) => string, never> {
   return { axes: [], bind: spec.bind, decodeFor: () => spec.decode, hot: spec.hot ?? false };
 }
 
-/** A statement with a text per table: its first argument is the table. */
 export function perTable<Args extends Rest3, Result>(
   spec: Omit<Spec<QueueBoxTable, Args, Result>, 'decode'> &
     ({ decode: Decoder<Result> } | { decodeBy: Record<QueueBoxTable, Decoder<Result>> }),
@@ -113,10 +93,7 @@ export function perTableAndState<State extends string, Args extends Rest2, Resul
   };
 }
 
-/**
- * A statement with a text per claimer: its first argument is the claimer, which also picks the
- * type of its rows. `oneRow`: its one-row form, under that key of the dialect's texts.
- */
+/** A statement with a text per claimer (which also picks its row type); `oneRow`: its one-row form's key. */
 export function perClaimer<
   Args extends Rest3,
   Results extends Record<ClaimComponent, unknown>,
@@ -144,13 +121,9 @@ type MethodOf<D> = D extends StatementDefinition<infer Method, unknown, string> 
 type TextOf<D> = D extends StatementDefinition<unknown, infer Text, string> ? Text : never;
 type OneRowOf<D> = D extends StatementDefinition<unknown, unknown, infer OneRow> ? OneRow : never;
 
-/** The statement methods of the definitions `S`: what the port declares and the catalog builds. */
 export type StatementMethods<S> = { readonly [K in keyof S]: MethodOf<S[K]> };
 
-/**
- * The texts a dialect supplies for the definitions `S`: a text function per statement (of the
- * arguments that pick its text), and optionally one per one-row form.
- */
+/** The texts a dialect supplies for `S`: a text function per statement, optionally one per one-row form. */
 export type StatementTexts<S> = { readonly [K in keyof S]: TextOf<S[K]> } & {
   readonly [K in keyof S as OneRowOf<S[K]>]?: TextOf<S[K]>;
 };

@@ -1,13 +1,10 @@
 /*
- * The typed results of the dialects' statements: the contract both databases meet. Each statement
- * carries a decoder that turns its driver rows into one of these, so nothing above the dialects
- * reads a column name or knows how a driver returns a bigint, a UUID, a boolean or JSON.
+ * The typed results of the dialects' statements: the contract both databases meet. Nothing above
+ * the dialects reads a column name or knows how a driver returns a bigint, UUID, boolean or JSON.
  */
 
-/** One row as a driver returns it. */
 export type DriverRow = Readonly<Record<string, unknown>>;
 
-/** An outbox row a claim (or a completion's hand-off) took. */
 export interface ClaimedOutboxRow {
   id: string;
   messageId: string;
@@ -17,13 +14,11 @@ export interface ClaimedOutboxRow {
   payload: string;
   /** The claim token: the row's fence. */
   token: string;
-  /** Claims of the row so far, this one included. */
   attempts: number;
   /** A late commit: the row is older than a finished row of its key (an order inversion). */
   inverted: boolean;
 }
 
-/** An inbox row a relay or pull claim (or a completion's hand-off) took. */
 export interface ClaimedInboxRow {
   id: string;
   source: string;
@@ -37,7 +32,6 @@ export interface ClaimedInboxRow {
   inverted: boolean;
 }
 
-/** A position of a claim's walk over keys: after this (destination or source, key). */
 export interface ClaimCursor {
   stream: string;
   key: string;
@@ -53,9 +47,8 @@ export interface ClaimProgress {
 }
 
 /**
- * The rows a claim took, and its progress. `skipped` says why no claim statement ran: the probe
- * found nothing due, or the claim gave way to another claimer (its lock was not granted in time,
- * or it was chosen as a deadlock victim); the progress then says nothing and the walk stays put.
+ * The rows a claim took, and its progress. `skipped`: no claim statement ran (nothing due, or the
+ * claim gave way to another claimer); the progress then says nothing and the walk stays put.
  */
 export interface ClaimResult<Row> {
   rows: Row[];
@@ -72,20 +65,17 @@ export interface RenewalRow {
   renewed: boolean;
 }
 
-/** An outbox row an insert wrote. */
 export interface InsertedOutboxRow {
   id: string;
   messageId: string;
 }
 
-/** One label (destination or source) of a backlog gauge. */
 export interface BacklogRow {
   label: string;
   pending: number;
   oldestAgeSeconds: number;
 }
 
-/** Dead rows of one destination (outbox) or source (inbox). */
 export interface DeadCountRow {
   label: string;
   dead: number;
@@ -93,27 +83,20 @@ export interface DeadCountRow {
 
 /** What a start-up probe found out about the database (SQL Server: compatibility level, RCSI). */
 export interface DatabaseFacts {
-  /** Problems that stop QueueBox from working on this database. */
   problems: string[];
-  /** Facts worth one log line at start-up. */
   notes: string[];
 }
 
-/**
- * What the start-up check found of QueueBox's tables: the columns of each table that exists, by
- * its name in the catalog; a table that does not exist is absent.
- */
+/** The columns of each of QueueBox's tables that exists, by catalog name; a missing table is absent. */
 export interface TableColumns {
   outbox?: readonly string[];
   inbox?: readonly string[];
 }
 
 /**
- * What a database error means to the claim mechanism, across drivers: a deadlock victim, a claim
- * lock not granted in time, a request the driver timed out, or a write refused because the
- * session is on a read-only server (a demoted primary, a standby); to the tools, a table that is
- * not there (migrations not run, or another schema); and to the statement catalog, a named
- * prepared statement the serving session does not have (a pooler moved the connection).
+ * What a database error means, across drivers: deadlock victim, claim lock not granted, driver
+ * timeout, write refused on a read-only server, missing table, or a prepared statement the session
+ * does not have (a pooler moved the connection).
  */
 export type DatabaseErrorKind =
   | 'deadlock'

@@ -3,15 +3,13 @@ import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import type { IsolationLevel, SqlDialect, SqlStatement } from './sql-dialect.interface.js';
 import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_SQL_DIALECT } from '../shared/queuebox.constants.js';
 
-/** Runs statements on the connection of one open transaction. */
 export interface TransactionScope {
   run<Result>(statement: SqlStatement<Result>): Promise<Result>;
 }
 
 /**
- * The only place QueueBox's statements are executed: on a pooled connection in autocommit, in the
- * caller's transaction (a manager), or in a short transaction of QueueBox's own. The dialect runs
- * each statement (prepared statements, typed parameters) and each statement decodes its rows.
+ * The only place QueueBox's statements are executed: in autocommit, in the caller's transaction, or
+ * in a short transaction of its own.
  */
 @Injectable()
 export class StatementRunner {
@@ -20,10 +18,7 @@ export class StatementRunner {
     @Inject(QUEUEBOX_SQL_DIALECT) private readonly dialect: SqlDialect,
   ) {}
 
-  /**
-   * Runs one statement. With a manager that has a query runner (a TypeORM transaction) the
-   * statement joins that transaction; otherwise it runs on its own pooled connection in autocommit.
-   */
+  /** Runs one statement: in the manager's transaction when it has a query runner, else in autocommit. */
   async run<Result>(statement: SqlStatement<Result>, manager?: EntityManager): Promise<Result> {
     // A manager's query runner is used even when released: TypeORM then throws, instead of the
     // statement silently leaving the caller's transaction.
@@ -40,11 +35,7 @@ export class StatementRunner {
     }
   }
 
-  /**
-   * Runs `work` in one transaction at `isolation` on one connection, and commits. Any failure
-   * rolls back; a rollback that fails too (the server already ended the transaction) is ignored,
-   * and the first failure is what the caller sees.
-   */
+  /** Runs `work` in one transaction and commits; a failed rollback is ignored, the first failure stands. */
   async transaction<T>(isolation: IsolationLevel, work: (scope: TransactionScope) => Promise<T>): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     try {
@@ -61,11 +52,7 @@ export class StatementRunner {
     }
   }
 
-  /**
-   * Runs `work` in a TypeORM transaction at READ COMMITTED (the relay's forward, a pull worker's
-   * handler and completion): the level QueueBox's fenced writes and hand-offs are reasoned for,
-   * whatever the DataSource's default.
-   */
+  /** Runs `work` in a TypeORM transaction at READ COMMITTED, the level fenced writes are reasoned for. */
   withManager<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     const level = this.isolation('READ COMMITTED');
     const guarded = async (manager: EntityManager): Promise<T> => {
@@ -81,21 +68,14 @@ export class StatementRunner {
   }
 
   /**
-   * A connection whose server refused a write as read-only is ended, never handed out again. After
-   * a failover a client may still hold sessions on the demoted primary (a DNS name moved, but the
-   * connections opened through it stay where they are); the pool would hand them out again and
-   * again, and every write on them would fail for as long as they live. A new connection follows
-   * the address to the new primary. Only connections QueueBox holds: never a caller's transaction.
+   * A connection refused as read-only (after a failover, connections opened to the demoted primary
+   * stay there) is ended, so the pool never hands it out again. Never a caller's transaction.
    */
   private dropIfReadOnly(runner: QueryRunner, error: unknown): void {
     if (this.dialect.classifyError(error) === 'read-only') this.dialect.discardConnection(runner);
   }
 
-  /**
-   * The isolation level to name when a transaction starts: always on a database where the level
-   * of a pooled connection's last transaction sticks (SQL Server); elsewhere only when the
-   * DataSource's default is another level (naming it costs PostgreSQL a round trip).
-   */
+  /** Name the level where it sticks to pooled connections (SQL Server), else only if not the default (a round trip). */
   private isolation(wanted: IsolationLevel): IsolationLevel | undefined {
     const configured = this.dataSource.options.isolationLevel;
     if (this.dialect.isolationSticks || (configured !== undefined && configured !== wanted)) return wanted;

@@ -24,12 +24,9 @@ import { once, perClaimer, perTable, perTableAndState, type BindContext } from '
 import { CLAIMERS, QUEUEBOX_TABLES } from '../shared/queuebox.claimers.js';
 
 /*
- * Every statement QueueBox sends, once for every database: the arguments that pick its text (one
- * text, one per table, one per claimer), its bound values in placeholder order through the
- * dialect's encoder for each kind, the decoder of its rows, and its forms. The port's methods
- * (sql-dialect.interface.ts) and the texts each dialect supplies (lib/database/dialects/<database>/
- * <database>-statements.ts) are derived from this table; the statements it cannot describe, the
- * inserts of outbox rows and the claims, are the catalog's composites (statement-catalog.ts).
+ * Every statement QueueBox sends, once for every database: what picks its text, its bound values in
+ * placeholder order, its decoder. The port's methods and the dialects' texts derive from this table;
+ * the outbox inserts and the claims are the catalog's composites.
  */
 
 const decodeOutboxCompletion = completionDecoder(decodeOutboxRow);
@@ -39,7 +36,6 @@ const byTable = <Result>(decoderOf: (table: QueueBoxTable) => Result): Record<Qu
   inbox: decoderOf('inbox'),
 });
 
-/** The bound values of a page of dead rows: after id, limit, stream, error text, dead since, dead before. */
 const bindPage = ({ encode: e }: BindContext<unknown>, page: DeadRowPage): unknown[] => [
   e.id(page.afterId),
   e.int(page.limit),
@@ -102,11 +98,7 @@ export const statements = {
     decode: decodeRenewals,
     hot: true,
   }),
-  /**
-   * Finishes rows, each fenced by its own token; with `handOffLeaseMs`, claims the next row of
-   * each finished key in the same statement. `asyncCommit` (the outbox's): the autocommit marks
-   * commit without waiting for their WAL flush, where the dialect can (ignored elsewhere).
-   */
+  /** Finishes fenced rows; with `handOffLeaseMs` claims each key's next row; `asyncCommit`: skip the WAL flush. */
   completeMany: perClaimer({
     bind: (
       { encode: e, asyncCommit: dialectCommitsAsync, variant: kind },

@@ -1,34 +1,24 @@
 import type { PaceBounds } from '../config/options/pace-bounds.js';
 
 /**
- * How many rows a claim worker holds in flight and asks for per claim. `FixedPace` keeps the
- * values a user set; `AdaptivePace` (the default when neither `concurrency` nor `batchSize` is
- * set) moves them with the backlog and the health of the work. Pace only changes how many rows
- * are asked for: ordering per key and lease safety stay with the claim SQL and the fenced writes
- * (docs/reference/options.md, "Adaptive pace").
+ * How many rows a claim worker holds in flight and asks for per claim: `FixedPace` as set,
+ * `AdaptivePace` (the default) by the backlog and the work's health. Ordering and lease safety stay
+ * with the claim SQL and the fenced writes.
  */
 export interface ClaimPace {
-  /** Rows whose work may run at once. */
   readonly concurrency: number;
-  /** Most rows one claim asks for. */
   readonly batchSize: number;
-  /** Whether the values move (a gauge and the admin show them either way). */
   readonly adaptive: boolean;
   /** A claim asked for `wanted` rows and got `got`; `inFlight`: the rows the worker holds after it. */
   claimed(wanted: number, got: number, inFlight: number): void;
   /** A row's work ended (`ok`: its finishing write committed); `ms`: how long the work ran, when known. */
   record(outcome: PaceOutcome, ms?: number): void;
-  /**
-   * The worker's loop ticked at `now` (milliseconds, any monotonic clock): decides once a window
-   * has passed. True when `concurrency` or `batchSize` changed.
-   */
+  /** The loop ticked at `now` (a monotonic clock, ms); true when `concurrency` or `batchSize` changed. */
   observe(now: number): boolean;
 }
 
-/** How a row's work ended, as pace sees it: a retry, a dead letter or a lost claim is `failed`. */
 export type PaceOutcome = 'ok' | 'failed';
 
-/** How often an adaptive pace decides, at the latest. */
 export const PACE_WINDOW_MS = 250;
 /**
  * The shortest window: one that has seen a whole limit's worth of outcomes and a full claim ends
@@ -39,14 +29,11 @@ export const MIN_PACE_WINDOW_MS = 50;
 
 /** Outcomes a window needs before its failure rate counts (a few failures of a quiet loop are noise). */
 const MIN_OUTCOMES_FOR_ERRORS = 10;
-/** Failed share of a window's outcomes that halves the concurrency. */
 const FAILED_SHARE = 0.1;
-/** In-flight share of the limit at which the limit is what binds. */
 const BINDING_SHARE = 0.8;
 /** Work durations one window keeps for its percentiles (the first ones: enough for a p90, bounded). */
 const MAX_DURATIONS = 2_048;
 
-/** The values a user set: exactly today's behaviour. */
 export class FixedPace implements ClaimPace {
   readonly adaptive = false;
 
@@ -65,17 +52,12 @@ export class FixedPace implements ClaimPace {
 }
 
 /**
- * Moves the in-flight count every `PACE_WINDOW_MS` — or after `MIN_PACE_WINDOW_MS` once the window
- * saw a full claim and as many outcomes as the limit — on the worker's own ticks (no timer, no
- * query), from what the window saw:
- * - halve on a failed share of at least 10 % (over at least 10 outcomes), or when the p90 work
- *   time reaches a quarter of the lease (lease pressure);
- * - shrink ×0.8 when the p50 work time is above twice the baseline plus 5 ms (a slowing
- *   destination); the baseline is the lowest p50 seen, and the p50 seen at the floor;
- * - grow ×1.5 when the last claim came back full (a deep backlog), the rows in flight reached
- *   80 % of the limit (the limit binds) and the work is healthy (none of the above);
- * - else hold. The batch is half the concurrency. Every value stays within its bounds.
- * Deterministic given its inputs: a test drives it with a fake clock.
+ * Moves the in-flight count on the worker's own ticks, every `PACE_WINDOW_MS` (or `MIN_PACE_WINDOW_MS`
+ * once the window saw a full claim and a limit's worth of outcomes):
+ * - halve on a failed share of 10 % (of 10+ outcomes), or a p90 work time of a quarter of the lease;
+ * - shrink ×0.8 when the p50 is above twice the baseline (the lowest p50 seen) plus 5 ms;
+ * - grow ×1.5 when the last claim came back full, in-flight reached 80 % of the limit, and work is healthy;
+ * - else hold. The batch is half the concurrency. Deterministic given its inputs.
  */
 export class AdaptivePace implements ClaimPace {
   readonly adaptive = true;
@@ -89,7 +71,6 @@ export class AdaptivePace implements ClaimPace {
   private failed = 0;
   private readonly durations = new Float64Array(MAX_DURATIONS);
   private measured = 0;
-  /** The p50 work time of a healthy window at low load, in ms; undefined until a window measured one. */
   private baselineMs?: number;
 
   constructor(
@@ -101,7 +82,6 @@ export class AdaptivePace implements ClaimPace {
     this.batchSize = this.batchFor(this.concurrency);
   }
 
-  /** The p50 work time the slow-destination rule compares against, in ms. */
   get baseline(): number | undefined {
     return this.baselineMs;
   }
@@ -156,7 +136,6 @@ export class AdaptivePace implements ClaimPace {
     return current;
   }
 
-  /** The window's p50 and p90 work times, when it measured any. */
   private percentiles(): [number | undefined, number | undefined] {
     if (this.measured === 0) return [undefined, undefined];
     const sorted = this.durations.subarray(0, this.measured).sort();

@@ -14,18 +14,13 @@ export interface ClaimedRow {
   inverted?: boolean;
 }
 
-/** Why a row's work failed, as its worker sees it. */
 export interface RowFailure {
   error: unknown;
   /** False: dead-letter now (a permanent failure); true: retry while attempts remain. */
   retryable: boolean;
   /** The destination asked for at least this delay (Retry-After). */
   retryAfterMs?: number;
-  /**
-   * Not the row's failure but this worker's: it cannot work on the row at all (a destination it
-   * does not have). The row goes back to pending after its back-off whatever its attempts, never
-   * dead, and the failure says nothing to the pace.
-   */
+  /** This worker cannot work on the row (a destination it lacks): back to pending, never dead, pace unaffected. */
   giveBack?: boolean;
 }
 
@@ -36,36 +31,25 @@ export interface RowJob {
   /** The span of the row's work, when an SDK records spans (the work runs in its context). */
   readonly span?: MessageSpan;
   /**
-   * The row's finishing write (`sent` / `processed`), fenced by its claim; call it once, when the
-   * work succeeded. In `manager`'s transaction when given: the row's next of key, handed on by the
-   * same statement, is taken once the work returned (the transaction committed). Without one, an
-   * autocommit write batched with other rows'. Throws `ClaimLostError` when the claim was lost
-   * (nothing else of the work may commit), or when shutdown gave up on the row.
+   * The row's fenced finishing write; call it once, when the work succeeded. With `manager`, in its
+   * transaction (the handed-on row is taken after the work returns); else batched in autocommit.
+   * Throws `ClaimLostError` when the claim was lost or shutdown gave up on the row.
    */
   finish(manager?: EntityManager): Promise<void>;
 }
 
-/**
- * What a claim worker is for: how it claims, what a row's work is, and how rows are named. The
- * worker owns everything else: slots and leases, the finishing write and the hand-off, retries,
- * dead letters, lost claims, their metrics, events and logs.
- */
+/** What a claim worker is for: how it claims, what a row's work is. The worker owns everything else. */
 export interface ClaimRole<Row extends ClaimedRow> {
-  /** Claims rows as `request` bounds it. */
   claim(request: ClaimRequest): Promise<ClaimResult<Row>>;
   /** Does a row's work and calls `job.finish` when it succeeded; a thrown error is a failed work. */
   work(row: Row, job: RowJob): Promise<void>;
   /** The row's stream (destination or source) and the fields that name it in log lines. */
   identify(row: Row): ReportedRow;
-  /** What the worker works on, for its start-up line. */
   describe(): string;
   /** How a failed work is written: retried (the default) or dead now, after at least a delay. */
   failureOf?(error: unknown): RowFailure;
-  /** Opens the span of a row's work, when an SDK records spans. */
   openSpan?(row: Row): MessageSpan | undefined;
-  /** A row's work succeeded and its finishing write committed. */
   succeeded?(row: Row): void;
-  /** Returns expired claims to pending (on the worker's reclaim cadence). */
   reclaim?(): Promise<void>;
   /** Samples gauges (on the worker's sample cadence); failures are logged, never fatal. */
   sample?(): Promise<void>;

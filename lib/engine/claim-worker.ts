@@ -35,112 +35,75 @@ import { CompletionBatcher } from './completion-batcher.js';
 import { errorText } from '../shared/errors/error-text.js';
 import { PollLoop, type PollLoopState, type TickResult } from './poll-loop.js';
 
-/**
- * How a claim worker runs: its claimer, its loop's options as resolved (the same shape for every
- * claimer), and what its loop reports to. `claimWorkerSettings` (loop-settings.ts) builds them.
- */
+/** How a claim worker runs: its claimer, its resolved loop options, and what its loop reports to. */
 export interface ClaimWorkerSettings extends ResolvedLoopOptions {
-  /** Its logger's name. */
   name: string;
-  /**
-   * Who claims: the component of its claims and metrics, its table, what its rows are called in
-   * log lines, and what its shutdown does with work in flight.
-   */
+  /** Who claims: component, table, row noun, shutdown behaviour. */
   claimer: ClaimerDescriptor;
-  /**
-   * What sets `batchSize` and `concurrency` as the worker runs (an adaptive pace, fed by the
-   * worker's claims and outcomes and consulted on its ticks). Default: the two values, fixed.
-   */
+  /** What sets `batchSize` and `concurrency` as the worker runs. Default: the two values, fixed. */
   pace?: ClaimPace;
-  /** Called at start and whenever the pace changes its values (the gauges). */
   onPace?(concurrency: number, batchSize: number): void;
-  /**
-   * The autocommit finishing writes commit without waiting for their WAL flush (the outbox's
-   * `asyncMarks`; PostgreSQL). Never those in a caller's transaction.
-   */
+  /** Finishing writes in autocommit skip the WAL flush (`asyncMarks`); never those in a caller's transaction. */
   asyncMarks?: boolean;
-  /**
-   * The streams whose keys the claims walk in turn (the relay's sources, a pull worker's source);
-   * undefined for the outbox, whose walk covers every (destination, key).
-   */
+  /** The streams whose keys the claims walk in turn; undefined for the outbox (every destination and key). */
   streams?: readonly string[];
   /** Run the role's `reclaim()` at most this often (a fifth of the lease); never when undefined. */
   reclaimEveryMs?: number;
-  /** Run the role's `sample()` (backlog gauges) at most this often. */
   sampleEveryMs?: number;
   onLoopError?(): void;
-  /** Called after every tick that succeeded. */
   onLoopTick?(): void;
 }
 
-/** Where a worker reports how its rows end (all optional: a test's worker reports nowhere). */
 export interface ClaimWorkerReporting {
   metrics?: OutcomeMetrics;
   events?: QueueBoxEvents;
   leaseAdvisor?: LeaseAdvisor;
 }
 
-/** What health checks read of a worker. */
 export interface ClaimWorkerStatus {
   state: PollLoopState;
   lastTickAt?: Date;
   lastError?: unknown;
   consecutiveErrors: number;
   inFlight: number;
-  /** Rows whose work may run at once now (moves with an adaptive pace). */
   concurrency: number;
-  /** Most rows one claim asks for now. */
   batchSize: number;
-  /** Claims this worker lost recently, oldest first (a bounded list). */
   lostClaims: readonly LostClaim[];
 }
 
 /**
- * Empty claims in a row after which a worker sleeps until woken, when a claim could not see the
- * whole queue (a walk cut short by its bound): the cursor moves on each time, so the next wake-up
- * or poll continues the sweep instead of sweeping everything at once.
+ * Empty claims in a row after which a worker sleeps until woken, when a bounded walk could not see
+ * the whole queue: the cursor moves on, so the next wake-up continues the sweep.
  */
 const MAX_EMPTY_CLAIMS = 2;
 
 /**
- * The loop shared by the outbox poller, the inbox relay and pull workers: claim up to the free
- * slots in bounded claims (a walk over keys that resumes where the last one stopped), run each
- * row's work concurrently, keep every row's lease with one renewal per third of the lease, and
- * drain on shutdown. It owns the one outcome path of every row: the max-attempts guard, the
- * fenced finishing write with the hand-off of the key's next row, retry with backoff or
- * dead-letter, the report of a lost claim; and their metrics, events, logs and spans. Its role
- * says how to claim and what a row's work is.
+ * The loop shared by the outbox poller, the inbox relay and pull workers: claim up to the free slots
+ * in bounded claims, run each row's work concurrently, renew leases, drain on shutdown. It owns every
+ * row's outcome path (max-attempts guard, fenced finishing write with hand-off, retry or
+ * dead-letter, lost claims) and its metrics, events, logs and spans.
  */
 export class ClaimWorker<Row extends ClaimedRow> {
   private readonly logger: Logger;
   private readonly outcomes: ClaimOutcomes;
   private readonly pace: ClaimPace;
-  /**
-   * The claiming loops. Two when the slots hold two batches: a claim takes milliseconds, and one
-   * at a time would cap a busy replica at a batch per claim's duration while its rows are
-   * processed in parallel anyway. SKIP LOCKED keeps their claims apart.
-   */
+  /** Two lanes when the slots hold two batches, so one claim's latency does not cap throughput. */
   private readonly lanes: PollLoop[];
-  /** Aborted when shutdown stops waiting for the work still running. */
   private readonly abandon = new AbortController();
   private readonly leases: LeaseGroup;
-  /** Autocommit finishing writes (work done outside a transaction), batched. */
   private readonly completions: CompletionBatcher<Row>;
   private readonly inFlight = new Set<Promise<void>>();
   /** Slots the claims in flight may fill: they count as taken until those claims return. */
   private reserved = 0;
   /** Rows whose work runs now (at most `concurrency`); the rest of `inFlight` waits in `waiting`. */
   private running = 0;
-  /** Claimed rows waiting for a slot, first claimed first (`claimAhead`). */
   private readonly waiting: (() => void)[] = [];
   private readonly slotWaiters = new Set<() => void>();
   private lastReclaimAt = -Infinity;
   private lastSampleAt = -Infinity;
   private readonly cursor: WalkCursor;
   private emptyClaims = 0;
-  /** The last claim found nothing: the next may probe first, where the dialect polls. */
   private idle = false;
-  /** Shutdown began: nothing new is claimed or handed on. */
   private stopping = false;
 
   constructor(
@@ -217,10 +180,8 @@ export class ClaimWorker<Row extends ClaimedRow> {
   }
 
   /**
-   * Claim now: new rows may be claimable. Where a lane sleeps, that lane alone claims: two claims
-   * for the same few new rows would leave one of them empty (a lane whose claim comes back full
-   * wakes the others). Where none sleeps, every lane claims again when its tick or back-off ends,
-   * so that a lane backing off after a failure cannot hold the new rows back.
+   * Claim now. Where a lane sleeps, that lane alone claims (two claims for the same few new rows
+   * would leave one empty); else every lane claims again when its tick or back-off ends.
    */
   wake(): void {
     this.emptyClaims = 0;
@@ -231,10 +192,9 @@ export class ClaimWorker<Row extends ClaimedRow> {
   }
 
   /**
-   * Stops claiming, waits up to `shutdownTimeoutMs` for the rows in flight, then aborts what is
-   * left and returns; those rows stay `processing` until their lease ends and are reclaimed
-   * (docs/concepts/claims-and-leases.md, "Reclaim"). With `shutdown: 'release'`, the work is told
-   * to stop first, and rows still waiting for a slot are given back at once.
+   * Stops claiming, waits up to `shutdownTimeoutMs` for the rows in flight, then aborts the rest;
+   * those stay `processing` until reclaimed. With `shutdown: 'release'`, the work is told to stop
+   * first and waiting rows are given back at once.
    */
   async stop(): Promise<void> {
     if (!this.claiming) return;
@@ -261,7 +221,6 @@ export class ClaimWorker<Row extends ClaimedRow> {
     await this.leases.stop();
   }
 
-  /** True while the worker claims and hands on: false once its shutdown began. */
   private get claiming(): boolean {
     return this.lanes[0].state === 'running';
   }
@@ -297,7 +256,6 @@ export class ClaimWorker<Row extends ClaimedRow> {
     return result;
   }
 
-  /** The tick's claim: as many rows as there are free slots, or a wait for a free slot. */
   private async claimStep(now: number, signal: AbortSignal): Promise<TickResult> {
     if (this.pace.observe(now)) this.paceChanged();
     const { batchSize, concurrency } = this.pace;
@@ -305,9 +263,8 @@ export class ClaimWorker<Row extends ClaimedRow> {
     const ahead = this.settings.claimAhead;
     const taken = this.inFlight.size + this.reserved;
     const free = concurrency + ahead - taken;
-    // While busy, claim in worthwhile batches: a claim per freed slot would cost a statement per
-    // row. Room for a whole batch ahead makes every busy claim a whole batch. Idle workers
-    // (nothing in flight) claim at once, so latency does not suffer.
+    // While busy, claim whole batches (a claim per freed slot costs a statement per row); idle
+    // workers claim at once, so latency does not suffer.
     const batch = Math.min(batchSize, concurrency);
     const worthwhile = ahead >= batch ? batch : Math.ceil(batch / 2);
     if (free <= 0 || (taken > 0 && free < worthwhile)) {
@@ -329,11 +286,9 @@ export class ClaimWorker<Row extends ClaimedRow> {
     if (rows.length < wanted) this.notifySlotWaiters();
     this.idle = rows.length === 0;
     if (skipped === 'contended') this.logger.warn(claimContended(this.settings.name));
-    // A claim that did not run saw nothing: its walk stays where it was.
     if (skipped) return 'idle';
     const sawEverything = this.cursor.advance(request, progress);
     if (rows.length === wanted) {
-      // More may be waiting: the lanes asleep join in.
       this.wakeSleepingLanes();
       return 'more';
     }
@@ -347,10 +302,8 @@ export class ClaimWorker<Row extends ClaimedRow> {
   }
 
   /**
-   * Whether a lane's failed tick is news: the lanes claim side by side and fail together (a
-   * database down, a table missing), so a failure is logged once, by the lane whose count of
-   * consecutive failures passes every other lane's. One line per failed poll of the worker, with
-   * the count health and the admin report (the highest of its lanes').
+   * The lanes fail together (database down), so a failure is logged once, by the lane whose count of
+   * consecutive failures passes every other lane's.
    */
   private leadsFailures(lane: number): boolean {
     const failures = this.lanes[lane].consecutiveErrors;
@@ -361,7 +314,6 @@ export class ClaimWorker<Row extends ClaimedRow> {
     for (const lane of this.lanes) if (lane.sleeping) lane.wake();
   }
 
-  /** New limits: a higher one starts rows waiting for a slot, and lets a lane waiting for room claim. */
   private paceChanged(): void {
     const { concurrency, batchSize } = this.pace;
     this.settings.onPace?.(concurrency, batchSize);
@@ -372,7 +324,6 @@ export class ClaimWorker<Row extends ClaimedRow> {
     this.notifySlotWaiters();
   }
 
-  /** Rows this worker owns now, claimed by the loop or handed on by a completion. */
   private takeOver(rows: readonly Row[]): void {
     const inverted = rows.filter((row) => row.inverted);
     if (inverted.length > 0)
@@ -410,11 +361,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
     return { component: this.settings.claimer.component, id: row.id, token: row.token, leaseMs: this.settings.leaseMs };
   }
 
-  /**
-   * A row's work, after the max-attempts guard; never throws. A row that waited for its slot
-   * (`waited`) and finds shutdown begun is given back unworked where the worker releases rows on
-   * shutdown.
-   */
+  /** A row's work, after the max-attempts guard; never throws. */
   private async run(row: Row, lease: Lease, waited: boolean): Promise<void> {
     try {
       // Lost while it waited: the renewal reported it; nothing may be written.
@@ -442,12 +389,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
     }
   }
 
-  /**
-   * Runs a row's work and writes how it ended; returns that, for the row's span. The work's
-   * `finish` writes success; a failed work is retried or dead-lettered (`fail`). A lost claim or
-   * a row shutdown gave up on changes nothing more. A failed autocommit finishing write throws:
-   * the row is left to the reclaim.
-   */
+  /** Runs a row's work and writes how it ended. A failed autocommit finishing write throws (left to the reclaim). */
   private async settle(row: Row, lease: Lease, span?: MessageSpan): Promise<SpanOutcome> {
     const started = performance.now();
     let seconds: number | undefined;
@@ -494,7 +436,6 @@ export class ClaimWorker<Row extends ClaimedRow> {
     };
     try {
       await (span ? span.run(() => this.role.work(row, job)) : this.role.work(row, job));
-      // Success is the finishing write: work that skipped it would leave its row to the reclaim.
       if (!finished) throw new Error(rowNotFinished(this.settings.claimer.noun));
     } catch (error) {
       seconds ??= (performance.now() - started) / 1000;
@@ -515,17 +456,13 @@ export class ClaimWorker<Row extends ClaimedRow> {
     this.pace.record('ok', seconds === undefined ? undefined : seconds * 1000);
     this.outcomes.ended(this.role.identify(row), 'done', seconds);
     this.role.succeeded?.(row);
-    // Claimed by the finishing write's hand-off, in the transaction that committed just now.
     this.takeOver(handedOn);
     return this.settings.claimer.table.done;
   }
 
   /**
-   * The outcome path of a row whose work failed (its lease already released): retried after
-   * backoff (at least `retryAfterMs`), or dead when it is not retryable or out of attempts; back to
-   * pending at once when shutdown stopped the work of a worker that releases rows on shutdown; never
-   * dead when the worker gives the row back (`giveBack`). The write is fenced; a lost claim is
-   * reported and nothing more is written.
+   * A failed work (lease already released): retried after backoff, dead when not retryable or out of
+   * attempts, pending at once when shutdown released it; never dead when given back. Fenced write.
    */
   private async fail(row: Row, lease: Lease, failure: RowFailure, seconds?: number): Promise<SpanOutcome> {
     const { maxAttempts, backoff } = this.settings;
@@ -561,7 +498,6 @@ export class ClaimWorker<Row extends ClaimedRow> {
     return 'dead';
   }
 
-  /** Takes a slot now (undefined), or returns the promise of the slot this row waits for. */
   private takeSlot(): Promise<void> | undefined {
     if (this.running < this.pace.concurrency) {
       this.running++;
@@ -570,13 +506,11 @@ export class ClaimWorker<Row extends ClaimedRow> {
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  /** A row's work ended: its slot goes to the row that waited longest, unless a lower limit takes it back. */
   private giveSlot(): void {
     if (this.waiting.length === 0 || this.running > this.pace.concurrency) this.running--;
     else this.waiting.shift()!();
   }
 
-  /** Shutdown: every waiting row starts now, to give its claim back (or, where rows are not released, to run). */
   private startWaiting(): void {
     for (const start of this.waiting.splice(0)) {
       this.running++;

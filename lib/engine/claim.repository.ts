@@ -20,23 +20,16 @@ const MAX_ERROR_LENGTH = 4_000;
 /** Rows returned to pending per reclaim statement; the step loops while a statement fills it. */
 const RECLAIM_CHUNK = 1_000;
 
-/** Options of a fenced write. */
 export interface FencedWriteOptions {
   /** Run in this transaction (a pull worker's business change); autocommit when omitted. */
   manager?: EntityManager;
 }
 
-/** How a batched completion commits. */
 export interface CompletionOptions extends FencedWriteOptions {
-  /**
-   * Outbox marks in autocommit only: commit without waiting for the WAL flush (PostgreSQL). A
-   * crash may then lose the last marks, and their rows are published again; never in a caller's
-   * transaction, whose other writes must stay durable.
-   */
+  /** Outbox marks in autocommit only: skip the WAL flush (see `outbox.asyncMarks`). */
   asyncCommit?: boolean;
 }
 
-/** What a batched completion did: the claims that were lost, and the rows handed on to the caller. */
 export interface CompletionResult<Row> {
   lost: Claim[];
   claimed: Row[];
@@ -45,10 +38,8 @@ export interface CompletionResult<Row> {
 const NO_PROGRESS = { windowRows: 0, walked: 0 } as const;
 
 /**
- * The only class that runs claims and fenced writes. Claims return rows with fresh tokens;
- * fenced writes report which claims were lost and never throw on a loss. Every time is computed
- * by the database clock inside the statements; every statement and the way a claim runs (its
- * lock, its transaction, its probe) come from the dialect.
+ * The only class that runs claims and fenced writes. Fenced writes report lost claims and never throw
+ * on a loss. Every time comes from the database clock; every statement comes from the dialect.
  */
 @Injectable()
 export class ClaimRepository {
@@ -62,12 +53,7 @@ export class ClaimRepository {
     this.outages = new OutageWatch(() => this.runner.run(this.dialect.databaseNow()));
   }
 
-  /**
-   * Claims outbox rows of `destinations` (contributing/claim-sql.md, "The claim"): at most one
-   * per key and destination, the oldest unfinished of each; rows of other destinations stay
-   * pending, untouched. With `lock` (or always, where the dialect says so), the claim runs in a
-   * short transaction after the claim lock.
-   */
+  /** Claims outbox rows of `destinations` (contributing/claim-sql.md); with `lock`, after the claim lock. */
   claimOutbox(
     destinations: readonly string[],
     request: ClaimRequest,
@@ -76,29 +62,20 @@ export class ClaimRepository {
     return this.claim(this.dialect.claimOutbox(destinations, request, options));
   }
 
-  /** The inbox relay's claim over the routed sources, always after the relay claim lock. */
   claimInbox(sources: readonly string[], request: ClaimRequest): Promise<ClaimResult<ClaimedInboxRow>> {
     return this.claim(this.dialect.claimInbox(sources, request));
   }
 
-  /**
-   * A pull claim of `source`: pending rows that are due and processing rows whose lease expired,
-   * in one statement, at most one per key. With `lock`, after the per-source claim lock.
-   */
+  /** A pull claim of `source`, expired leases included. With `lock`, after the per-source claim lock. */
   claimPull(source: string, request: ClaimRequest, options: ClaimOptions): Promise<ClaimResult<ClaimedInboxRow>> {
     return this.claim(this.dialect.claimPull(source, request, options));
   }
 
-  /** Extends the lease from the database clock. */
   renew(claim: Claim): Promise<FenceResult> {
     return this.fenced(this.dialect.renew(claimedTable(claim), claim, claim.leaseMs));
   }
 
-  /**
-   * Renews a group of claims of one table in one statement. Returns the claims found lost; a
-   * claim whose row another transaction holds right now (its own completion) is left for the next
-   * renewal, never waited for.
-   */
+  /** Renews claims of one table; returns those lost. A row held by another transaction waits for the next renewal. */
   async renewMany(claims: readonly Claim[]): Promise<Claim[]> {
     if (claims.length === 0) return [];
     const rows = await this.runner.run(this.dialect.renewMany(claimedTable(claims[0]), claims, claims[0].leaseMs));
@@ -106,16 +83,14 @@ export class ClaimRepository {
     return claims.filter((claim) => lost.has(claim.id));
   }
 
-  /** Marks the row finished (`sent` / `processed`); in `manager`'s transaction when given. */
   async complete(claim: Claim, options: FencedWriteOptions = {}): Promise<FenceResult> {
     const { lost } = await this.completeMany([claim], undefined, options);
     return lost.length === 0 ? 'ok' : 'lost';
   }
 
   /**
-   * Marks rows finished in one statement, each fenced by its own token. With `handOffLeaseMs`, the
-   * next row of each finished key is claimed in the same statement and returned (the caller owns
-   * it now, with that lease). All claims are of one component, whose row type the caller names.
+   * Marks rows finished, each fenced by its own token. With `handOffLeaseMs`, each finished key's next
+   * row is claimed in the same statement and returned (the caller owns it now).
    */
   async completeMany<Row = ClaimedOutboxRow | ClaimedInboxRow>(
     claims: readonly Claim[],
@@ -125,7 +100,6 @@ export class ClaimRepository {
     if (claims.length === 0) return { lost: [], claimed: [] };
     const asyncCommit = options.asyncCommit === true && options.manager === undefined;
     const statement = this.dialect.completeMany(claims[0].component, claims, handOffLeaseMs, asyncCommit);
-    // The component decides the row type: the caller names it.
     const rows = (await this.write(statement, options.manager)) as CompletionRow<Row>[];
     const done = new Set<string>();
     const claimed: Row[] = [];
@@ -136,21 +110,16 @@ export class ClaimRepository {
     return { lost: claims.filter((claim) => !done.has(claim.id)), claimed };
   }
 
-  /** Returns the row to `pending`, due after `delayMs` by the database clock. */
   retry(claim: Claim, delayMs: number, error: string, options: FencedWriteOptions = {}): Promise<FenceResult> {
     const statement = this.dialect.retry(claimedTable(claim), claim, Math.round(delayMs), truncate(error));
     return this.fenced(statement, options.manager);
   }
 
-  /** Marks the row `dead`, keeping the error. */
   deadLetter(claim: Claim, error: string, options: FencedWriteOptions = {}): Promise<FenceResult> {
     return this.fenced(this.dialect.deadLetter(claimedTable(claim), claim, truncate(error)), options.manager);
   }
 
-  /**
-   * Returns every expired claim of a table to `pending` (of the inbox: only rows of `sources`,
-   * the relay's; pull claims take expired rows themselves); resolves to the number of rows.
-   */
+  /** Returns expired claims to `pending` (inbox: only rows of `sources`); resolves to the number of rows. */
   async reclaimExpired(table: QueueBoxTable, sources?: readonly string[]): Promise<number> {
     let total = 0;
     for (;;) {
@@ -166,9 +135,8 @@ export class ClaimRepository {
   }
 
   /**
-   * Runs a fenced write. A deadlock victim outside a caller's transaction is run once more: the
-   * write was rolled back whole, and its fence is checked again. In a caller's transaction the
-   * whole transaction was rolled back, so the error is the caller's.
+   * A deadlock victim outside a caller's transaction is run once more (the write rolled back whole,
+   * the fence is checked again); in a caller's transaction the error is the caller's.
    */
   private async write<Result>(statement: SqlStatement<Result>, manager?: EntityManager): Promise<Result> {
     try {
@@ -180,10 +148,8 @@ export class ClaimRepository {
   }
 
   /**
-   * Runs a claim as its plan says: the probe first (nothing due: no claim at all), then the claim
-   * alone in autocommit, or after the claim lock in one short transaction. A claim that loses to
-   * another claimer (the lock was not granted in time, or it was a deadlock victim) claims
-   * nothing this time; the claimer tries again at its next tick.
+   * Runs a claim as its plan says: probe (nothing due: no claim), then the claim alone or after the
+   * claim lock. A claim that loses to another claimer (lock not granted, deadlock victim) claims nothing.
    */
   private async claim<Row>(plan: ClaimPlan<Row>): Promise<ClaimResult<Row>> {
     if (plan.probe && !(await this.runner.run(plan.probe)))
@@ -210,7 +176,6 @@ export class ClaimRepository {
 /** A claim lock the database did not grant in time (its wait ended, or it was a deadlock victim). */
 class LockNotGranted extends Error {}
 
-/** The table of a claim's row: its claimer's. */
 function claimedTable(claim: Claim): QueueBoxTable {
   return CLAIMERS[claim.component].table.name;
 }

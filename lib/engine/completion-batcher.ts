@@ -7,40 +7,26 @@ interface PendingCompletion {
   reject(error: unknown): void;
 }
 
-/** Most rows one batched mark writes. */
 const MAX_BATCH = 500;
 
-/**
- * Mark statements that may run at once. Two: while one statement's rows are written, the marks of
- * the next claimed batch need not wait for it (a worker's two claim lanes finish batches side by
- * side); more would only split the same marks into smaller statements.
- */
+/** Mark statements that may run at once: two lanes finish batches side by side; more would only split them. */
 export const MAX_MARK_STATEMENTS = 2;
 
 /**
- * Finishes rows outside any transaction (the outbox's `sent` marks) in as few statements as the
- * load allows: the marks asked for in one turn of the event loop go together (publishes of one
- * claimed batch tend to end together); marks asked for while statements run go in a second
- * statement at once, or, with {@link MAX_MARK_STATEMENTS} running, in the next one to start. Each
- * row stays fenced by its own token (statements running at once hold different rows: a row is
- * marked once), and each caller learns whether its row was lost. No mark waits for work still
- * running, so the duplicate window stays one publish wide. The statement hands each finished key
- * on to its next row; those rows go to `onClaimed`.
+ * Finishes rows outside any transaction (the outbox's `sent` marks) in as few statements as the load
+ * allows: the marks of one event-loop turn go together; marks asked for while statements run go in a
+ * second statement, or the next to start. Each row stays fenced by its own token. No mark waits for
+ * running work, so the duplicate window stays one publish wide. Handed-on rows go to `onClaimed`.
  */
 export class CompletionBatcher<Row> {
   private queue: PendingCompletion[] = [];
-  /** A statement is scheduled for the end of this turn (it takes every mark queued until then). */
   private scheduled = false;
-  /** Mark statements running now. */
   private running = 0;
 
   constructor(
     private readonly repository: ClaimRepository,
-    /** The lease of a row handed on, or undefined to hand nothing on (shutdown). */
     private readonly handOffLeaseMs: () => number | undefined,
-    /** Takes the rows the statements claimed by hand-off. */
     private readonly onClaimed: (rows: Row[]) => void,
-    /** The marks commit without waiting for their WAL flush (the outbox's `asyncMarks`). */
     private readonly asyncCommit = false,
   ) {}
 

@@ -10,7 +10,6 @@ export type ClaimLossHandler = (lease: Lease, cause: unknown) => void;
  * the owner cancels the work (shutdown); it is created on first read, since most work never asks.
  */
 export class Lease {
-  /** What the worker wants to know of the row when its claim is lost (for its log line). */
   detail?: object;
   private controller?: AbortController;
   private cancelled?: unknown;
@@ -29,25 +28,19 @@ export class Lease {
     return this.controller.signal;
   }
 
-  /** True once a renewal or a fenced write found the claim lost. */
   get lost(): boolean {
     return this.isLost;
   }
 
-  /** True once the work was told to stop (a loss, or the owner cancelled it). */
   get aborted(): boolean {
     return this.cancelled !== undefined;
   }
 
-  /** Stops renewing this lease: call it before the row's finishing write. */
   release(): void {
     this.group.remove(this);
   }
 
-  /**
-   * Aborts the signal without declaring the claim lost (shutdown begins, or gave up waiting).
-   * Renewal goes on until `release()`: work that ends in time can still finish its row.
-   */
+  /** Aborts the signal without declaring the claim lost (shutdown); renewal goes on until `release()`. */
   cancel(reason: unknown): void {
     if (this.cancelled !== undefined) return;
     this.cancelled = reason;
@@ -71,10 +64,8 @@ export class Lease {
 }
 
 /**
- * Keeps the leases of every row a worker has in flight, with one renewal statement per third of
- * the lease for all of them (docs/concepts/claims-and-leases.md, "Renewal"): one timer per worker,
- * not one per row. A row the renewal finds lost — or every row, when the renewal fails — has its
- * lease marked lost: its signal aborts and `onLost` is called once.
+ * Keeps the leases of every row a worker has in flight, with one renewal statement per third of the
+ * lease for all of them. A row found lost (every row, when the renewal fails) aborts and calls `onLost` once.
  */
 export class LeaseGroup {
   private readonly leases = new Map<string, Lease>();
@@ -90,7 +81,6 @@ export class LeaseGroup {
     private readonly onRenewed?: (lease: Lease) => void,
   ) {}
 
-  /** Starts keeping the lease of a claimed row. */
   add(claim: Claim): Lease {
     const lease = new Lease(claim, this);
     this.leases.set(claim.id, lease);
@@ -103,17 +93,14 @@ export class LeaseGroup {
     if (this.leases.size === 0) this.unschedule();
   }
 
-  /** Aborts the signal of every lease (their renewal goes on until each is released). */
   cancelAll(reason: unknown): void {
     for (const lease of this.leases.values()) lease.cancel(reason);
   }
 
-  /** The leases kept now. */
   get size(): number {
     return this.leases.size;
   }
 
-  /** Renews no more; waits for a renewal in flight. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.unschedule();

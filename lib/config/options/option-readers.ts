@@ -6,11 +6,7 @@ import { parseBrokerUrl } from './broker-url.js';
 /** A validated SQL identifier: letters, digits and underscores, 63 characters at most. */
 export const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
-/**
- * Reads an optional field of an options object, rejecting anything that is not an object. With
- * `known`, a key that is not one of them is refused too: a misspelt option would otherwise be
- * ignored in silence, and its default used.
- */
+/** Reads an optional options object; with `known`, a misspelt key is refused instead of silently ignored. */
 export function readObject(value: unknown, path: string, known?: readonly string[]): Record<string, unknown> {
   if (value === undefined) return {};
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -62,11 +58,7 @@ export function readEnum<T extends string>(value: unknown, path: string, fallbac
   return value as T;
 }
 
-/**
- * The keys of a Standard Webhooks secret, or of several (`[new, old]` while rotating): the
- * publisher signs with every one, the intake accepts any. Undefined when not given. Never
- * echoes a value back.
- */
+/** The keys of one Standard Webhooks secret or several (rotation); undefined when absent. Never echoed. */
 export function readWebhookSecrets(value: unknown, path: string): Buffer[] | undefined {
   if (value === undefined) return undefined;
   const list = typeof value === 'string' ? [value] : value;
@@ -92,17 +84,13 @@ export function readWebhookSecrets(value: unknown, path: string): Buffer[] | und
 /** Most secrets of one source or destination: rotation needs two, three at most. */
 const MAX_SECRETS = 4;
 
-/** What a hidden value is, without its content. */
 function describeShape(value: unknown): string {
   if (typeof value === 'string')
     return value.length === 0 ? 'an empty string' : `a string of ${value.length} characters`;
   return describeValue(value);
 }
 
-/**
- * A validated identifier (table or schema name). `maxLength` leaves room for the suffixes of
- * index and constraint names, which PostgreSQL would otherwise truncate into collisions.
- */
+/** A validated identifier; `maxLength` leaves room for index-name suffixes (PostgreSQL truncates into collisions). */
 export function readIdentifier(value: unknown, path: string, fallback?: string, maxLength = 63): string | undefined {
   if (value === undefined) return fallback;
   if (typeof value !== 'string' || !IDENTIFIER.test(value) || value.length > maxLength) {
@@ -119,10 +107,8 @@ export function readIdentifier(value: unknown, path: string, fallback?: string, 
 }
 
 /**
- * The keys of an options interface, as `readObject` takes them. The compiler checks the list both
- * ways against the interface: a key the interface gains but the list lacks, or a key the list has
- * but the interface does not, fails the build, so an option can never be typed but refused (or
- * accepted but untyped).
+ * The keys of an options interface, checked both ways by the compiler, so an option can never be
+ * typed but refused, or accepted but untyped.
  */
 export const keysOf = <T extends object>(keys: { readonly [K in keyof Required<T>]: true }): readonly string[] =>
   Object.keys(keys);

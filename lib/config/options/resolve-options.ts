@@ -69,10 +69,8 @@ import type {
 } from './resolved-options.interface.js';
 
 /**
- * The cross-replica wake-up window. 2 ms: at a steady rate a window never closes idle, so nearly
- * every wake-up is the trailing one and a message waits half a window; at 2 ms another process
- * publishes at a p50 under 2 ms at 200 and 1,000 msg/s (docs/benchmark.md), with at most 500
- * NOTIFYs a second per table. A longer window trades that latency for fewer, larger claims.
+ * The cross-replica wake-up window. At a steady rate nearly every wake-up is the trailing one, so a
+ * message waits half a window: 2 ms gives a p50 under 2 ms (docs/benchmark.md), at most 500 NOTIFYs/s.
  */
 const DEFAULT_NOTIFY_COALESCE_MS = 2;
 
@@ -143,13 +141,9 @@ const RETENTION_KEYS = keysOf<RetentionOptions>({
   jobName: true,
 });
 
-/** Rows a claim asks for when `batchSize` is not given (never more than `concurrency`). */
 const DEFAULT_BATCH_SIZE = 50;
 
-/**
- * Applies the defaults and validates the options in one place, for `forRoot` and
- * `forRootAsync` alike. Throws `InvalidQueueBoxOptionsError` naming the option path.
- */
+/** Applies defaults and validates, for `forRoot` and `forRootAsync`. Throws `InvalidQueueBoxOptionsError`. */
 export function resolveOptions(
   raw: QueueBoxModuleOptions | undefined,
   context: ResolveContext = {},
@@ -196,10 +190,7 @@ export function resolveOptions(
   return resolved;
 }
 
-/**
- * The value of an option that moved: under its new name, or under its deprecated one (noted in
- * `deprecations`, logged at start-up). Both at once is refused: which one was meant is unknown.
- */
+/** An option that moved: new name, or deprecated one (noted in `deprecations`). Both at once is refused. */
 function movedOption(
   value: unknown,
   path: string,
@@ -367,11 +358,8 @@ function resolveInbox(
 }
 
 /**
- * `batchSize` and `concurrency` of a claiming loop. Neither set: the adaptive pace, from its start
- * values (docs/reference/options.md, "Adaptive pace"). Either set: both fixed, as given or by
- * default. A claim never takes more rows than there are free slots, so a batch larger than
- * `concurrency` could never fill: the default batch is capped at `concurrency`, and an explicit
- * one above it is refused.
+ * `batchSize` and `concurrency` of a claiming loop: neither set, the adaptive pace; either set, both
+ * fixed. A batch above `concurrency` could never fill: the default is capped, an explicit one refused.
  */
 function readBatching(
   loop: Record<string, unknown>,
@@ -390,11 +378,7 @@ function readBatching(
   return { batchSize, concurrency, adaptive: false };
 }
 
-/**
- * The declared sources. Where the HTTP intake is mounted, each must say how its requests are
- * trusted: a secret, or `unsigned: true`. An unset secret (`secret: process.env.X` with X unset)
- * is then a start-up error, never a silently open source, and so is one next to `unsigned: true`.
- */
+/** The declared sources. Where the intake is mounted, each needs a secret or `unsigned: true`. */
 function resolveSources(
   sources: Record<string, unknown>,
   context: ResolveContext,
@@ -465,7 +449,6 @@ export function resolveBackoff(backoff: Record<string, unknown>, path: string): 
   };
 }
 
-/** The options of each destination type. */
 const DESTINATION_KEYS: Record<DestinationOptions['type'], readonly string[]> = {
   http: keysOf<HttpDestinationOptions>({
     type: true,
@@ -537,14 +520,11 @@ function resolveDestinations(destinations: Record<string, unknown>): ReadonlyMap
 }
 
 /**
- * The signing keys of an http destination. A `secret` key that is present must hold a secret:
- * `secret: process.env.X` with X unset would otherwise send unsigned requests, and a receiver that
- * checks signatures would refuse every one, until each message is dead. `unsigned: true` says
- * that unsigned is meant. A destination with neither key sends unsigned, as it always has.
+ * The signing keys of an http destination. A `secret` key present but unset fails (else requests go
+ * out unsigned and a checking receiver refuses them all); `unsigned: true` says unsigned is meant.
  */
 function readDestinationSecrets(destination: Record<string, unknown>, path: string): Buffer[] | undefined {
   const unsigned = readBoolean(destination.unsigned, `${path}.unsigned`, false);
-  // An unset environment variable reads as undefined, an empty one as ''.
   const unset = destination.secret === undefined || destination.secret === '';
   if (unsigned) {
     if (!unset) throw new InvalidQueueBoxOptionsError(path, secretAndUnsigned(path));
@@ -556,10 +536,7 @@ function readDestinationSecrets(destination: Record<string, unknown>, path: stri
   return readWebhookSecrets(destination.secret, `${path}.secret`);
 }
 
-/**
- * An absolute http(s) URL without credentials: a password in a URL would be written into logs
- * and `last_error` by every failure that names the request. Never echoes the value.
- */
+/** An absolute http(s) URL without credentials (a password would reach logs and `last_error`). Never echoed. */
 function readUrl(value: unknown, path: string): URL {
   const allowed = 'an absolute http:// or https:// URL without user or password (send credentials with "headers")';
   const url = typeof value === 'string' && URL.canParse(value) ? new URL(value) : undefined;

@@ -10,10 +10,8 @@ import type { DatabaseErrorKind, DatabaseFacts, DriverRow } from '../statement-r
 import type { ConnectionPooling } from '../connection-pooling.js';
 
 /*
- * What one database is to QueueBox: its SQL texts, how it binds values, and what it can and
- * cannot do. The statement catalog (statement-catalog.ts) builds every statement from a profile;
- * the registry (dialect-registry.ts) maps a DataSource type or a URL scheme to one. Nothing above
- * lib/database/dialects/ reads a database's name to decide anything: it reads the profile.
+ * What one database is to QueueBox: its SQL texts, how it binds values, what it can do. Nothing
+ * above lib/database/dialects/ reads a database's name to decide anything: it reads the profile.
  */
 
 /**
@@ -27,12 +25,10 @@ export interface ClaimLockProfile {
    */
   taken: 'always' | 'on-request';
   /**
-   * Who holds a granted lock: the claim's transaction, so that its commit, its rollback, or the
-   * end of the session releases it, and a client timeout cannot leave it held on a pooled
-   * connection. A session-owned lock would need a release the claim runner does not run.
+   * The claim's transaction holds it, so commit, rollback or session end releases it, and a client
+   * timeout cannot leave it held on a pooled connection.
    */
   owner: 'transaction';
-  /** Statements before the lock, in its transaction (the bound on the wait). */
   setup: readonly string[];
   /** Takes the lock named by its one parameter; its rows say whether it was granted. */
   acquire: string;
@@ -64,33 +60,23 @@ export interface WakeUpProfile {
  * so they use the strictest bound of the registered dialects (`strictestLimits`, dialect-registry.ts).
  */
 export interface DialectLimits {
-  /** The longest identifier (a schema name) the database keeps. */
   identifierLength: number;
   /** The longest table name: index and constraint names add a suffix to it. */
   tableNameLength: number;
-  /** The longest interval, in milliseconds, a statement adds to the clock (a lease, a delay, a back-off). */
   intervalMs: number;
-  /** The longest age, in milliseconds, a retention statement subtracts from the clock. */
   ageMs: number;
-  /** The longest key (source, destination, ordering or idempotency key), in characters. */
   keyLength: number;
 }
 
-/** The client a URL opens a DataSource for. */
 export interface UrlClient {
-  /** What the database's session list shows. */
   applicationName: string;
-  /** Connections of the DataSource's pool at most. */
   poolSize: number;
 }
 
-/** Connection URLs of the database. */
 export interface UrlProfile {
-  /** Schemes of its URLs, without the colon. */
   schemes: readonly string[];
   /** A URL must name its database (SQL Server: a login's default database is seldom QueueBox's). */
   needsDatabase: boolean;
-  /** TypeORM's options for `text` (parsed: `url`), one of `schemes`. */
   dataSourceOptions(text: string, url: URL, client: UrlClient): DataSourceOptions;
 }
 
@@ -99,24 +85,15 @@ export interface SchemaScriptLayout {
   begin: readonly string[];
   end: readonly string[];
   terminate(statement: string): string;
-  /** The command line that runs the script. */
   client: string;
 }
 
-/**
- * One database: its SQL, its parameter encoders, and its capabilities. `Name` is the TypeORM
- * DataSource type it serves.
- */
+/** One database: its SQL, its parameter encoders, its capabilities. `Name` is the DataSource type it serves. */
 export interface DialectProfile<Name extends string = string> {
   readonly name: Name;
-  /** The database's name in messages and reports: 'PostgreSQL', 'SQL Server'. */
   readonly displayName: string;
 
-  /**
-   * Its SQL: every statement's text as a function of the table names, by the statement's key
-   * (the catalog builds them once). An idle probe, a one-row completion, inserts that carry a
-   * wake-up with their commit: the dialect has them where its texts include them.
-   */
+  /** Every statement's text as a function of the table names, by the statement's key. */
   readonly texts: DialectTexts;
   readonly encode: ParameterEncoders;
 
@@ -126,16 +103,11 @@ export interface DialectProfile<Name extends string = string> {
    * QueueBox's transactions must always name theirs.
    */
   readonly isolationSticks: boolean;
-  /**
-   * The driver runs a statement with a name as a prepared statement (node-postgres): the hot
-   * statements (claims, completions, group renewals) get one, unless `preparedStatements` is off.
-   */
+  /** The driver prepares named statements (node-postgres): the hot ones, unless `preparedStatements` is off. */
   readonly prepares: boolean;
   /**
-   * A statement can let its own autocommit transaction commit without waiting for its WAL flush
-   * (PostgreSQL: `synchronous_commit` set for the transaction inside the statement): the outbox's
-   * completion then takes one more parameter, the outbox's `asyncMarks`. False: marks always
-   * commit durably, and the option is ignored.
+   * A statement can commit its own autocommit transaction without the WAL flush (PostgreSQL): the
+   * outbox's completion then takes `asyncMarks` as one more parameter. False: the option is ignored.
    */
   readonly asyncCommit: boolean;
   /** Undefined: replicas rely on polling. */
@@ -149,27 +121,17 @@ export interface DialectProfile<Name extends string = string> {
     defaultMigrations: string;
   };
 
-  /** Runs one statement on `runner`'s connection; the driver's rows (none without a result set). */
   execute(runner: QueryRunner, statement: SqlStatement): Promise<DriverRow[]>;
   /**
-   * Ends a runner's connection at once, without a round trip, so that its pending statement fails
-   * and the pool drops it: what a statement past `statementTimeoutMs` does, and a session whose
-   * server refused a write as read-only. Undefined: the driver bounds its requests itself (SQL
-   * Server's `requestTimeout`), and QueueBox sets no deadline.
+   * Ends a connection at once, without a round trip, so its pending statement fails and the pool
+   * drops it (past `statementTimeoutMs`, or refused as read-only). Undefined: the driver bounds its
+   * requests itself (SQL Server's `requestTimeout`).
    */
   discardConnection?(runner: QueryRunner): void;
-  /** What a driver error means to the claim mechanism, or undefined. */
   classifyError(error: unknown): DatabaseErrorKind | undefined;
-  /**
-   * Finds out whether the DataSource's connections keep their server session, and their prepared
-   * statements, across transactions (a pooler in transaction mode does not). Undefined: they do.
-   */
+  /** Whether connections keep their session and prepared statements across transactions. Undefined: they do. */
   probePooling?(dataSource: DataSource, deadline: StatementDeadline): Promise<ConnectionPooling>;
-  /** A start-up check of the database (version, settings QueueBox depends on). */
   readonly startupProbe?: { text: string; decode(rows: readonly DriverRow[]): DatabaseFacts };
-  /**
-   * Readies the application's DataSource for QueueBox when the dialect is resolved, and refuses
-   * options QueueBox cannot work with (an `InvalidQueueBoxOptionsError`).
-   */
+  /** Readies the DataSource when the dialect is resolved; refuses options it cannot work with. */
   prepareDataSource?(dataSource: DataSource): void;
 }

@@ -48,44 +48,27 @@ const decodeClaimedInbox = claimDecoder(decodeInboxRow);
 
 /** What the catalog is built with besides the profile and the tables. */
 export interface CatalogOptions {
-  /**
-   * Name the hot statements, so that they run as prepared statements where the dialect
-   * `prepares` (default true). Off behind a pooler that does not keep prepared statements across
-   * transactions (PgBouncer before 1.21 in transaction mode).
-   */
+  /** Name the hot statements where the dialect `prepares` (default true); off behind a transaction-mode pooler. */
   prepared?: boolean;
   /** The client-side deadline of every statement, in ms (`statementTimeoutMs`; default 30 000). */
   statementTimeoutMs?: number;
 }
 
-/** A hot text, built once, and the name it is prepared under (where it can ever be). */
 interface HotText {
   readonly sql: string;
   readonly name: string | undefined;
 }
 
-/** The outbox inserts' two texts: one row without delay, and lists. */
 interface InsertTexts {
   readonly insertOutboxOne: string;
   readonly insertOutbox: string;
 }
 
 /**
- * Every statement of `SqlDialect`, once, for any dialect. The statement methods follow from the
- * definitions (statements.ts), built once from the profile's texts (statement-methods.ts); the
- * methods below are the catalog's own: the capabilities, and the composites no definition
- * describes, with why each is one:
- *
- * - `insertOutbox`: a one-row form of scalars and a form of lists for many rows or a delay, whose
- *   parameters differ, each again with a wake-up where the database delivers one with the commit;
- * - `claimOutbox`, `claimInbox`, `claimPull`: a plan, not a statement: the claim lock where the
- *   profile or the options ask for it, the idle probe where the profile has one, then the claim;
- * - `startupProbe`: the profile's own statement, with the profile's decoder;
- * - `dropSchema`: only for a schema of QueueBox's own; without one there is no text.
- *
- * What differs between databases beyond text and encoding is a capability the profile states
- * (the claim lock, the idle probe, prepared hot statements, commit wake-ups), never a branch on a
- * database's name.
+ * Every statement of `SqlDialect`, once, for any dialect: methods built from the definitions
+ * (statements.ts), plus the composites no definition describes (`insertOutbox`'s forms, the claim
+ * plans, `startupProbe`, `dropSchema`). Databases differ only by the capabilities their profile
+ * states, never by a branch on a database's name.
  */
 export class StatementCatalog extends withOwnMethods<StatementMethods<Statements>>() implements SqlDialect {
   private readonly inserts: InsertTexts;
@@ -103,7 +86,6 @@ export class StatementCatalog extends withOwnMethods<StatementMethods<Statements
     readonly tables: ResolvedTableNames,
     options: CatalogOptions = {},
   ) {
-    // Statement text depends only on the table names: build it once.
     const { texts } = profile;
     const preparing: Preparing = { prepared: profile.prepares && (options.prepared ?? true) };
     super(
@@ -183,12 +165,9 @@ export class StatementCatalog extends withOwnMethods<StatementMethods<Statements
   }
 
   /**
-   * A named statement the session serving it does not know (or knows from another client): the
-   * connection moved to another backend since it prepared it, so the connections are pooled per
-   * transaction, whatever the start-up probe saw (a pooler put in front of the database since, or
-   * a probe that a busy pool fooled). Every hot statement runs unnamed from now on, said once. The
-   * statement did not run: outside a transaction it runs again, unnamed; inside one, the error
-   * stands (the transaction is aborted) and the caller's retry runs unnamed.
+   * A named statement the session does not know: the connection moved backend since preparing, so
+   * connections are pooled per transaction whatever the start-up probe saw. Every hot statement runs
+   * unnamed from now on (said once). Outside a transaction it runs again; inside one the error stands.
    */
   private unprepared(runner: QueryRunner, statement: SqlStatement, error: unknown): Promise<DriverRow[]> {
     if (this.profile.classifyError(error) !== 'prepared-statement-lost') throw error;
@@ -230,7 +209,6 @@ export class StatementCatalog extends withOwnMethods<StatementMethods<Statements
 
   insertOutbox(rows: readonly OutboxInsertRow[], wakeUp?: CommitWakeUp): SqlStatement<InsertedOutboxRow[]> {
     const e = this.encode;
-    // The wake-up rides along only where the database delivers it with the commit (its texts' notifyingInserts).
     const texts = wakeUp && this.notifying ? this.notifying : this.inserts;
     const wakeParams = wakeUp && this.notifying ? [e.text(wakeUp.channel), e.text(wakeUp.sender)] : [];
     if (rows.length === 1 && rows[0].delayMs === 0) {
@@ -274,7 +252,6 @@ export class StatementCatalog extends withOwnMethods<StatementMethods<Statements
     );
   }
 
-  /** The relay's claim: always after its claim lock, on every database. */
   claimInbox(sources: readonly string[], request: ClaimRequest): ClaimPlan<ClaimedInboxRow> {
     const params = [...this.claimParams(request), this.encode.keys(sources)];
     return this.plan({ kind: 'relay' }, request, true, params, [this.encode.keys(sources)], decodeClaimedInbox);
@@ -301,10 +278,7 @@ export class StatementCatalog extends withOwnMethods<StatementMethods<Statements
     return { sql: this.profile.texts.dropSchema({ ...this.tables, schema }), params: [], decode: decodeNothing };
   }
 
-  /**
-   * One claim: the claim lock where the dialect always takes it or the claimer asked for it; after
-   * an idle poll, the dialect's lock-free probe first, where it has one.
-   */
+  /** One claim: the claim lock where always taken or asked for; after an idle poll, the probe first. */
   private plan<Row>(
     target: ClaimLockTarget,
     request: ClaimRequest,

@@ -2,14 +2,9 @@ import type { QueryRunner } from 'typeorm';
 import { StatementTimeoutError } from '../../shared/errors/statement-timeout.error.js';
 import { statementTimedOut } from '../../shared/queuebox.messages.js';
 
-/** The default of the `statementTimeoutMs` option. */
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 
-/**
- * Ends a runner's connection, so that the pool discards it (dialect-profile.interface.ts,
- * `discardConnection`). `pending` is the statement that ran out of time: the dialect may wait for
- * it to end on the server (a cancel) before the connection's place in the pool is freed.
- */
+/** Ends a runner's connection so the pool drops it; `pending` lets the dialect cancel it on the server first. */
 export type DiscardConnection = (runner: QueryRunner, pending?: Promise<unknown>) => void;
 
 /**
@@ -39,18 +34,11 @@ export async function beforeDeadline<T>(
 }
 
 /**
- * Runs `work` (statements on `runner`'s connection) with a client-side deadline. A statement on a
- * connection that a network cut left open without FIN or RST never gets an answer, and the
- * server's `statement_timeout` cannot help: its error would travel the same dead connection. At
- * the deadline the connection is discarded (`discard`: the dialect stops the statement on the
- * server where it can, ends the connection, which fails its pending statement, and makes the pool
- * drop it instead of handing it out again), and the caller gets `StatementTimeoutError`.
- *
- * The wait for a connection from the pool is not part of the deadline (the pool's own
- * `connectionTimeoutMillis` bounds it).
- *
- * node-postgres' own `query_timeout` is not used: it fails the query but leaves it active on the
- * connection, which then goes back to the pool busy, and every later query on it waits behind it.
+ * Runs `work` on `runner`'s connection with a client-side deadline: a connection cut without FIN or
+ * RST never answers, and the server's `statement_timeout` error would travel the same dead
+ * connection. At the deadline `discard` ends the connection and the caller gets
+ * `StatementTimeoutError`. The pool wait is not included (`connectionTimeoutMillis` bounds it).
+ * Not node-postgres' `query_timeout`: it leaves the query active on a connection returned to the pool.
  */
 export async function withinDeadline<T>(
   runner: QueryRunner,

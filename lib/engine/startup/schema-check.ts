@@ -36,16 +36,10 @@ interface NotReady {
 type LoopStart = () => void | Promise<void>;
 
 /**
- * Checks at start-up, once the DataSource is initialized, that QueueBox's tables exist with the
- * columns of its schema version: one catalog query in `onModuleInit`, so before any loop starts in
- * `onApplicationBootstrap`; nothing on the hot path. Tables that are not ready fail start-up with
- * `MissingMigrationsError` naming the migrations to add. With `startup.waitForMigrations`, start-up
- * goes on with one warning instead: the loops wait (`whenReady`) and health reports down until a
- * later check, every `startup.checkIntervalMs`, finds the tables; then the loops start.
- *
- * The DataSource not initialized (`manualInitialization`) and a check the database fails (a
- * schema without USAGE, a connection lost) are not ready either: start-up fails with the
- * `InvalidQueueBoxOptionsError` or the database's own error, or waits.
+ * Checks at start-up (`onModuleInit`, before any loop starts) that QueueBox's tables exist with the
+ * columns of its schema version; nothing on the hot path. Not ready: `MissingMigrationsError`, or with
+ * `startup.waitForMigrations` a warning, health down and loops waiting until a later check passes.
+ * An uninitialized DataSource or a failing check counts as not ready too.
  */
 @Injectable()
 export class SchemaCheck implements OnModuleInit, BeforeApplicationShutdown {
@@ -81,10 +75,7 @@ export class SchemaCheck implements OnModuleInit, BeforeApplicationShutdown {
     this.waiting = this.waitForTables(checkIntervalMs);
   }
 
-  /**
-   * Runs a loop's `start` now when the tables are ready (its failure fails start-up, as before),
-   * else once they are (a failure is logged then); never once shutdown began.
-   */
+  /** Runs a loop's `start` when the tables are ready (now, or later; never after shutdown began). */
   async whenReady(start: LoopStart): Promise<void> {
     if (this.notReady.length === 0) return start();
     if (!this.stopped.signal.aborted) this.pending.push(start);
@@ -120,7 +111,6 @@ export class SchemaCheck implements OnModuleInit, BeforeApplicationShutdown {
     }
   }
 
-  /** One check: undefined when the tables are ready. */
   private async inspect(): Promise<NotReady | undefined> {
     if (!this.dataSource.isInitialized) {
       const message = dataSourceNotInitialized();

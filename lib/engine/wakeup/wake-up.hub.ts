@@ -22,10 +22,8 @@ import { listenNotLasting } from '../../shared/queuebox.messages.js';
 type WakeListener = () => void;
 
 /**
- * Wakes the loops of a table when a new row is committed: at once in this process once the
- * writing transaction commits, and in other replicas through the dialect's wake-up transport
- * (PostgreSQL: a coalesced LISTEN/NOTIFY; SQL Server has none, and its replicas poll). The poll
- * interval is only the fallback.
+ * Wakes the loops of a table when a new row is committed: in this process after the commit, and in
+ * other replicas through the dialect's transport (PostgreSQL LISTEN/NOTIFY; SQL Server polls).
  */
 @Injectable()
 export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -33,10 +31,7 @@ export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutd
   private readonly instanceId = randomUUID();
   private readonly listeners = new Map<QueueBoxTable, Set<WakeListener>>();
   private readonly notifiers = new Map<QueueBoxTable, CoalescedNotifier>();
-  /**
-   * Tables written inside a transaction that has not committed yet, per query runner, and whether
-   * the transaction carries its own wake-up to the other replicas (a NOTIFY sent with its commit).
-   */
+  /** Tables written per uncommitted transaction, and whether it carries its own NOTIFY. */
   private readonly awaitingCommit = new WeakMap<QueryRunner, Map<QueueBoxTable, boolean>>();
   private readonly subscriber: EntitySubscriberInterface;
   private transport?: WakeUpTransport;
@@ -63,7 +58,6 @@ export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutd
     };
   }
 
-  /** Calls `listener` whenever rows of `table` may have become claimable. */
   subscribe(table: QueueBoxTable, listener: WakeListener): () => void {
     const set = this.listeners.get(table) ?? new Set();
     this.listeners.set(table, set);
@@ -72,10 +66,8 @@ export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   /**
-   * Before rows of `table` are written: the wake-up the write statement should carry to its
-   * commit, when this write opens a coalescing window (its leading edge), or undefined (then the
-   * other replicas are woken after the commit, by `rowsWritten`). Pass what the statement
-   * carried to `rowsWritten`.
+   * Before a write: the wake-up the statement should carry to its commit when it opens a coalescing
+   * window, or undefined (others are woken after the commit). Pass what it carried to `rowsWritten`.
    */
   commitWakeUp(table: QueueBoxTable): CommitWakeUp | undefined {
     const transport = this.transport;
@@ -83,11 +75,7 @@ export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutd
     return transport.withCommit(table);
   }
 
-  /**
-   * Rows of `table` were written with `manager`: wake the loops once they are visible, i.e.
-   * after the manager's transaction commits, or now when there is no transaction. `carried`: the
-   * write statement carried a wake-up of `commitWakeUp`, so the commit itself wakes the others.
-   */
+  /** Rows were written with `manager`: wake the loops after its commit (or now). `carried`: its statement did. */
   rowsWritten(table: QueueBoxTable, manager?: EntityManager, carried = false): void {
     const runner = manager?.queryRunner;
     if (runner?.isTransactionActive) {
@@ -99,12 +87,10 @@ export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutd
     this.signal(table, carried);
   }
 
-  /** Wakes this process's loops of `table` now, without a notification. */
   wakeLocal(table: QueueBoxTable): void {
     this.listeners.get(table)?.forEach((listener) => listener());
   }
 
-  /** True when wake-ups reach other replicas; without, they find new rows on their poll interval. */
   get crossReplica(): boolean {
     return this.transport !== undefined;
   }
@@ -121,9 +107,8 @@ export class WakeUpHub implements OnApplicationBootstrap, BeforeApplicationShutd
       this.notifiers.set(table, new CoalescedNotifier(notify.coalesceMs, () => transport.send(table)));
     }
     if (!this.options.workers.enabled) return;
-    // A LISTEN on a connection pooled per transaction would not last past its transaction: only a
-    // connection of its own (notify.listenUrl) can listen then. NOTIFYs are still sent: replicas
-    // that listen are still woken.
+    // A LISTEN pooled per transaction would not outlast it: only `notify.listenUrl` can listen then.
+    // NOTIFYs are still sent, for the replicas that do listen.
     if (this.dialect.pooling.sessionPerTransaction && notify.listenUrl === undefined) {
       this.logger.warn(listenNotLasting());
       return;

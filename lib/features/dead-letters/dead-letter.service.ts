@@ -29,21 +29,15 @@ import {
   checkTable,
 } from './operator-input.js';
 
-/** Rows per replay or discard statement: short transactions, a bounded statement. */
 const MAX_CHUNK = 1_000;
 const DEFAULT_CHUNK = 500;
-/** Ids one call may list; more go by filter. */
 const MAX_IDS = 10_000;
 
 /**
- * The dead letters of the outbox and the inbox: list them, inspect one, replay or discard them
- * (by ids or by filter), and follow replayed rows until they are delivered. Every method takes the
- * table, `'outbox'` or `'inbox'`. Exported by `QueueBoxModule`: inject it anywhere; the admin API
- * and page (`QueueBoxAdminModule`) and the `queuebox dead` command use it too.
- *
- * Every input is checked before any statement runs: a bad value throws `InvalidArgumentError`
- * whose `field` names it. Replays and discards are logged (table, how the rows were chosen, how
- * many, `actor`), never with payloads.
+ * The dead letters of the outbox and the inbox: list, inspect, replay or discard them (by ids or by
+ * filter), and follow replayed rows. Exported by `QueueBoxModule`. Inputs are checked before any
+ * statement runs (`InvalidArgumentError` naming the `field`); replays and discards are logged
+ * without payloads.
  * @publicApi
  */
 @Injectable()
@@ -57,9 +51,8 @@ export class DeadLetterService {
   ) {}
 
   /**
-   * A page of the dead rows of `table` that match the query's filter, oldest first, without
-   * payloads. `next` is the `after` of the following page; it is absent when the page was not full.
-   * `destination` filters the outbox and `source` the inbox; the other one is refused.
+   * A page of the dead rows of `table` matching the filter, oldest first, without payloads; `next`
+   * is the following page's `after`. `destination` filters the outbox, `source` the inbox.
    * @throws InvalidArgumentError `table`, `after`, `limit` (1 to 1000, default 100), or a filter field.
    */
   async list<T extends QueueBoxTable>(
@@ -72,7 +65,6 @@ export class DeadLetterService {
       afterId: query.after === undefined ? '0' : checkRowId(query.after, 'after'),
       limit: checkInteger(query.limit, 'limit', 1, MAX_PAGE, DEFAULT_PAGE),
     };
-    // Each table lists its dead rows in its own shape (the outbox's message ids, the inbox's idempotency keys).
     const listings: Record<QueueBoxTable, () => Promise<(DeadOutboxMessage | DeadInboxMessage)[]>> = {
       outbox: () => this.runner.run(this.dialect.listDeadOutbox(page)),
       inbox: () => this.runner.run(this.dialect.listDeadInbox(page)),
@@ -82,9 +74,8 @@ export class DeadLetterService {
   }
 
   /**
-   * One dead row in full: message id or idempotency key, key, attempts, last error, headers, when
-   * it was written and when it died; its payload only with `payload: true`.
-   * @throws DeadLetterNotFoundError when the row is not dead (replayed, discarded, purged, never dead).
+   * One dead row in full; its payload only with `payload: true`.
+   * @throws DeadLetterNotFoundError when the row is not dead.
    * @throws InvalidArgumentError `table` or `id`.
    */
   async inspect(
@@ -99,11 +90,9 @@ export class DeadLetterService {
   }
 
   /**
-   * Sends dead rows again: listed ids (up to 10,000) or every dead row of a filter. They become
-   * pending now with their attempt count back to 0 and the last error kept; an outbox message
-   * keeps its `X-Message-Id`. Rows that are not dead are left alone. Runs in chunks of
-   * `chunkSize` rows (1 to 1000, default 500), each its own short transaction, in id order, so
-   * per-key order holds; replayed rows wake the loops at once.
+   * Sends dead rows again: listed ids (up to 10,000) or a filter. They become pending now, attempts
+   * back to 0, last error kept; rows not dead are left alone. Chunks of `chunkSize` (1 to 1000,
+   * default 500) in id order, each its own transaction, so per-key order holds.
    * @throws InvalidArgumentError `table`, `selection`, `ids`, `chunkSize`, or a filter field.
    */
   replay(
@@ -115,8 +104,7 @@ export class DeadLetterService {
   }
 
   /**
-   * Deletes dead rows, by ids or by filter, in chunks, as `replay` does. Rows that are not dead are
-   * left alone.
+   * Deletes dead rows, by ids or by filter, in chunks, as `replay` does.
    * @throws InvalidArgumentError `table`, `selection`, `ids`, `chunkSize`, or a filter field.
    */
   discard(
@@ -128,8 +116,7 @@ export class DeadLetterService {
   }
 
   /**
-   * Where rows of `table` are now, by id (up to 1000), in id order: to follow replayed rows until
-   * they are `sent` or `processed` (or `dead` again). Rows that no longer exist are not listed.
+   * Where rows of `table` are now, by id (up to 1000), in id order; rows gone are not listed.
    * @throws InvalidArgumentError `table` or `ids`.
    */
   async rowStates(table: QueueBoxTable, ids: readonly string[]): Promise<RowStateRow[]> {
@@ -147,8 +134,7 @@ export class DeadLetterService {
   ): Promise<DeadLetterBatchResult> {
     const checked = checkTable(table);
     const chunkSize = checkInteger(options.chunkSize, 'chunkSize', 1, MAX_CHUNK, DEFAULT_CHUNK);
-    // A replayed row is claimable at once: wake this replica's loops (and others', through the
-    // cross-replica transport) instead of waiting for their next poll.
+    // A replayed row is claimable at once: wake the loops here and in other replicas.
     const onChunk = () => {
       if (action === 'replay') this.wakeUps.rowsWritten(checked);
     };

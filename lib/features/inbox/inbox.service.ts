@@ -18,10 +18,7 @@ import { toInboxRow } from './validate-inbox-message.js';
 /** Inserts tried when a duplicate's row keeps vanishing between the insert and the read (a retention sweep each time). */
 const MAX_RECEIVE_ATTEMPTS = 3;
 
-/**
- * Options of `InboxService.receive`.
- * @publicApi
- */
+/** Options of `InboxService.receive`. @publicApi */
 export interface ReceiveOptions {
   /** Store the message in this open transaction; autocommit when omitted. */
   manager?: EntityManager;
@@ -29,10 +26,7 @@ export interface ReceiveOptions {
   serializedPayload?: string;
 }
 
-/**
- * Stores received messages once per (source, idempotency key).
- * @publicApi
- */
+/** Stores received messages once per (source, idempotency key). @publicApi */
 @Injectable()
 export class InboxService {
   constructor(

@@ -58,11 +58,8 @@ export type IntakeVerdict = { ok: true; message: InboxMessageInput; payload: str
 type AcceptedHead = { ok: true; id: string; headers: Record<string, string | undefined> };
 
 /**
- * The checks of a request that need no body: the content type and encoding, the id, and on a
- * signed source the signature headers' presence, form and age, and a key that only a covering
- * signature may carry. Run before the body is read (IntakeBodyReader), so that a request that
- * can never be accepted does not make the server wait for and buffer its body, and again by
- * `readIntakeRequest`, which adds the checks of the body.
+ * The checks that need no body (content type, id, signature headers' form and age), run before the
+ * body is read so a hopeless request is not buffered, and again by `readIntakeRequest`.
  */
 export function checkIntakeHead(head: IntakeHead): AcceptedHead | IntakeRefusal {
   const headers = single(head.headers);
@@ -101,12 +98,10 @@ export function checkIntakeHead(head: IntakeHead): AcceptedHead | IntakeRefusal 
 }
 
 /**
- * Checks one intake request and turns it into the message to store. Everything stored comes
- * from the request's bytes and from headers a signature covers: on a signed source the Standard
- * Webhooks signature (`webhook-signature`) covers the id, the timestamp and the raw body, and
- * `X-QueueBox-Signature` covers the ordering key and the trace context. A key without that second
- * signature is refused; uncovered trace headers are not kept. The id is `webhook-id` (on an
- * unsigned source `X-Message-Id` too, which unsigned QueueBox destinations send).
+ * Checks one intake request and turns it into the message to store. Everything stored comes from the
+ * bytes and from signed headers: `webhook-signature` covers id, timestamp and body;
+ * `X-QueueBox-Signature` covers the ordering key and trace context (a key without it is refused,
+ * uncovered trace headers are dropped). The id is `webhook-id` (unsigned: `X-Message-Id` too).
  */
 export function readIntakeRequest(request: IntakeRequest): IntakeVerdict {
   const head = checkIntakeHead(request);
@@ -145,10 +140,7 @@ export function readIntakeRequest(request: IntakeRequest): IntakeVerdict {
   };
 }
 
-/**
- * Both signatures of a signed source, over the body and the covered headers (their headers'
- * form was checked by `checkIntakeHead`); returns the headers that may be kept.
- */
+/** Both signatures of a signed source; returns the headers that may be kept. */
 function checkSignatures(
   keys: readonly Buffer[],
   id: string,

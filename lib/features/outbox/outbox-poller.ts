@@ -29,18 +29,14 @@ import { toOutboxMessage } from './outbox-message.mapper.js';
 class DestinationNotHereError extends Error {}
 
 /**
- * Claims outbox rows of its configured destinations in batches (rows of any other destination are
- * left pending for the instances that have it: docs/guides/production.md, "Rolling deploys"),
- * publishes each to its destination with bounded concurrency, and finishes it with a fenced write:
- * `sent`, a retry with backoff, or `dead`. Renews each claim every third of the lease while it
- * publishes, reclaims expired claims at most once per a fifth of the lease (`outbox.claimTimeoutMs`), and drains on shutdown
- * (docs/concepts/claims-and-leases.md).
+ * Claims outbox rows of its configured destinations (others stay pending for the instances that have
+ * them), publishes each with bounded concurrency and finishes it with a fenced write (`sent`, retry,
+ * or `dead`), on the shared claim worker.
  */
 @Injectable()
 export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly worker: ClaimWorker<ClaimedOutboxRow>;
   private readonly backlog: BacklogSampler;
-  /** The destinations this instance has: the only ones its claims take rows of. */
   private readonly destinations: readonly string[];
   private unsubscribe?: () => void;
 
@@ -79,12 +75,10 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
     );
   }
 
-  /** The poller's loop, as health and the admin read it. */
   get status(): ClaimWorkerStatus {
     return this.worker.status;
   }
 
-  /** Starts the loop, once QueueBox's tables are ready (startup.waitForMigrations may defer it). */
   async onApplicationBootstrap(): Promise<void> {
     if (!this.options.workers.enabled) return;
     await this.schema.whenReady(() => {
@@ -93,11 +87,7 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
     });
   }
 
-  /**
-   * Stops claiming, waits up to `outbox.shutdownTimeoutMs` for in-flight publishes, then
-   * returns: rows still in flight stay `processing` and are reclaimed after their lease.
-   * Runs before `@nestjs/typeorm` closes the DataSource.
-   */
+  /** Drains up to `outbox.shutdownTimeoutMs`; runs before `@nestjs/typeorm` closes the DataSource. */
   async beforeApplicationShutdown(): Promise<void> {
     this.unsubscribe?.();
     await this.worker.stop();
@@ -115,7 +105,6 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
     if (count > 0) this.events.emit('rows.reclaimed', { table: 'outbox', count });
   }
 
-  /** The backlog gauges, and the rows of destinations this instance does not have (one query). */
   async sample(): Promise<void> {
     this.unknown.sampled('outbox', await this.backlog.sample());
   }
@@ -142,9 +131,8 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
   }
 
   /**
-   * Publishes one claimed row, then marks it `sent` (batched with other rows' marks). A published
-   * message whose mark loses the claim is published again by its new owner: a duplicate with the
-   * same message id (docs/concepts/claims-and-leases.md, "Lost claims").
+   * Publishes one claimed row, then marks it `sent` (batched). A publish whose mark loses the claim is
+   * published again by the new owner, with the same message id.
    */
   async work(row: ClaimedOutboxRow, job: RowJob): Promise<void> {
     const message = toOutboxMessage(row);

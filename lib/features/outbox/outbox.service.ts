@@ -14,10 +14,7 @@ import { WakeUpHub } from '../../engine/wakeup/wake-up.hub.js';
 import { insertOutboxRows } from './insert-outbox-rows.js';
 import { toOutboxRow } from './validate-outbox-message.js';
 
-/**
- * Options of `OutboxService.enqueue`.
- * @publicApi
- */
+/** Options of `OutboxService.enqueue`. @publicApi */
 export interface EnqueueOptions {
   /**
    * The EntityManager of your open transaction (`dataSource.transaction(async (manager) => …)`).
@@ -27,10 +24,7 @@ export interface EnqueueOptions {
   manager?: EntityManager;
 }
 
-/**
- * Writes messages to the outbox in the caller's transaction.
- * @publicApi
- */
+/** Writes messages to the outbox in the caller's transaction. @publicApi */
 @Injectable()
 export class OutboxService {
   constructor(

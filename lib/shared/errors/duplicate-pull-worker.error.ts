@@ -1,9 +1,6 @@
 import { QueueBoxError } from './queuebox.error.js';
 
-/**
- * Thrown at start-up when two `@PullWorker` classes consume the same source.
- * @publicApi
- */
+/** Thrown at start-up when two `@PullWorker` classes consume the same source. @publicApi */
 export class DuplicatePullWorkerError extends QueueBoxError {
   constructor(
     readonly source: string,

@@ -1,9 +1,6 @@
 import { InvalidMessageError } from './invalid-message.error.js';
 
-/**
- * Thrown by `enqueue` when a serialized payload is larger than `outbox.maxPayloadBytes`.
- * @publicApi
- */
+/** Thrown by `enqueue` when a serialized payload is larger than `outbox.maxPayloadBytes`. @publicApi */
 export class PayloadTooLargeError extends InvalidMessageError {
   constructor(
     readonly sizeBytes: number,

@@ -1,7 +1,4 @@
-/**
- * Every error code QueueBox throws. Stable strings: match on them, not on messages.
- * @publicApi
- */
+/** Every error code QueueBox throws. Stable strings: match on them, not on messages. @publicApi */
 export type QueueBoxErrorCode =
   | 'INVALID_OPTIONS'
   | 'UNSUPPORTED_DATABASE'

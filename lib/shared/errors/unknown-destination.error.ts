@@ -1,9 +1,6 @@
 import { InvalidMessageError } from './invalid-message.error.js';
 
-/**
- * Thrown by `enqueue` when a message names a destination that is not configured.
- * @publicApi
- */
+/** Thrown by `enqueue` when a message names a destination that is not configured. @publicApi */
 export class UnknownDestinationError extends InvalidMessageError {
   constructor(
     readonly destination: string,

@@ -1,9 +1,6 @@
 import { InvalidMessageError } from './invalid-message.error.js';
 
-/**
- * Thrown by `InboxService.receive` when `inbox.sources` is declared and does not name the source.
- * @publicApi
- */
+/** Thrown by `InboxService.receive` when `inbox.sources` is declared and does not name the source. @publicApi */
 export class UnknownSourceError extends InvalidMessageError {
   constructor(
     readonly source: string,

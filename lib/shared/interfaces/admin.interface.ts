@@ -4,10 +4,7 @@ import type { ClaimComponent, QueueBoxTable } from './claim.interface.js';
 
 export type { QueueBoxTable } from './claim.interface.js';
 
-/**
- * What a loop is: the outbox poller, the inbox relay, a pull worker, or the retention sweeper.
- * @publicApi
- */
+/** What a loop is: the outbox poller, the inbox relay, a pull worker, or the retention sweeper. @publicApi */
 export type LoopComponent = ClaimComponent | 'retention';
 
 /**
@@ -24,10 +21,7 @@ export interface LostClaim {
   at: Date;
 }
 
-/**
- * One loop of this replica, as of now.
- * @publicApi
- */
+/** One loop of this replica, as of now. @publicApi */
 export interface LoopSnapshot {
   /** `outbox`, `relay`, `pull:<source>` or `retention`: unique per replica. */
   name: string;
@@ -55,10 +49,7 @@ export interface LoopSnapshot {
   lostClaims: LostClaim[];
 }
 
-/**
- * Pending rows of one destination (outbox) or source (inbox).
- * @publicApi
- */
+/** Pending rows of one destination (outbox) or source (inbox). @publicApi */
 export interface BacklogEntry {
   /** The destination (outbox) or source (inbox). */
   name: string;
@@ -67,10 +58,7 @@ export interface BacklogEntry {
   oldestAgeSeconds: number;
 }
 
-/**
- * The backlog of both tables.
- * @publicApi
- */
+/** The backlog of both tables. @publicApi */
 export interface Backlog {
   outbox: BacklogEntry[];
   inbox: BacklogEntry[];
@@ -114,10 +102,7 @@ export interface ClaimAtRisk {
   expiresInMs: number;
 }
 
-/**
- * Claims at risk: leases about to end (from the database), and claims this replica lost recently.
- * @publicApi
- */
+/** Claims at risk: leases about to end (from the database), and claims this replica lost recently. @publicApi */
 export interface ClaimsAtRisk {
   expiring: ClaimAtRisk[];
   lost: (LostClaim & { loop: string })[];
@@ -134,10 +119,7 @@ export interface RowStateRow {
   attempts: number;
 }
 
-/**
- * A filter of dead letters. Every field is optional; given fields must all match.
- * @publicApi
- */
+/** A filter of dead letters. Every field is optional; given fields must all match. @publicApi */
 export interface DeadLetterFilter {
   /** Outbox only: the destination. */
   destination?: string;
@@ -151,10 +133,7 @@ export interface DeadLetterFilter {
   deadBefore?: Date | string;
 }
 
-/**
- * A page request of dead letters: a filter and a keyset position.
- * @publicApi
- */
+/** A page request of dead letters: a filter and a keyset position. @publicApi */
 export interface DeadLetterListQuery extends DeadLetterFilter {
   /** Rows after this id (the `next` of the previous page). */
   after?: string;
@@ -172,10 +151,7 @@ export interface DeadLetterPage<Row> {
   next?: string;
 }
 
-/**
- * One dead letter in full: its headers, its times, and its payload when asked for.
- * @publicApi
- */
+/** One dead letter in full: its headers, its times, and its payload when asked for. @publicApi */
 export interface DeadLetterDetail {
   table: QueueBoxTable;
   id: string;
@@ -195,16 +171,10 @@ export interface DeadLetterDetail {
   payload?: string;
 }
 
-/**
- * Which dead letters a replay or discard takes: listed ids, or every row matching a filter.
- * @publicApi
- */
+/** Which dead letters a replay or discard takes: listed ids, or every row matching a filter. @publicApi */
 export type DeadLetterSelection = { ids: readonly string[] } | { filter: DeadLetterFilter };
 
-/**
- * How a replay or discard runs.
- * @publicApi
- */
+/** How a replay or discard runs. @publicApi */
 export interface DeadLetterBatchOptions {
   /** Rows per statement (each its own short transaction), 1 to 1000. Default 500. */
   chunkSize?: number;
@@ -212,10 +182,7 @@ export interface DeadLetterBatchOptions {
   actor?: string;
 }
 
-/**
- * What a replay or discard did.
- * @publicApi
- */
+/** What a replay or discard did. @publicApi */
 export interface DeadLetterBatchResult {
   /** Rows replayed or discarded. */
   count: number;
@@ -225,8 +192,5 @@ export interface DeadLetterBatchResult {
   ids?: string[];
 }
 
-/**
- * The dead-letter row type of a table.
- * @publicApi
- */
+/** The dead-letter row type of a table. @publicApi */
 export type DeadLetterOf<T extends QueueBoxTable> = T extends 'outbox' ? DeadOutboxMessage : DeadInboxMessage;

@@ -5,10 +5,7 @@
  */
 export type ClaimComponent = 'outbox' | 'relay' | 'pull';
 
-/**
- * The two QueueBox tables: the outbox, and the inbox (claimed by the relay and by pull workers).
- * @publicApi
- */
+/** The two QueueBox tables: the outbox, and the inbox (claimed by the relay and by pull workers). @publicApi */
 export type QueueBoxTable = 'outbox' | 'inbox';
 
 /**

@@ -1,7 +1,4 @@
-/**
- * A received message to store.
- * @publicApi
- */
+/** A received message to store. @publicApi */
 export interface InboxMessageInput {
   /** Who sent it; with the idempotency key, what makes it unique. */
   source: string;

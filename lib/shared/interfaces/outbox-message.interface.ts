@@ -16,10 +16,7 @@ export type DestinationName = [keyof QueueBoxDestinations] extends [never]
   ? string
   : Extract<keyof QueueBoxDestinations, string>;
 
-/**
- * A message to enqueue. `TPayload` types the payload you pass.
- * @publicApi
- */
+/** A message to enqueue. `TPayload` types the payload you pass. @publicApi */
 export interface OutboxMessageInput<TPayload = unknown> {
   /** A configured destination name. */
   destination: DestinationName;
@@ -37,10 +34,7 @@ export interface OutboxMessageInput<TPayload = unknown> {
   delayMs?: number;
 }
 
-/**
- * A message as a publisher receives it.
- * @publicApi
- */
+/** A message as a publisher receives it. @publicApi */
 export interface OutboxMessage {
   /** Row id (bigint as a string). */
   id: string;
@@ -56,10 +50,7 @@ export interface OutboxMessage {
   attempt: number;
 }
 
-/**
- * What `enqueue` returns for each message, in input order.
- * @publicApi
- */
+/** What `enqueue` returns for each message, in input order. @publicApi */
 export interface EnqueuedMessage {
   id: string;
   messageId: string;

@@ -1,9 +1,6 @@
 import type { OutboxMessage } from './outbox-message.interface.js';
 
-/**
- * What a publisher gets besides the message.
- * @publicApi
- */
+/** What a publisher gets besides the message. @publicApi */
 export interface PublishContext {
   /**
    * Fires when the claim is lost (the publish outlived its lease and another worker may publish

@@ -12,10 +12,7 @@ export interface PulledMessage<TPayload = unknown> extends InboxMessage<TPayload
   readonly claim: Claim;
 }
 
-/**
- * Options of `PullService.claim` / `claimBatch`.
- * @publicApi
- */
+/** Options of `PullService.claim` / `claimBatch`. @publicApi */
 export interface PullClaimOptions {
   /** The lease (`lease_ms`), from the database clock; renew every third of it. 100 ms to 24.8 days. */
   leaseMs: number;
@@ -23,10 +20,7 @@ export interface PullClaimOptions {
   claimLock?: boolean;
 }
 
-/**
- * What a pull handler gets with each message.
- * @publicApi
- */
+/** What a pull handler gets with each message. @publicApi */
 export interface PullContext {
   /** The transaction QueueBox opened for this message: write your business change with it. */
   manager: EntityManager;
@@ -37,10 +31,7 @@ export interface PullContext {
   idempotencyKey: string;
 }
 
-/**
- * Options of `@PullWorker(source, options)`.
- * @publicApi
- */
+/** Options of `@PullWorker(source, options)`. @publicApi */
 export interface PullWorkerOptions {
   /** Lease per claim, renewed every third of it while `handle` runs. Default 30000. */
   leaseMs?: number;

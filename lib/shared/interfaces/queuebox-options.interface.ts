@@ -28,37 +28,23 @@ export interface QueueBoxModuleOptions {
   /** Deletion of finished rows. Nothing is ever deleted when omitted. */
   retention?: RetentionOptions;
   /**
-   * Run the hot statements (claims, completions, renewals) as named prepared statements, planned
-   * once per connection. Unset (the default): yes, unless QueueBox finds at start-up that its
-   * connections do not keep prepared statements from one transaction to the next (a pooler in
-   * transaction mode, such as PgBouncer before 1.21 or without `max_prepared_statements`); then
-   * it runs them unnamed and says so in one log line. `false` skips that check; `true` insists,
-   * and start-up fails with `InvalidQueueBoxOptionsError` where it cannot work. PostgreSQL only.
+   * Run the hot statements as named prepared statements. Unset: yes, unless start-up finds a
+   * transaction-mode pooler (then unnamed, logged once). `true` insists (start-up fails where it
+   * cannot work). PostgreSQL only.
    */
   preparedStatements?: boolean;
   /**
-   * The longest wait for the database's answer to one of QueueBox's statements, in ms. Past it,
-   * the statement fails with `StatementTimeoutError`, the server is asked to cancel it, and its
-   * connection is discarded (destroyed, never returned to the pool): a connection that a network
-   * cut left open without FIN or RST would otherwise hold a loop forever, and a backend waiting on
-   * a lock would otherwise outlive its client. Default 30 000; 100 – 86 400 000. PostgreSQL only (SQL
-   * Server's driver bounds every request with the DataSource's `requestTimeout`).
+   * The longest wait for one statement's answer, in ms; then `StatementTimeoutError`, a server-side
+   * cancel, and the connection is discarded. Default 30 000 (100 – 86 400 000). PostgreSQL only.
    */
   statementTimeoutMs?: number;
 }
 
-/**
- * Options every loop of the replica shares (the outbox poller, the inbox relay, pull workers).
- * @publicApi
- */
+/** Options every loop of the replica shares (the outbox poller, the inbox relay, pull workers). @publicApi */
 export interface WorkersOptions {
   /** `false` runs no loops: an API-only replica, or a test that drives QueueBox itself. Default true. */
   enabled?: boolean;
-  /**
-   * How long shutdown waits for a loop's rows in flight before leaving them to reclaim. Default
-   * 10000. `outbox.shutdownTimeoutMs`, `inbox.relay.shutdownTimeoutMs` and a pull worker's
-   * `shutdownTimeoutMs` override it for their loop.
-   */
+  /** How long shutdown waits for a loop's rows in flight before leaving them to reclaim. Default 10000. */
   shutdownTimeoutMs?: number;
   /** How often the backlog and oldest-age gauges are sampled. Default 15000. */
   metricsIntervalMs?: number;
@@ -71,11 +57,8 @@ export interface WorkersOptions {
  */
 export interface StartupOptions {
   /**
-   * `false` (default): tables that are missing or older than this QueueBox fail start-up with
-   * `MissingMigrationsError`, which names the migrations to add. `true`, for an application whose
-   * migrations run after it starts: start-up goes on with one warning, no loop runs and the health
-   * indicator reports down until the tables are there; then the loops start. `enqueue` and
-   * `receive` fail with the database's error meanwhile.
+   * `false` (default): missing or old tables fail start-up with `MissingMigrationsError`. `true`: start-up
+   * goes on with a warning, and the loops start once the tables are there.
    */
   waitForMigrations?: boolean;
   /** How often a replica that waits for its migrations looks for the tables again. Default 5000. */
@@ -99,22 +82,16 @@ export interface QueueBoxOptionsFactory {
 export interface RetentionOptions {
   /** Delete `sent` outbox rows this long after they were sent. */
   outboxSentMs?: number;
-  /**
-   * Delete `processed` inbox rows this long after they were processed. A deleted row no longer
-   * deduplicates: keep it longer than any sender may redeliver the same message.
-   */
+  /** Delete `processed` inbox rows this long after processing (they stop deduplicating). */
   inboxProcessedMs?: number;
   /** Delete `dead` rows of both tables this long after they died (they can no longer be replayed). */
   deadMs?: number;
   /** How often the sweeper runs when no `schedule` is given. Default 60000. */
   intervalMs?: number;
   /**
-   * Runs the sweeper on a cron schedule instead of every `intervalMs`: a cron expression (five
-   * fields, or six with seconds first), or `true` for the off-peak default `'30 3 * * *'` (03:30
-   * every day in `timeZone`, an hour that exists and occurs once on daylight-saving days). The job
-   * is registered in `@nestjs/schedule`'s `SchedulerRegistry` under `jobName`, where the
-   * application can inspect, trigger or stop it. Needs the optional package `@nestjs/schedule`
-   * and `ScheduleModule.forRoot()` imported by the application.
+   * Run the sweeper on a cron schedule (five or six fields) instead of every `intervalMs`; `true` means
+   * `'30 3 * * *'`. Registered in `SchedulerRegistry` as `jobName`. Needs `@nestjs/schedule` and
+   * `ScheduleModule.forRoot()`.
    */
   schedule?: string | true;
   /** IANA time zone of `schedule` (for example `'Europe/Berlin'`). Default `'UTC'`. */
@@ -134,11 +111,7 @@ export interface InboxOptions {
   sources?: Record<string, InboxSourceOptions>;
   /** How far a signature's timestamp may be from now (replay window), in seconds. Default 300. */
   signatureToleranceSeconds?: number;
-  /**
-   * How long the HTTP intake waits for a request's whole body once its headers have arrived, in
-   * milliseconds; a body still incomplete then is answered 408 and its connection closed, so that
-   * slow or stalled senders cannot hold the server's memory. Default 10000.
-   */
+  /** How long the HTTP intake waits for a whole body once headers arrived; then 408. Default 10000. */
   bodyTimeoutMs?: number;
   /** Forwarding of inbox rows into the outbox. */
   relay?: InboxRelayOptions;
@@ -146,17 +119,9 @@ export interface InboxOptions {
 
 /** @publicApi */
 export interface InboxSourceOptions {
-  /**
-   * The Standard Webhooks secret shared with the sender (`whsec_` + base64), or several while
-   * rotating (a request signed with any of them is accepted). Each source needs a secret of its
-   * own. Never logged.
-   */
+  /** The sender's Standard Webhooks secret (`whsec_…`), or several while rotating. Never logged. */
   secret?: string | readonly string[];
-  /**
-   * Accept this source's HTTP deliveries without a signature: anyone who can reach the intake
-   * can then post to it. Where the intake is mounted, every source needs a `secret` or this;
-   * unsigned sources are named in a start-up log line.
-   */
+  /** Accept this source's HTTP deliveries unsigned (anyone who reaches the intake can post). Logged at start-up. */
   unsigned?: boolean;
 }
 
@@ -168,10 +133,7 @@ export interface InboxRelayOptions {
   claimTimeoutMs?: number;
   /** Fallback poll interval when no wake-up arrives. Default 1000. */
   pollIntervalMs?: number;
-  /**
-   * Rows claimed per claim statement. Unset with `concurrency` unset: adaptive (5–100, half the
-   * concurrency; docs/reference/options.md, "Adaptive pace"). Setting either fixes both.
-   */
+  /** Rows per claim. Unset with `concurrency` unset: adaptive (5–100). Setting either fixes both. */
   batchSize?: number;
   /** Forwards in flight at once per instance. Unset with `batchSize` unset: adaptive (5–200, from 20). Else default 20. */
   concurrency?: number;
@@ -210,15 +172,9 @@ export interface OutboxOptions {
   shutdownTimeoutMs?: number;
   /** Fallback poll interval when no wake-up arrives. Default 1000. */
   pollIntervalMs?: number;
-  /**
-   * Rows claimed per claim statement. Unset with `concurrency` unset: adaptive (5–500, half the
-   * concurrency; docs/reference/options.md, "Adaptive pace"). Setting either fixes both.
-   */
+  /** Rows per claim. Unset with `concurrency` unset: adaptive (5–500). Setting either fixes both. */
   batchSize?: number;
-  /**
-   * Publishes in flight at once per instance (rows claimed and not yet marked). Unset with
-   * `batchSize` unset: adaptive (10–1000, from 100). Else default 100.
-   */
+  /** Publishes in flight per instance. Unset with `batchSize` unset: adaptive (10–1000, from 100). Else 100. */
   concurrency?: number;
   /** Publish attempts before a message is marked `dead`. Default 10. */
   maxAttempts?: number;
@@ -227,19 +183,14 @@ export interface OutboxOptions {
   /** Largest accepted serialized payload, in bytes. Default 262144 (256 KiB). */
   maxPayloadBytes?: number;
   /**
-   * Serialize outbox claims with a transaction advisory lock taken before the claim statement.
-   * Closes the one ordering window the lock-free claim has: producers of one key whose
-   * transactions commit in the opposite order of their inserts. Watch
-   * `queuebox_outbox_order_inversions_total` to know whether you need it. Default false.
+   * Serialize outbox claims with a transaction advisory lock, closing the one ordering window of the
+   * lock-free claim (see `queuebox_outbox_order_inversions_total`). Default false.
    */
   claimLock?: boolean;
   /**
-   * PostgreSQL: the outbox poller's own writes — its `sent` marks and its claims — commit without
-   * waiting for their WAL flush (`synchronous_commit` off for that statement's transaction only),
-   * several times faster per key and a flush less per message. A database crash can undo those of
-   * its last moments: their messages are published again (a duplicate with the same message id,
-   * which the outbox allows); none is lost. `false`: every mark and claim waits for its flush.
-   * Ignored on SQL Server. Default true.
+   * PostgreSQL: the poller's claims and `sent` marks commit with `synchronous_commit` off. A database
+   * crash can undo its last marks: those messages are published again (same id), none is lost.
+   * `false`: every mark waits for its flush. Default true.
    */
   asyncMarks?: boolean;
   /** @deprecated Use the top-level `notify` (wake-ups serve both tables). Accepted, with a warning at start-up. */
@@ -252,20 +203,12 @@ export interface OutboxOptions {
 export interface NotifyOptions {
   /** Listen for and send wake-ups. Default true on PostgreSQL. */
   enabled?: boolean;
-  /**
-   * At most one NOTIFY per this window, whatever the number of commits: the first at once, the
-   * rest of the window's as one at its end. Default 2 (low latency across processes); raise it to
-   * trade latency for fewer, larger claims on a busy database.
-   */
+  /** At most one NOTIFY per this window: the first at once, the rest as one at its end. Default 2. */
   coalesceMs?: number;
   /**
-   * A `postgres://` URL for LISTEN only: one connection of its own, outside the application's
-   * pool, to the database directly or through a pooler in session mode. Needed to receive
-   * wake-ups where the application connects through a pooler in transaction mode (PgBouncer),
-   * which does not keep a LISTEN past its transaction; without it, QueueBox finds that out at
-   * start-up, says so once, and its loops poll (`outbox.pollIntervalMs`, the relay's and pull
-   * workers' intervals). Credentials missing from the URL are taken from the application's
-   * DataSource. It may hold credentials: never logged.
+   * A `postgres://` URL for LISTEN only, on a connection of its own (direct, or a pooler in session
+   * mode). Needed for wake-ups when the application connects through a transaction-mode pooler;
+   * without it the loops poll. Missing credentials come from the DataSource. Never logged.
    */
   listenUrl?: string;
 }
@@ -300,12 +243,9 @@ export interface HttpDestinationOptions {
   /** Extra headers sent with every request (an API key, say); a message cannot replace them. Never logged. */
   headers?: Record<string, string>;
   /**
-   * When set, every request is signed by the Standard Webhooks scheme (`webhook-id`,
-   * `webhook-timestamp`, `webhook-signature`; plus `X-QueueBox-Signature` over the key and trace
-   * context). A `whsec_` secret, or several while rotating: each signs, so a receiver that knows
-   * any of them accepts the request. Never logged. When the key is given, it must hold a secret:
-   * `secret: process.env.X` with X unset or empty fails start-up (else every request would go
-   * out unsigned, and a receiver that checks signatures would refuse them all).
+   * Signs every request by the Standard Webhooks scheme (plus `X-QueueBox-Signature` over the key and
+   * trace context). A `whsec_` secret, or several while rotating. Never logged. An empty value
+   * (`process.env.X` unset) fails start-up.
    */
   secret?: string | readonly string[];
   /**
@@ -353,10 +293,7 @@ export interface NatsDestinationOptions {
   timeoutMs?: number;
 }
 
-/**
- * A publisher of your own, resolved through Nest DI: provide the class (or token) in your module.
- * @publicApi
- */
+/** A publisher of your own, resolved through Nest DI: provide the class (or token) in your module. @publicApi */
 export interface CustomDestinationOptions {
   type: 'custom';
   publisher: InjectionToken<OutboxPublisher>;

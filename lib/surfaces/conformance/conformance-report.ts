@@ -1,9 +1,6 @@
 import { dialectProfile, type DialectName } from '../../database/dialects/dialect-registry.js';
 
-/**
- * The names of the conformance checks, in the order they run.
- * @publicApi
- */
+/** The names of the conformance checks, in the order they run. @publicApi */
 export type ConformanceCheckName =
   | 'pooling'
   | 'schema'
@@ -33,10 +30,7 @@ export interface ConformanceCheck {
   durationMs: number;
 }
 
-/**
- * The result of `runConformance()`: `passed` when no check failed.
- * @publicApi
- */
+/** The result of `runConformance()`: `passed` when no check failed. @publicApi */
 export interface ConformanceReport {
   passed: boolean;
   database: DialectName;
@@ -47,10 +41,7 @@ export interface ConformanceReport {
 
 const MARK: Record<ConformanceCheck['status'], string> = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP' };
 
-/**
- * The report as text: one line per check with its evidence (and reason), then the verdict.
- * @publicApi
- */
+/** The report as text: one line per check with its evidence (and reason), then the verdict. @publicApi */
 export function formatConformanceReport(report: ConformanceReport): string {
   const lines = [`QueueBox conformance on ${dialectProfile(report.database).displayName} (schema ${report.schema})`];
   for (const check of report.checks) {

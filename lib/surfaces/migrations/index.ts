@@ -7,14 +7,8 @@ import { createQueueBoxMigrations } from './create-queuebox-migrations.js';
 export { createQueueBoxMigrations } from './create-queuebox-migrations.js';
 export type { QueueBoxMigrationClass, QueueBoxMigrationOptions } from './create-queuebox-migrations.js';
 
-/**
- * The migrations for the default table names on PostgreSQL.
- * @publicApi
- */
+/** The migrations for the default table names on PostgreSQL. @publicApi */
 export const QueueBoxPostgresMigrations = createQueueBoxMigrations({ type: 'postgres' });
 
-/**
- * The migrations for the default table names on SQL Server.
- * @publicApi
- */
+/** The migrations for the default table names on SQL Server. @publicApi */
 export const QueueBoxSqlServerMigrations = createQueueBoxMigrations({ type: 'mssql' });

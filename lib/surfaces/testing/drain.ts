@@ -6,16 +6,10 @@ import { InvalidArgumentError } from '../../shared/errors/invalid-argument.error
 import { queueBoxInternals, type QueueBoxInternals, type QueueBoxTestApp } from './queuebox-app.js';
 import { drainTimedOut, drainWithoutWorkers } from './testing.messages.js';
 
-/**
- * The unfinished rows of one destination or source, by the database clock.
- * @publicApi
- */
+/** The unfinished rows of one destination or source, by the database clock. @publicApi */
 export type PendingWork = PendingWorkRow;
 
-/**
- * Options of `drain()`.
- * @publicApi
- */
+/** Options of `drain()`. @publicApi */
 export interface DrainOptions {
   /** Give up after this long with a `DrainTimeoutError` listing what is left. Default 10 000 ms. */
   timeoutMs?: number;

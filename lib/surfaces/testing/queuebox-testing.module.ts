@@ -10,10 +10,7 @@ import type { QueueBoxModuleExtras } from '../module/queuebox.module-definition.
 import { QueueBoxModule } from '../module/queuebox.module.js';
 import { resolveOptions } from '../../config/options/resolve-options.js';
 
-/**
- * Options of `QueueBoxTestingModule.forRoot()`.
- * @publicApi
- */
+/** Options of `QueueBoxTestingModule.forRoot()`. @publicApi */
 export interface QueueBoxTestingModuleOptions {
   /** The PostgreSQL server to test on: `(await startEmbeddedPostgres()).url`, or any URL. */
   url: string;

@@ -15,9 +15,8 @@ import {
 } from './mssql-names.js';
 
 /*
- * The claim on SQL Server, for the outbox, the relay and pull workers: the PostgreSQL dialect's
- * bounded claim (contributing/claim-sql.md, "The claim"; contributing/mssql-sql.md), as one
- * request of several statements. Its cost is bounded by its parameters, never by the backlog:
+ * The claim on SQL Server: the PostgreSQL dialect's bounded claim (contributing/claim-sql.md;
+ * contributing/mssql-sql.md) as one request of several statements:
  *
  *   @candidates = heads of up to @2 keys walked from a cursor    (a WHILE loop, one seek per key)
  *               ∪ the @3 oldest keyed pending rows                (the window; per source for the inbox)
@@ -25,29 +24,18 @@ import {
  *               ∪ the @0 retried or reclaimed rows of each stream first due
  *               ∪ (pull) the @0 rows of the source whose lease ended
  *
- * then the candidates that are the head of their key, read under update locks, skipping rows that
- * others hold, and marked processing by ONE UPDATE. Parameters, the same for every claim:
+ * then the heads of their key, read under update locks skipping held rows, marked by ONE UPDATE.
  *
  *   @0 batch  @1 lease ms  @2 keys to walk  @3 window rows  @4 cursor stream  @5 cursor key
- *   @6 JSON array of the streams the claimer works on: the outbox's configured destinations, the
- *      relay's routes, or the pull worker's one source
+ *   @6 JSON array of the claimer's streams
  *
- * Rows of other streams are never claimed, and never read beyond the window's @3 rows: during a
- * rolling deploy a replica leaves the rows of a destination it does not have to the replicas that
- * do (contributing/claim-sql.md, "Only the claimer's streams").
- *
- * It runs in the claim transaction (READ COMMITTED), after the claim lock's own request
- * (claim-lock.sql.ts): claims of a table (of a pull source) are serialized, so the candidate
- * statements and the UPDATE see no other claim in flight, and under READ_COMMITTED_SNAPSHOT the
- * UPDATE's statement snapshot is taken after the previous claimer committed. Only the UPDATE
- * writes: the statements before it read into table variables, which a rollback leaves alone and
- * nothing else sees. The one result set is the progress row LEFT JOINed to the claimed rows.
+ * It runs after the claim lock (claim-lock.sql.ts): claims of a table (of a pull source) are
+ * serialized, so under READ_COMMITTED_SNAPSHOT the UPDATE's snapshot follows the previous
+ * claimer's commit. Only the UPDATE writes; the statements before it fill table variables.
  */
 
-/** The table variable of the claimer's streams (`@6`): the outbox's `@destinations`, or the inbox's `@sources`. */
 const streamsTable = (kind: ClaimComponent): string => `@${CLAIMERS[kind].table.streams}`;
 
-/** What the outbox claim and its hand-off return of each claimed row (then `inverted`). */
 export const OUTBOX_CLAIM_COLUMNS = [
   'id',
   'message_id',
@@ -59,7 +47,6 @@ export const OUTBOX_CLAIM_COLUMNS = [
   'attempts',
 ] as const;
 
-/** What the relay and pull claims and their hand-off return of each claimed inbox row (then `inverted`). */
 export const INBOX_CLAIM_COLUMNS = [
   'id',
   'source',
@@ -74,7 +61,6 @@ export const INBOX_CLAIM_COLUMNS = [
 
 type ClaimColumn = (typeof OUTBOX_CLAIM_COLUMNS)[number] | (typeof INBOX_CLAIM_COLUMNS)[number];
 
-/** The type of each claim column in a table variable, and as a typed NULL in a result. */
 const COLUMN_TYPES: Record<ClaimColumn, { stored: string; out: string }> = {
   id: { stored: 'bigint NOT NULL PRIMARY KEY', out: 'bigint' },
   message_id: { stored: 'uniqueidentifier NOT NULL', out: 'char(36)' },
@@ -94,19 +80,14 @@ const CLAIM_COLUMNS: Record<QueueBoxTable, readonly ClaimColumn[]> = {
   inbox: INBOX_CLAIM_COLUMNS,
 };
 
-/** The claim columns of a kind: those of its table. */
 export const claimColumns = (kind: ClaimComponent): readonly ClaimColumn[] => CLAIM_COLUMNS[CLAIMERS[kind].table.name];
 
-/**
- * A table variable for claimed rows: their claim columns, and `first_try` (first claim of a row
- * that never failed: the only kind a late commit can make an inversion of).
- */
+/** A table variable for claimed rows: claim columns and `first_try` (the only kind an inversion counts). */
 export const claimedTable = (name: string, kind: ClaimComponent): string =>
   `DECLARE ${name} TABLE (${claimColumns(kind)
     .map((column) => `${column} ${COLUMN_TYPES[column].stored}`)
     .join(', ')}, first_try bit NOT NULL);`;
 
-/** The OUTPUT … INTO of an UPDATE that claims rows into a {@link claimedTable}. */
 export const outputClaimedInto = (name: string, kind: ClaimComponent): string =>
   `OUTPUT ${claimColumns(kind)
     .map((column) => `inserted.${column}`)
@@ -114,14 +95,12 @@ export const outputClaimedInto = (name: string, kind: ClaimComponent): string =>
        CAST(CASE WHEN inserted.attempts = 1 AND inserted.last_error IS NULL THEN 1 ELSE 0 END AS bit)
 INTO ${name} (${claimColumns(kind).join(', ')}, first_try)`;
 
-/** The columns an updatable CTE over candidate `alias` exposes: what the UPDATE writes and OUTPUT reads. */
 export const candidateColumns = (kind: ClaimComponent, alias: string): string =>
   [...claimColumns(kind), 'state', 'claimed_at', 'lease_expires_at', 'last_error']
     .filter((column, index, all) => all.indexOf(column) === index)
     .map((column) => `${alias}.${column}`)
     .join(', ');
 
-/** A claimed row's columns as results carry them: GUIDs lower-case, times as instants. */
 export const claimedOut = (kind: ClaimComponent, alias: string): string =>
   claimColumns(kind)
     .map((column) => {
@@ -131,41 +110,33 @@ export const claimedOut = (kind: ClaimComponent, alias: string): string =>
     })
     .join(', ');
 
-/** The claim columns as typed NULLs (for a row that claimed nothing), except `id`. */
 export const claimedNulls = (kind: ClaimComponent): string =>
   claimColumns(kind)
     .filter((column) => column !== 'id')
     .map((column) => `CAST(NULL AS ${COLUMN_TYPES[column].out}) AS ${column}`)
     .join(', ');
 
-/** The claim columns the UPDATE writes: a new token per row (NEWID() is evaluated per row), times from the database clock. */
 export const MARK_CLAIMED = (leaseParameter: string): string => `SET state = 'processing',
     claim_token = NEWID(),
     claimed_at = ${DB_NOW},
     lease_expires_at = DATEADD(millisecond, ${leaseParameter}, ${DB_NOW}),
     attempts = attempts + 1`;
 
-/** Rows `a` and `b` share an ordering scope (a key per destination, or per source). A NULL key never matches. */
 export const sameKey = (kind: ClaimComponent, a: string, b: string): string =>
   `${a}.${CLAIMERS[kind].table.stream} = ${b}.${CLAIMERS[kind].table.stream} AND ${a}.ordering_key = ${b}.ordering_key`;
 
 /**
- * (A): no older pending row of `o`'s key. A plain read, no hints: under locking READ COMMITTED it
- * waits for a row another transaction is writing and then sees the committed truth; under
- * READ_COMMITTED_SNAPSHOT it reads the statement's snapshot. READPAST here would take a row being
- * claimed or inserted for absent and let its successor through.
+ * (A): no older pending row of `o`'s key. No hints: it waits for a row being written and sees the
+ * committed truth; READPAST would take a row being claimed or inserted for absent.
  */
 export const olderPending = (t: ResolvedTableNames, kind: ClaimComponent, o: string): string =>
   `NOT EXISTS (SELECT 1 FROM ${qualified(t, CLAIMERS[kind].table.name)} AS b
                       WHERE b.state = 'pending' AND b.ordering_key IS NOT NULL AND ${sameKey(kind, 'b', o)} AND b.id < ${o}.id)`;
 
 /**
- * Whether claimed row `c` (a {@link claimedTable} row) is older than a finished row of its key: a
- * late commit that reached the worker after a younger row (queuebox_*_order_inversions_total).
- * The claim lock keeps two rows of a key from being in flight at once; it cannot make a producer
- * commit in id order. Under locking READ COMMITTED the anti-join (A) waits for such a producer,
- * so this stays false; under READ_COMMITTED_SNAPSHOT it can happen, as on PostgreSQL. A row held
- * right now is skipped: a metric may miss one, a claim must not wait for it.
+ * Claimed row `c` is older than a finished row of its key (a late commit). Under locking READ
+ * COMMITTED the anti-join (A) waits for such a producer, so this stays false; under
+ * READ_COMMITTED_SNAPSHOT it can happen. A held row is skipped: a metric may miss one.
  */
 function invertedColumn(t: ResolvedTableNames, kind: ClaimComponent, c: string): string {
   const { name: table, done } = CLAIMERS[kind].table;
@@ -178,14 +149,10 @@ function invertedColumn(t: ResolvedTableNames, kind: ClaimComponent, c: string):
 }
 
 /**
- * The walk: from the cursor, the head of each next key, `@2` keys at most, one seek of
- * `key_pending_ix` per step whatever the depth of each key. The inbox walks within source `@4`.
- * The outbox walks (destination, key) pairs of the destinations of `@6`: the next key of the
- * destination it is in, else a hop to the next destination of `@destinations` (no read of the
- * table; at most one per destination), so that it never enters a destination it does not have.
- * T-SQL has no row-value comparison and its recursive CTEs allow no TOP, hence the loop. A row held
- * by another transaction is skipped: the walk may then return a younger row of a key, which the
- * claim's anti-join (A) turns down, or miss a key for this round.
+ * The walk: from the cursor, the head of each next key, `@2` at most, one seek of `key_pending_ix`
+ * per step; the outbox hops to the next destination of `@6` without reading the table. T-SQL has no
+ * row-value comparison and no TOP in recursive CTEs, hence the loop. A held row is skipped: the
+ * walk may return a younger row (turned down by (A)) or miss a key this round.
  */
 function walk(t: ResolvedTableNames, kind: ClaimComponent): string {
   const table = qualified(t, CLAIMERS[kind].table.name);
@@ -194,7 +161,6 @@ function walk(t: ResolvedTableNames, kind: ClaimComponent): string {
   FROM ${table} AS k ${SKIP_HINTS}
   WHERE k.state = 'pending' AND k.ordering_key IS NOT NULL AND k.${stream} = @walk_stream AND k.ordering_key > @walk_key
   ORDER BY k.ordering_key, k.id;`;
-  // No further key in this stream: the walk ends, or the outbox's hops to its next destination.
   const together = CLAIMERS[kind].walk === 'together';
   const noNext = together
     ? `IF @next_id IS NULL
@@ -225,11 +191,7 @@ BEGIN
 END;`;
 }
 
-/**
- * The other candidates: the window, the unordered and the retried rows (and pull's expired
- * leases), each an index range of its own (schema.sql.ts), read without waiting. The inbox reads
- * each per source of `@6`.
- */
+/** The window, the unordered and the retried rows (and pull's expired leases), read without waiting. */
 function otherCandidates(t: ResolvedTableNames, kind: ClaimComponent): string {
   const table = qualified(t, CLAIMERS[kind].table.name);
   const stream = CLAIMERS[kind].table.stream;
@@ -243,8 +205,7 @@ function otherCandidates(t: ResolvedTableNames, kind: ClaimComponent): string {
 SELECT r.id${windowed ? ', s.source' : ''} FROM ${streamsTable(kind)} AS s
 CROSS APPLY (SELECT TOP (${top}) x.id FROM ${table} AS x ${SKIP_HINTS}
              WHERE x.${stream} = s.${stream} AND ${where}${orderBy ? `\n             ORDER BY ${orderBy}` : ''}) AS r;`;
-  // Ordered by the stream first: only an index that leads with it yields that order without a sort,
-  // so no plan scans the clustered key and filters the other streams' rows out (claim.sql.ts of PostgreSQL).
+  // Ordered by the stream first, so only an index that leads with it yields the order (see PostgreSQL's perStream).
   const unkeyed = perStream('@0', `x.state = 'pending' AND x.ordering_key IS NULL AND ${due}`, `x.${stream}, x.id`);
   const retried = perStream(
     '@0',
@@ -274,10 +235,8 @@ ${retried}${expired}`;
 }
 
 /**
- * The conditions that make candidate `o` claimable: its state, and for a keyed row, that it is the
- * head of its key: (A) no older pending row of its key; (B) no row of its key in flight. The pull
- * claim also takes a row whose lease ended: then (B) also counts older processing rows (an expired
- * one goes first) and, of the others, only live leases (B'). Anti-join references carry no hints.
+ * Candidate `o` is claimable: pending, and for a keyed row the head of its key: (A) no older pending
+ * row of its key; (B) none in flight. Pull also takes expired leases (B'). Anti-joins carry no hints.
  */
 function claimable(t: ResolvedTableNames, kind: ClaimComponent): string {
   const table = qualified(t, CLAIMERS[kind].table.name);
@@ -296,12 +255,9 @@ function claimable(t: ResolvedTableNames, kind: ClaimComponent): string {
 }
 
 /**
- * The claim request of `kind` (parameters above). Output: ONE result set, the progress columns
- * `window_rows` (int; inbox: the fullest source's count), `cursor_stream`, `cursor_key` (the last
- * key walked, NULL when none), `walked` (int), then the claimed row's columns (outbox: `id,
- * message_id, destination, ordering_key, headers, payload, claim_token, attempts`; inbox kinds:
- * `id, source, idempotency_key, ordering_key, headers, payload, claim_token, attempts,
- * received_at`) and `inverted` (bit): one row per claimed row, or one row of NULL claim columns.
+ * The claim request of `kind` (parameters above). ONE result set: the progress columns `window_rows`,
+ * `cursor_stream`, `cursor_key`, `walked`, then the claimed row's columns and `inverted` (bit): one
+ * row per claimed row, or one row of NULL claim columns.
  */
 export function claimStatement(t: ResolvedTableNames, kind: ClaimComponent): string {
   const table = qualified(t, CLAIMERS[kind].table.name);
@@ -340,17 +296,14 @@ ORDER BY c.id;`;
 }
 
 /**
- * A cheap "anything due?" read before a claim that follows an idle poll: no transaction, no claim
- * lock, no waiting (rows held by others are skipped), one filtered index range per part, so an idle
- * poll costs a seek. Outbox: @0 JSON array of the destinations; relay: @0 JSON array of the
- * sources; pull: @0 the source (its expired leases count: the pull claim takes them). Rows of other
- * streams do not count: a replica never claims them. Output: zero rows, or one row `due` (bit).
+ * A cheap "anything due?" read after an idle poll: no transaction, no claim lock, no waiting, one
+ * filtered index range per part. @0: JSON array of destinations (outbox) or sources (relay), or the
+ * source (pull, expired leases count). Output: zero rows, or one row `due` (bit).
  */
 export function dueProbe(t: ResolvedTableNames, kind: ClaimComponent): string {
   const table = qualified(t, CLAIMERS[kind].table.name);
   const source = CLAIMERS[kind].workerPerStream ? ' AND x.source = @0' : ' AND x.source IN (' + jsonKeys('@0') + ')';
-  // The outbox's: a seek per destination of @0 (APPLY with TOP), so that its cost never depends on
-  // the rows of other destinations, whichever index the optimizer would pick for an IN.
+  // The outbox's: a seek per destination of @0 (APPLY with TOP), whichever index an IN would pick.
   const part = (where: string): string =>
     CLAIMERS[kind].walk === 'together'
       ? `EXISTS (SELECT 1 FROM OPENJSON(@0) AS j

@@ -26,25 +26,19 @@ import {
 } from './mssql-names.js';
 
 /*
- * Fenced writes. Each changes its rows with ONE UPDATE whose WHERE holds the fence (fence.sql.ts)
- * and returns the ids it changed through OUTPUT: an empty result means the claim was lost and
- * the caller writes nothing more for that row. Affected-row counts are never used (SET NOCOUNT,
- * and mssql reports only the first statement's). No lock beyond the row locks the UPDATE takes:
- * a concurrent claim or reclaim of the row serializes on them, and the loser re-checks the fence
- * on the winner's version.
+ * Fenced writes: ONE UPDATE whose WHERE holds the fence (fence.sql.ts), returning the changed ids
+ * through OUTPUT; an empty result means the claim was lost. Affected-row counts are never used
+ * (SET NOCOUNT; mssql reports only the first statement's). Only row locks: a concurrent claim or
+ * reclaim serializes on them and the loser re-checks the fence.
  */
 
 /** The JSON arrays @0 (ids) and @1 (tokens, same order) joined pairwise, for a fence per row. */
 const PAIRS = `INNER JOIN OPENJSON(@0) AS i ON m.id = CAST(i.value AS bigint)
 INNER JOIN OPENJSON(@1) AS k ON k.[key] = i.[key]`;
 
-/** The fence of row `m` against its pair from {@link PAIRS}. */
 const pairFence = fence('m', 'CAST(i.value AS bigint)', 'CAST(k.value AS uniqueidentifier)');
 
-/**
- * @0 id (bigint), @1 token (uniqueidentifier), @2 lease ms (int). Extends the lease from the
- * database clock. Output: `id`, or no row when the claim was lost.
- */
+/** @0 id (bigint), @1 token (uniqueidentifier), @2 lease ms (int). Output: `id`, or no row when lost. */
 export const renew = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `UPDATE m
 SET lease_expires_at = DATEADD(millisecond, @2, ${DB_NOW})
 OUTPUT inserted.id
@@ -52,15 +46,10 @@ FROM ${qualified(t, table)} AS m
 WHERE ${fence('m', '@0', '@1')};`;
 
 /**
- * @0 JSON array of ids, @1 JSON array of their tokens (same order), @2 lease ms. Renews a group of
- * claims, each fenced by its own token, never waiting for one of them: the rows are first read
- * under update locks with READPAST, so a row another transaction holds right now (its own
- * completion in a pull worker's business transaction, a reclaim) is skipped, neither renewed nor
- * reported. The update locks are held to the commit, and both statements run in one
- * transaction the request opens itself (renewals run in autocommit). The fenced UPDATE carries
- * the same hints: whatever join order the optimizer picks, it never waits on a listed row that
- * the first read skipped (our own update locks do not make it skip ours). Output: `id`, `renewed` (bit) for each row it locked: 1 renewed, 0 when the fence
- * found the claim lost.
+ * @0 JSON array of ids, @1 JSON array of their tokens, @2 lease ms. Renews a group of claims without
+ * waiting for any: rows are read under update locks with READPAST (a held row is skipped, neither
+ * renewed nor reported), in a transaction the request opens. The fenced UPDATE carries the same hints,
+ * so whatever the join order it never waits on a row the first read skipped. Output: `id`, `renewed` (bit).
  */
 export const renewMany = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `SET NOCOUNT ON;
 ${READ_COMMITTED}
@@ -83,27 +72,16 @@ LEFT JOIN @renewed AS r ON r.id = mine.id;`;
 
 /**
  * @0 JSON array of ids, @1 JSON array of tokens (same order), @2 hand-off lease ms (int), @3
- * hand-off (bit: 1 hands off). Marks the rows finished (`sent` / `processed`), each fenced by its
- * own token, and — when @3 = 1 — hands each finished keyed row's key on to its next row: that row
- * is claimed (new token, lease, one more attempt) if it is due, it is the oldest pending row of
- * its key, and no other row of the key is in flight. A key with a backlog thus flows from one
- * completion to the next without a claim request.
+ * hand-off (bit). The PostgreSQL completeMany: finish each fenced row and, when @3 = 1, claim its
+ * key's next row. Finish and hand-off commit together: in the caller's transaction, or in one the
+ * request opens (`OWN_TRANSACTION_BEGIN`).
  *
- * Finish and hand-off must commit together, so that a claim sees either the finished row in
- * flight or the handed-on one, never neither. In a caller's transaction (the relay's forward, a
- * pull worker's business change) that transaction does it, and a rollback takes the hand-off
- * back too; in autocommit (the outbox) the request opens and commits a transaction of its own
- * (`OWN_TRANSACTION_BEGIN`, mssql-names.ts).
+ * The successor is found with READPAST and claimed under the candidate hints: a row a claimer holds
+ * is skipped, never waited for (that claimer may be waiting for the finished row's lock). A skipped
+ * head may yield a younger row: the hand-off's own (A), an unhinted read, turns it down.
  *
- * The successor is found without waiting (READPAST) and claimed under the candidate hints: a row
- * that a claimer has under an update lock right now is skipped, never waited for, since that
- * claimer may itself be waiting for the finished row's lock. A skipped head could make the lookup
- * return a younger row of the key: the hand-off's own (A) turns it down (an unhinted read, which
- * an update lock does not block), and the key is left to the next claim.
- *
- * Output: `outcome` ('done' for the ids that kept their claim, 'claimed' for the rows handed on),
- * then the claim columns of the table (typed NULLs on 'done' rows; `id` always set), then
- * `inverted` (bit: the handed-on row is older than the finished one, a late commit).
+ * Output: `outcome` ('done' | 'claimed'), the claim columns (typed NULLs on 'done' rows; `id`
+ * always set), `inverted` (bit).
  */
 export const completeMany = (t: ResolvedTableNames, kind: ClaimComponent): string => {
   const { name, stream, done } = CLAIMERS[kind].table;
@@ -154,11 +132,7 @@ FROM @handed AS h
 INNER JOIN @successor AS s ON s.id = h.id;`;
 };
 
-/**
- * @0 id, @1 token, @2 delay ms (int), @3 error (nvarchar(max)). Back to `pending`, due after the
- * delay; the row stays the oldest unfinished row of its key, so the key waits for it (FIFO across
- * retries). Output: `id`, or no row when the claim was lost.
- */
+/** @0 id, @1 token, @2 delay ms (int), @3 error (nvarchar(max)). Output: `id`, or no row when lost. */
 export const retry = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `UPDATE m
 SET state = 'pending', claim_token = NULL, claimed_at = NULL, lease_expires_at = NULL,
     next_attempt_at = DATEADD(millisecond, @2, ${DB_NOW}), last_error = @3
@@ -166,10 +140,7 @@ OUTPUT inserted.id
 FROM ${qualified(t, table)} AS m
 WHERE ${fence('m', '@0', '@1')};`;
 
-/**
- * @0 id, @1 token, @2 error. A dead row is finished: later rows of its key proceed. Output: `id`,
- * or no row when the claim was lost.
- */
+/** @0 id, @1 token, @2 error. Later rows of its key proceed. Output: `id`, or no row when lost. */
 export const deadLetter = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `UPDATE m
 SET state = 'dead', finished_at = ${DB_NOW}, lease_expires_at = NULL, last_error = @2
 OUTPUT inserted.id
@@ -177,13 +148,9 @@ FROM ${qualified(t, table)} AS m
 WHERE ${fence('m', '@0', '@1')};`;
 
 /**
- * @0 max rows (int); inbox: @1 JSON array of the sources to reclaim (the relay's routes: pull
- * claims take expired rows themselves). Returns expired claims to `pending`
- * (docs/concepts/claims-and-leases.md, "Reclaim"). The candidates are read under update locks,
- * skipping rows a worker is writing right now (never waited for), and the expiry is evaluated on
- * the current committed row under that lock, then re-checked by the UPDATE: a renewal that
- * committed first wins. Two replicas reclaiming at once cannot deadlock. Output: `id` of each
- * reclaimed row.
+ * @0 max rows (int); inbox: @1 JSON array of the sources to reclaim (the relay's routes). Returns
+ * expired claims to `pending`. Candidates are read under update locks skipping held rows, and the
+ * expiry is re-checked by the UPDATE: a renewal that committed first wins; no deadlock between replicas.
  */
 export const reclaimExpired = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `${READ_COMMITTED}
 WITH expired AS (

@@ -2,15 +2,11 @@ import type { ResolvedTableNames } from '../../../shared/interfaces/table-names.
 import type { QueueBoxTable } from '../../sql-dialect.interface.js';
 import { qualifiedTable } from '../table-names.js';
 
-/**
- * Quotes a validated identifier (`IDENTIFIER` in options) in SQL Server's brackets. Validation is
- * what keeps anything else out; doubling `]` only makes the quoting total.
- */
+/** Quotes a validated identifier in brackets; doubling `]` only makes the quoting total. */
 export function quote(identifier: string): string {
   return `[${identifier.replace(/]/g, ']]')}]`;
 }
 
-/** The quoted, schema-qualified name of a QueueBox table. */
 export const qualified = (tables: ResolvedTableNames, table: QueueBoxTable): string =>
   qualifiedTable(tables, table, quote);
 
@@ -21,14 +17,11 @@ export const qualified = (tables: ResolvedTableNames, table: QueueBoxTable): str
 export const DB_NOW = 'SYSUTCDATETIME()';
 
 /**
- * The collation of the key columns (`source`, `idempotency_key`, `ordering_key`, `destination`):
- * binary, so that `abc` and `ABC` are two keys, whatever the database's collation. Values read
- * from OPENJSON carry the database collation and take this one explicitly before a comparison
- * with a key column (error 468 otherwise).
+ * Binary collation of the key columns, so `abc` and `ABC` are two keys. OPENJSON values take it
+ * explicitly before a comparison with a key column (error 468 otherwise).
  */
 export const KEY_COLLATION = 'Latin1_General_100_BIN2';
 
-/** The type of a key column, and of every variable or table-variable column that holds a key. */
 export const KEY_TYPE = `nvarchar(200) COLLATE ${KEY_COLLATION}`;
 
 /**
@@ -47,50 +40,36 @@ export const timeOut = (expression: string): string => `TODATETIMEOFFSET(${expre
 export const MAX_RESOURCE_LENGTH = 255;
 
 /**
- * The keys of a JSON array parameter as a one-column subquery, for `x.column IN (…)`: default-schema
- * OPENJSON (sqlfluff 1.4.5 rejects `OPENJSON … WITH (…)`), each value cast to a key column's type
- * and collation. Lists travel as one `nvarchar(max)` JSON text: mssql would send a JS array as
- * `"a,b"`, and TypeORM has no table-valued parameters.
+ * The keys of a JSON array parameter as a one-column subquery, cast to the key type and collation.
+ * Default-schema OPENJSON: sqlfluff 1.4.5 rejects `OPENJSON … WITH`. JSON text because mssql sends a
+ * JS array as `"a,b"`, and TypeORM has no table-valued parameters.
  */
 export const jsonKeys = (parameter: string, options: { distinct?: boolean } = {}): string =>
   `SELECT ${options.distinct ? 'DISTINCT ' : ''}CAST(j.value AS nvarchar(200)) COLLATE ${KEY_COLLATION} FROM OPENJSON(${parameter}) AS j`;
 
-/** The ids of a JSON array parameter as a one-column subquery (each value cast to `bigint`). */
 export const jsonIds = (parameter: string): string => `SELECT CAST(j.value AS bigint) FROM OPENJSON(${parameter}) AS j`;
 
 /**
- * The hints of a row a statement reads in order to change it (a claim's candidates, a hand-off, a
- * reclaim, the rows a group renewal locks). UPDLOCK: read and write are one step, the update lock
- * is held to the end of the transaction (the FOR UPDATE of PostgreSQL). READPAST: a row another
- * transaction holds is skipped, never waited for (SKIP LOCKED). ROWLOCK: row locks, so that others'
- * READPAST skips exactly these rows. READCOMMITTEDLOCK: a locking read of the current committed
- * row also under READ_COMMITTED_SNAPSHOT, where READPAST needs it.
+ * Hints of a row read to be changed. UPDLOCK: held to the end (FOR UPDATE). READPAST: skip held rows
+ * (SKIP LOCKED). ROWLOCK: so others' READPAST skips exactly these rows. READCOMMITTEDLOCK: READPAST
+ * needs a locking read under READ_COMMITTED_SNAPSHOT.
  */
 export const UPDATE_HINTS = 'WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK)';
 
-/**
- * The hints of a reader that must not wait and may miss a row that another transaction holds right
- * now: the walk over keys, the window, the probes, the gauges, a successor lookup that is
- * re-checked under {@link UPDATE_HINTS}.
- */
+/** Hints of a reader that must not wait and may miss a held row (walk, window, probes, gauges). */
 export const SKIP_HINTS = 'WITH (READPAST, READCOMMITTEDLOCK)';
 
 /**
- * First in every request that reads with READPAST. A pooled connection keeps the isolation level
- * its previous borrower's transaction set, and READPAST fails under SNAPSHOT and SERIALIZABLE
- * (error 650). Inside `sp_executesql` (every TypeORM query) the setting reverts when the call
- * returns.
+ * First in every request that reads with READPAST: a pooled connection keeps its previous borrower's
+ * isolation level, and READPAST fails under SNAPSHOT and SERIALIZABLE (error 650).
  */
 export const READ_COMMITTED = 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED;';
 
 /**
- * Opens a transaction only when the caller has none (autocommit), for a request whose statements
- * must commit together; {@link OWN_TRANSACTION_COMMIT} closes it, so BEGIN and COMMIT balance
- * within the request either way (`sp_executesql` fails with error 266 otherwise). XACT_ABORT goes
- * with it: an error or a client's attention then rolls the whole transaction back instead of
- * leaving it open on a pooled connection. In a caller's transaction neither is touched: that
- * transaction makes the statements atomic, and an error is left for its owner to roll back
- * rather than dooming it from here.
+ * Opens a transaction only in autocommit, for statements that must commit together;
+ * {@link OWN_TRANSACTION_COMMIT} closes it, so BEGIN and COMMIT balance within the request
+ * (`sp_executesql` error 266). XACT_ABORT: an error or attention rolls it back instead of leaving it
+ * open on a pooled connection. A caller's transaction is left to its owner.
  */
 export const OWN_TRANSACTION_BEGIN = `DECLARE @own_transaction bit = 0;
 IF @@TRANCOUNT = 0

@@ -3,20 +3,15 @@ import type { QueueBoxTable } from '../../sql-dialect.interface.js';
 import { KEY_TYPE, qualified, quote } from './mssql-names.js';
 
 /*
- * DDL of QueueBox's tables on SQL Server, run by the TypeORM migration classes (never by
- * `synchronize`, never at run time). SQL Server starts at the PostgreSQL dialect's schema
- * version 2: the same columns (the inbox's key column is `ordering_key`), the same CHECKs, and
- * the version 2 indexes as filtered indexes.
+ * DDL run by the TypeORM migration classes only. SQL Server starts at PostgreSQL's schema version 2,
+ * with filtered indexes.
  *
- * NOTE: filtered indexes match literal predicates only. Every statement writes the states as
- * literals; a parameter, or forced parameterization of the database, would make the optimizer
- * ignore them. INSERT, UPDATE and DELETE on a table with a filtered index need ANSI_NULLS,
- * ANSI_PADDING, ANSI_WARNINGS, ARITHABORT, CONCAT_NULL_YIELDS_NULL and QUOTED_IDENTIFIER ON and
- * NUMERIC_ROUNDABORT OFF (error 1934 otherwise): tedious' defaults with TypeORM's
- * `enableArithAbort`.
+ * NOTE: filtered indexes match literal predicates only (states are always literals; forced
+ * parameterization would defeat them). Writes need ANSI_NULLS, ANSI_PADDING, ANSI_WARNINGS,
+ * ARITHABORT, CONCAT_NULL_YIELDS_NULL, QUOTED_IDENTIFIER ON and NUMERIC_ROUNDABORT OFF (error 1934):
+ * tedious' defaults with TypeORM's `enableArithAbort`.
  */
 
-/** Times are UTC `datetime2(3)` from the database clock; leases are compared with it only. */
 const claimColumns = (
   table: string,
 ): string => `  state            varchar(16)      NOT NULL CONSTRAINT ${quote(`${table}_state_df`)} DEFAULT 'pending',
@@ -26,7 +21,6 @@ const claimColumns = (
   attempts         int              NOT NULL CONSTRAINT ${quote(`${table}_attempts_df`)} DEFAULT 0,
   next_attempt_at  datetime2(3)     NOT NULL CONSTRAINT ${quote(`${table}_next_attempt_at_df`)} DEFAULT SYSUTCDATETIME(),`;
 
-/** The constraints both tables share: the key, JSON headers, the states, and no half-written claim. */
 const constraints = (
   table: string,
   done: 'sent' | 'processed',
@@ -37,10 +31,9 @@ const constraints = (
     OR (claim_token IS NOT NULL AND lease_expires_at IS NOT NULL AND claimed_at IS NOT NULL))`;
 
 /**
- * The indexes of schema version 2 (the PostgreSQL dialect's `V2_INDEXES`), each named by the
- * statement that needs it. `INCLUDE` carries what the statement reads besides the key, so that
- * it never looks the row up, and `state`: the optimizer skips a filtered index whose filter
- * column it cannot see when the query's predicate is not exactly the filter.
+ * The indexes of schema version 2 (PostgreSQL's `V2_INDEXES`). `INCLUDE` carries what a statement
+ * reads so it never looks the row up, and `state`: the optimizer skips a filtered index whose filter
+ * column it cannot see when the predicate is not exactly the filter.
  */
 const V2_INDEXES: Record<QueueBoxTable, readonly (readonly [string, string])[]> = {
   outbox: [
@@ -110,12 +103,7 @@ const dropIndexes = (
 ): string[] =>
   indexes.map(([suffix]) => /* sql */ `DROP INDEX ${quote(`${t[table]}_${suffix}`)} ON ${qualified(t, table)}`);
 
-/**
- * The outbox indexes of schema version 3 (the PostgreSQL dialect's `V3_INDEXES`): the unordered
- * and the retried rows lead with `destination`, as the inbox's lead with `source`, and the window's
- * index carries the destination, so that a claim reads per destination it has and never looks a
- * row of another destination up (contributing/claim-sql.md, "Only the claimer's streams").
- */
+/** The outbox indexes of schema version 3 (PostgreSQL's `V3_INDEXES`), leading with `destination`. */
 const V3_INDEXES = {
   before: V2_INDEXES.outbox.filter(([suffix]) =>
     ['keyed_pending_ix', 'unkeyed_pending_ix', 'retried_ix'].includes(suffix),
@@ -136,7 +124,6 @@ const V3_INDEXES = {
   ],
 } as const;
 
-/** Schema version 3: the outbox claim reads per destination (V3_INDEXES). */
 export const upgradeToV3 = (t: ResolvedTableNames): string[] => [
   ...dropIndexes(t, 'outbox', V3_INDEXES.before),
   ...createIndexes(t, 'outbox', V3_INDEXES.after),
@@ -147,20 +134,15 @@ export const downgradeFromV3 = (t: ResolvedTableNames): string[] => [
   ...createIndexes(t, 'outbox', V3_INDEXES.before),
 ];
 
-/**
- * Creates the schema when QueueBox's tables live in one of their own. `CREATE SCHEMA` must be
- * alone in its batch, hence the dynamic SQL; the name is a validated identifier.
- */
+/** `CREATE SCHEMA` must be alone in its batch, hence the dynamic SQL (a validated identifier). */
 export const createSchema = (t: ResolvedTableNames): string[] =>
   t.schema
     ? [/* sql */ `IF SCHEMA_ID(N'${t.schema}') IS NULL EXEC sys.sp_executesql N'CREATE SCHEMA ${quote(t.schema)}'`]
     : [];
 
 /**
- * The outbox. Key columns are binary-collated `nvarchar(200)`: with a database's usual
- * case-insensitive collation `abc` and `ABC` would be one ordering scope, and `nvarchar` matches
- * tedious' string parameters, so a seek needs no conversion. No unique index on `message_id`
- * (as in version 2 on PostgreSQL): ids are random UUIDv7s and no statement looks one up.
+ * The outbox. Key columns are binary-collated `nvarchar(200)` (case-sensitive keys; `nvarchar` matches
+ * tedious' string parameters, so a seek needs no conversion). No unique index on `message_id`.
  */
 export const createOutboxTable = (t: ResolvedTableNames): string[] => [
   /* sql */ `CREATE TABLE ${qualified(t, 'outbox')} (
@@ -179,10 +161,7 @@ ${constraints(t.outbox, 'sent')}
   ...createIndexes(t, 'outbox'),
 ];
 
-/**
- * The inbox. `(source, idempotency_key)` is unique: the receive's dedupe waits on it
- * (inbox.sql.ts). Key columns as in the outbox.
- */
+/** The inbox. `(source, idempotency_key)` is unique: the receive's dedupe waits on it (inbox.sql.ts). */
 export const createInboxTable = (t: ResolvedTableNames): string[] => [
   /* sql */ `CREATE TABLE ${qualified(t, 'inbox')} (
   id               bigint IDENTITY(1, 1) NOT NULL,

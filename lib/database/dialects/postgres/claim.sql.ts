@@ -6,45 +6,28 @@ import { DB_NOW, qualified } from './postgres-names.js';
 
 /*
  * The claim, one statement for the outbox, the relay and pull workers (contributing/claim-sql.md,
- * "The claim"). Its cost is bounded by its parameters, never by the backlog:
+ * "The claim", "Only the claimer's streams", "Planned once"). Its cost is bounded by its parameters:
  *
  *   candidates = heads of up to $3 keys walked from a cursor     (walk: one index probe per key)
- *              ∪ the oldest row of each key among the $4 oldest keyed pending rows
- *                                                                 (window: heads near the front)
- *              ∪ the $1 oldest due unordered rows of each stream, $1 in all, oldest streams first
+ *              ∪ the oldest row of each key among the $4 oldest keyed pending rows    (window)
+ *              ∪ the $1 oldest due unordered rows of each stream, $1 in all
  *              ∪ the $1 retried or reclaimed rows of each stream first due
  *              ∪ (pull) the $1 rows of the source whose lease ended
  *
- * and then the rows among them that are the head of their key, locked FOR UPDATE SKIP LOCKED and
- * marked processing. The walk resumes where the previous claim left it, so every key is visited in
- * turn: a key behind a hot key's backlog is served. Parameters, the same for every claim:
+ * then the heads of their key among them, locked FOR UPDATE SKIP LOCKED and marked processing.
  *
  *   $1 batch  $2 lease ms  $3 keys to walk  $4 window rows  $5 cursor stream  $6 cursor key
- *   $7 text[] the streams the claimer works on: the outbox's configured destinations, the
- *      relay's routes, or the pull worker's one source
- *   $8 (outbox) boolean: commit without waiting for the WAL flush (`outbox.asyncMarks`)
+ *   $7 text[] the claimer's streams  $8 (outbox) boolean: `asyncMarks`
  *
- * A claim takes rows of the streams of $7 only, and reads no more for the rows of other streams,
- * however many there are and wherever they sit (contributing/claim-sql.md, "Only the claimer's
- * streams"): during a rolling deploy a replica leaves the rows of a destination it does not have
- * to the replicas that do. The walk of the inbox stays within source $5 (the caller turns the
- * sources in order); the outbox walks (destination, key) pairs of the destinations of $7. The first
- * result row carries the progress (window size, where the walk stopped) even when nothing was
- * claimed; claimed rows are joined to it.
- *
- * Planned once per connection (contributing/claim-sql.md, "Planned once"): every parameter that
- * could shape the plan reaches it through `unplanned()`, and candidates are joined by
- * `id = ANY (ARRAY(…))`, so a plan for given values is the plan for any values. PostgreSQL then
- * keeps its generic plan after five executions of the prepared statement, instead of planning
- * every claim anew (about 1 ms: more than a small claim's execution). The candidates are a UNION
- * ALL: a row found by two parts is one id twice in the array, which `= ANY` reads once, and no
- * hash table is built for them (sized by the planner's estimate, which per-stream scans raise).
+ * Rows of other streams are never claimed nor read beyond the window (rolling deploys). The first
+ * result row carries the progress even when nothing was claimed. Every plan-shaping parameter goes
+ * through `unplanned()` and candidates are joined by `id = ANY (ARRAY(…))`, so the generic plan is
+ * kept after five executions (planning costs about 1 ms, more than a small claim).
  */
 
 /**
- * Parameter `$n` as a value the planner cannot see: a one-row subquery, computed once when the
- * statement runs (an InitPlan). A custom plan then estimates exactly as the generic plan does,
- * so PostgreSQL's plan cache prefers the generic one (it charges custom plans their planning).
+ * Parameter `$n` hidden from the planner in a one-row subquery (an InitPlan), so custom plans estimate
+ * as the generic one does and PostgreSQL's plan cache keeps the generic plan.
  */
 const unplanned = (n: number, type: 'integer' | 'text' | 'text[]'): string => `(SELECT $${n}::${type})`;
 const BATCH = unplanned(1, 'integer');
@@ -52,21 +35,15 @@ const WALK_KEYS = unplanned(3, 'integer');
 const WINDOW_ROWS = unplanned(4, 'integer');
 const CURSOR_STREAM = unplanned(5, 'text');
 const CURSOR_KEY = unplanned(6, 'text');
-/** The claimer's streams (destinations or sources), as an array expression (`ANY`, `unnest`). */
 const STREAMS = `${unplanned(7, 'text[]')}::text[]`;
 
-/** The claim columns the UPDATE writes: a new token per row, times from the database clock. */
 const MARK_CLAIMED = `state = 'processing',
     claim_token = gen_random_uuid(),
     claimed_at = ${DB_NOW},
     lease_expires_at = ${DB_NOW} + $2::integer * interval '1 millisecond',
     attempts = m.attempts + 1`;
 
-/**
- * Whether claimed row `m` is older than a finished row of its key: a late commit (the out-of-order
- * window) that reached the worker after a younger row. Only a first claim of a row that never
- * failed counts; a replayed dead row is the operator's decision, not an inversion.
- */
+/** Whether claimed row `m` is older than a finished row of its key (a late commit); first claims only. */
 export const invertedColumn = (t: ResolvedTableNames, kind: ClaimComponent, m: string): string => {
   const stream = CLAIMERS[kind].table.stream;
   const done = `'${CLAIMERS[kind].table.done}', 'dead'`;
@@ -77,15 +54,10 @@ export const invertedColumn = (t: ResolvedTableNames, kind: ClaimComponent, m: s
 };
 
 /**
- * A scan run for each stream of $7, on an index that leads with the stream: its cost is its limit
- * per stream, whatever the rows of other streams. NOTE: the stream is matched as the range
- * `x.<stream> >= s.<stream> AND x.<stream> <= s.<stream>` (equality: the collation is
- * deterministic), and `select` orders by `leading` (the stream) first. With `=`, the planner reads
- * the stream as a constant of the scan, drops it from the order, and may then judge a scan of the
- * primary key in id order, filtering the other streams' rows out, cheaper than the stream's index:
- * the generic plan did so with four destinations of similar size, and read every row before the
- * stream's own (the whole table for a stream with none). Ordered by (stream, id) over a range,
- * only the stream's index yields the order without sorting.
+ * A scan per stream of $7, on an index that leads with the stream. NOTE: the stream is matched as a
+ * range (`>= AND <=`, equal under the deterministic collation) and ordered first: with `=`, the
+ * generic plan dropped it from the order and chose a primary-key scan filtering other streams out,
+ * reading the whole table for an empty stream.
  */
 function perStream(
   kind: ClaimComponent,
@@ -99,20 +71,15 @@ function perStream(
   return `(SELECT s_rows.* FROM ${streams} CROSS JOIN LATERAL (${select(sameStream(stream), `x.${stream}, `)}) AS s_rows${limit})`;
 }
 
-/** Row `x` is of stream `s` (see {@link perStream}). */
 const sameStream = (stream: string): string => ` AND x.${stream} >= s.${stream} AND x.${stream} <= s.${stream}`;
 
 /**
- * The unordered rows: the `$1` oldest due rows of each stream, locked as they are read (FOR UPDATE
- * SKIP LOCKED), the streams taken in the order of their oldest such row, and `$1` rows in all. So
- * a claim locks about a batch of rows however many streams it has (a batch per stream made a
- * claim over four destinations lock and write twice the rows it claimed), and the oldest
- * unordered row is always among them.
+ * The unordered rows: the `$1` oldest due rows of each stream, locked as read, streams in the order
+ * of their oldest row, `$1` in all, so a claim locks about a batch whatever its number of streams.
  */
 function unkeyedRows(t: ResolvedTableNames, kind: ClaimComponent): string {
   const table = qualified(t, CLAIMERS[kind].table.name);
   const stream = CLAIMERS[kind].table.stream;
-  // One stream (most outboxes have one destination): nothing to order, no probe.
   const byOldest = `(SELECT s.${stream} FROM unnest(${STREAMS}) AS s(${stream})
       ORDER BY CASE WHEN cardinality(${STREAMS}) > 1 THEN (SELECT x.id FROM ${table} AS x
                 WHERE x.state = 'pending' AND x.ordering_key IS NULL${sameStream(stream)} AND x.next_attempt_at <= ${DB_NOW}
@@ -129,10 +96,7 @@ function unkeyedRows(t: ResolvedTableNames, kind: ClaimComponent): string {
   );
 }
 
-/**
- * The inbox's walk, within source $5: the first key after the cursor, then each next key, `$3`
- * keys at most: one probe of `key_pending_ix` per step, whatever the depth of each key.
- */
+/** The inbox's walk within source $5: up to `$3` next keys, one probe of `key_pending_ix` each. */
 function sourceWalk(t: ResolvedTableNames): string {
   const table = qualified(t, 'inbox');
   const after = (key: string, step: string) => `SELECT k.source, k.ordering_key, ${step} FROM ${table} AS k
@@ -147,15 +111,10 @@ function sourceWalk(t: ResolvedTableNames): string {
 }
 
 /**
- * The outbox's walk over (destination, key) pairs of the destinations of $7, from the cursor: each
- * step is the next key of the destination it is in (one probe of `key_pending_ix`), or, when that
- * destination has no further key, a hop to the destination that follows it in $7 (no read of the
- * table, no sort: the array's next element). `$3` keys at most; the hops are at most the
- * destinations of $7. Keys of other destinations are never read: the walk never enters them. The
- * cursor itself is the first row (step 0, not a key): at the start ('', no destination) its probe
- * finds nothing and the walk hops to the first destination of $7. (A cursor naming another
- * destination, which no claim of this worker returns, would walk that destination's keys first:
- * `cand` keeps only rows of $7.)
+ * The outbox's walk over (destination, key) pairs of $7 from the cursor: the next key of the current
+ * destination (one probe of `key_pending_ix`), or a hop to the next destination of $7 (no table
+ * read). Other destinations are never entered. The cursor is step 0: at the start ('') its probe
+ * finds nothing and the walk hops to the first destination.
  */
 function destinationWalk(t: ResolvedTableNames): string {
   const table = qualified(t, 'outbox');
@@ -203,16 +162,13 @@ function claimable(t: ResolvedTableNames, kind: ClaimComponent): string {
                         AND (p.id < o.id OR (p.id <> o.id AND p.lease_expires_at > ${DB_NOW})))))`;
 }
 
-/** The claim statement of `kind`, returning `returning` of each claimed row `m` after the progress columns. */
 export function claimStatement(t: ResolvedTableNames, kind: ClaimComponent, returning: string): string {
   const table = qualified(t, CLAIMERS[kind].table.name);
   const stream = CLAIMERS[kind].table.stream;
   const windowScan = (filter = '', leading = ''): string => `SELECT x.id, x.${stream}, x.ordering_key FROM ${table} AS x
     WHERE x.state = 'pending' AND x.ordering_key IS NOT NULL${filter} ORDER BY ${leading}x.id LIMIT ${WINDOW_ROWS}`;
-  // The outbox's window is the oldest keyed rows of the whole table, as it always was (one range
-  // of `keyed_pending_ix`, $4 rows), of which those of other destinations are dropped: rows of a
-  // destination this replica does not have may fill it, never make it read more. The walk still
-  // reaches every key of the replica's own destinations. The inbox's is per source.
+  // The outbox's window is the oldest keyed rows of the whole table (one range of `keyed_pending_ix`,
+  // $4 rows), of which other destinations' rows are dropped: they may fill it, never make it read more.
   const together = CLAIMERS[kind].walk === 'together';
   const keyedWindow = together
     ? `(SELECT w.* FROM (${windowScan()}) AS w WHERE w.destination = ANY(${STREAMS}))`
@@ -233,7 +189,6 @@ export function claimStatement(t: ResolvedTableNames, kind: ClaimComponent, retu
   const windowSize = together
     ? `(SELECT count(*) FROM keyed_window)`
     : `(SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM keyed_window GROUP BY source) AS per_source)`;
-  // The outbox's walk has rows that are not keys (the cursor, hops between destinations).
   const walked = together
     ? { keys: ' WHERE walk.found', last: 'WHERE walk.found ', count: 'last.walked' }
     : { keys: '', last: '', count: 'last.step' };

@@ -6,20 +6,18 @@ import { DB_NOW, qualified } from './postgres-names.js';
 import { CLAIMERS, QUEUEBOX_TABLES } from '../../../shared/queuebox.claimers.js';
 
 /*
- * Fenced writes. Each is ONE statement that returns the ids it changed: an empty result means
- * the claim was lost and the caller writes nothing more for that row. No lock beyond the row
- * lock the UPDATE takes; a concurrent claim or reclaim of the row serializes on it and the
- * loser re-checks the fence on the winner's version.
+ * Fenced writes: ONE statement returning the changed ids; an empty result means the claim was lost.
+ * Only the UPDATE's row lock: a concurrent claim or reclaim serializes on it and the loser re-checks
+ * the fence on the winner's version.
  */
 
-/** $1 id, $2 token, $3 lease ms. Extends the lease from the database clock. */
+/** $1 id, $2 token, $3 lease ms. */
 export const renew = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `
 UPDATE ${qualified(t, table)} AS m
 SET lease_expires_at = ${DB_NOW} + $3::integer * interval '1 millisecond'
 WHERE ${fence('m', '$1::bigint', '$2::uuid')}
 RETURNING m.id`;
 
-/** What both forms of the completion name: the table, its stream column, its finished state, the claim columns. */
 function completionParts(t: ResolvedTableNames, kind: ClaimComponent, claimColumns: readonly string[]) {
   const others = claimColumns.filter((column) => column !== 'id');
   const { name, stream, done } = CLAIMERS[kind].table;
@@ -35,25 +33,14 @@ function completionParts(t: ResolvedTableNames, kind: ClaimComponent, claimColum
 
 /**
  * $1 bigint[] ids, $2 uuid[] tokens (same order), $3 lease ms, $4 boolean hand-off; outbox: $5
- * boolean asynchronous commit. Marks the rows
- * finished, each fenced by its own token, and — when $4 — hands each finished keyed row's key on to
- * its next row in the same statement: that row is claimed (new token, lease, one more attempt) if
- * it is due and no other row of its key is in flight. A key with a backlog thus flows from one
- * completion to the next without a claim statement, and without a wake-up. Both happen in one
- * snapshot and one commit: at every moment exactly one row of the key is `processing`.
+ * boolean asynchronous commit. Marks the rows finished, each fenced by its own token, and — when $4
+ * — claims each finished keyed row's next row in the same statement, if it is due and none of its key
+ * is in flight. One snapshot, one commit: exactly one row of the key is `processing` at every moment.
+ * Rows come back as `done` (kept their claim) and `claimed` (handed on; `inverted` on a late commit).
  *
- * Rows come back as `done` (the ids that kept their claim; the others were lost) and `claimed`
- * (the rows handed on, with the claim columns; `inverted` when the next row is older than the
- * finished one: a late commit).
- *
- * The outbox's `sent` marks run in autocommit; with $5 their transaction commits without waiting
- * for its WAL flush (`synchronous_commit` off for this transaction only, set inside the statement
- * since an autocommit statement has no SET LOCAL before it). The WAL flush is most of a mark's
- * cost. A crash can then lose the marks of the last moments: those rows are still `processing`,
- * their lease ends, and they are published again, a duplicate the outbox allows
- * (docs/concepts/delivery-semantics.md, "Asynchronous sent marks"). The message rows themselves
- * were committed by their producers, durably: no message is lost. Never for the relay's forward
- * or a pull worker's completion (a caller's transaction, whose other writes must stay durable).
+ * With $5 (the outbox's autocommit marks only) `synchronous_commit` is set off inside the statement,
+ * since autocommit has no SET LOCAL before it. A crash can lose the last marks: those rows are
+ * reclaimed and published again (docs/concepts/delivery-semantics.md, "Asynchronous sent marks").
  */
 export const completeMany = (t: ResolvedTableNames, kind: ClaimComponent, claimColumns: readonly string[]): string => {
   const { table, stream, done, others, nulls, durability } = completionParts(t, kind, claimColumns);
@@ -90,12 +77,9 @@ SELECT 'claimed' AS outcome, handed.* FROM handed`;
 };
 
 /**
- * The one-row form of {@link completeMany}, with the same parameters (arrays of one element) and
- * the same rows back: the same fence, the same hand-off and its checks, written for a single row
- * (the fence by primary key instead of a join of the arrays, the successor a scalar subquery, no
- * `DISTINCT ON`). A key with a backlog marks its rows one at a time, since only the mark of its
- * row claims the next one; this form costs PostgreSQL about a tenth less per mark
- * (docs/benchmark.md, "The single key's floor").
+ * The one-row form of {@link completeMany}: same parameters and rows, written for one row (fence by
+ * primary key, scalar successor). A backlogged key marks one row at a time; this costs about a tenth
+ * less per mark (docs/benchmark.md, "The single key's floor").
  */
 export const completeOne = (t: ResolvedTableNames, kind: ClaimComponent, claimColumns: readonly string[]): string => {
   const { table, stream, done, others, nulls, durability } = completionParts(t, kind, claimColumns);
@@ -132,11 +116,9 @@ SELECT 'claimed' AS outcome, handed.* FROM handed`;
 };
 
 /**
- * $1 bigint[] ids, $2 uuid[] tokens, $3 lease ms. Renews the leases of a group of claims in one
- * statement, each fenced by its own token. A row locked by another transaction right now (its own
- * completion, or a reclaim) is skipped, never waited for: the renewal of many rows never waits on
- * one of them. Returns each row it locked with `renewed`: true, or false when the fence found the
- * claim lost. A skipped row is neither.
+ * $1 bigint[] ids, $2 uuid[] tokens, $3 lease ms. Renews a group of claims, each fenced by its own
+ * token; a row held by another transaction is skipped, never waited for. Returns each locked row with
+ * `renewed` (false: the claim was lost).
  */
 export const renewMany = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `
 WITH mine AS (
@@ -151,10 +133,7 @@ renewed AS (
 )
 SELECT mine.id, renewed.id IS NOT NULL AS renewed FROM mine LEFT JOIN renewed ON renewed.id = mine.id`;
 
-/**
- * $1 id, $2 token, $3 delay ms, $4 error. Back to `pending`, due after the delay; the row stays
- * the oldest unfinished row of its key, so the key waits for it (FIFO across retries).
- */
+/** $1 id, $2 token, $3 delay ms, $4 error. Stays the oldest unfinished row of its key (FIFO across retries). */
 export const retry = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `
 UPDATE ${qualified(t, table)} AS m
 SET state = 'pending', claim_token = NULL, claimed_at = NULL, lease_expires_at = NULL,
@@ -170,11 +149,9 @@ WHERE ${fence('m', '$1::bigint', '$2::uuid')}
 RETURNING m.id`;
 
 /**
- * $1 max rows; inbox: $2 text[] the sources to reclaim (the relay's routes: pull claims take
- * expired rows themselves and need no reclaim). Returns expired claims to `pending`
- * (docs/concepts/claims-and-leases.md, "Reclaim"). SKIP LOCKED: a row a worker is writing right now is skipped, never
- * waited for, and the expiry is re-checked on the newest version, so a renewal that committed
- * first wins. Two replicas reclaiming at once cannot deadlock.
+ * $1 max rows; inbox: $2 text[] the sources to reclaim (the relay's routes). Returns expired claims
+ * to `pending`. SKIP LOCKED, and the expiry is re-checked on the newest version: a renewal that
+ * committed first wins, and two reclaiming replicas cannot deadlock.
  */
 export const reclaimExpired = (t: ResolvedTableNames, table: QueueBoxTable): string => /* sql */ `
 WITH expired AS (

@@ -15,9 +15,8 @@ import * as notifySql from './notify.sql.js';
 
 const RECONNECT_DELAY_MS = 2_000;
 /**
- * How often the LISTEN connection proves it is alive. A connection that a network cut left open
- * without FIN or RST raises no error and delivers no notification: only a round trip (within
- * `statementTimeoutMs`) notices it. Polling covers the wake-ups meanwhile.
+ * How often the LISTEN connection proves it is alive: a connection cut without FIN or RST raises no
+ * error, only a round trip notices it. Polling covers the wake-ups meanwhile.
  */
 export const LISTEN_HEALTH_INTERVAL_MS = 10_000;
 const TABLES: readonly QueueBoxTable[] = ['outbox', 'inbox'];
@@ -30,21 +29,14 @@ export function wakeChannel(tables: ResolvedTableNames, table: QueueBoxTable): s
 }
 
 /**
- * Wake-ups over LISTEN/NOTIFY, sent two ways (notify.sql.ts). The enqueue that opens a coalescing
- * window carries its NOTIFY in its own insert (`withCommit`): PostgreSQL queues it in the
- * producer's transaction and delivers it at the commit, never on a rollback. Every other wake-up
- * (the one at a window's end, inbox rows, replays) is a `pg_notify` that `send` runs from a pooled
- * connection after the producers' commits: at most one per window, since every transaction that
- * notified takes a database-wide lock at its commit, and most producers must not.
+ * Wake-ups over LISTEN/NOTIFY (notify.sql.ts). The enqueue that opens a coalescing window carries its
+ * NOTIFY in its insert (`withCommit`: delivered at commit, never on rollback). Every other wake-up is a
+ * `pg_notify` run by `send` after the commits, at most one per window, since every notifying
+ * transaction takes a database-wide lock at its commit.
  *
- * Listening holds one connection in LISTEN on both tables' channels: one of the application's
- * pool, or one of its own to `notify.listenUrl` (listen-session.ts). It reconnects after a
- * failure, and then reports every table once. A notification whose payload is this instance's id
- * was sent here: this instance already woke. Every statement has the client-side deadline, and
- * the LISTEN connection is checked every `LISTEN_HEALTH_INTERVAL_MS`. A check that finds the
- * channels gone from a connection that still answers means that a pooler moved it to another
- * session (transaction mode): listening stops for good, said once, instead of reconnecting to
- * the same fate every ten seconds; the loops poll.
+ * One connection LISTENs on both tables' channels (pooled, or to `notify.listenUrl`), reconnects after
+ * a failure, and ignores its own instance's notifications. A health check that finds the channels gone
+ * from a live connection means a transaction-mode pooler: listening stops for good and the loops poll.
  */
 export class PostgresNotifyTransport implements WakeUpTransport {
   private readonly logger = new Logger('WakeUpHub');
@@ -54,7 +46,6 @@ export class PostgresNotifyTransport implements WakeUpTransport {
   private healthTimer?: NodeJS.Timeout;
   private checking = false;
   private closed = false;
-  /** Listening stopped for good: the connection's session does not last (a pooler in transaction mode). */
   private sessionMoves = false;
   private onWake: (table: QueueBoxTable) => void = () => undefined;
   private readonly sending = new Set<Promise<void>>();
@@ -139,7 +130,6 @@ export class PostgresNotifyTransport implements WakeUpTransport {
     for (const table of this.channels.values()) this.onWake(table);
   }
 
-  /** One timer for the transport's life: each tick checks whichever LISTEN connection is current. */
   private watchHealth(): void {
     if (this.healthTimer) return;
     this.healthTimer = setInterval(() => void this.checkHealth(), LISTEN_HEALTH_INTERVAL_MS);
@@ -147,9 +137,8 @@ export class PostgresNotifyTransport implements WakeUpTransport {
   }
 
   /**
-   * A round trip on the LISTEN connection that also asks the session which channels it listens
-   * on. No answer within the deadline, or an error: the connection is ended and replaced. An
-   * answer without the channels: the connection moved to another session, and listening stops.
+   * A round trip that also asks which channels the session listens on: no answer or an error
+   * replaces the connection; an answer without the channels means a pooler moved it (stop listening).
    */
   private async checkHealth(): Promise<void> {
     const session = this.session;
@@ -186,9 +175,8 @@ export class PostgresNotifyTransport implements WakeUpTransport {
   }
 
   /**
-   * One reconnect at a time: a connection that fails while it is being set up both emits 'error'
-   * (the `lost` handler) and fails its pending LISTEN, and each asks for a reconnect; two would
-   * open two LISTEN connections and orphan one.
+   * One reconnect at a time: a connection failing during set-up both emits 'error' and fails its
+   * LISTEN; two reconnects would open two LISTEN connections and orphan one.
    */
   private scheduleReconnect(): void {
     if (this.closed || this.sessionMoves || this.retryTimer) return;
@@ -202,7 +190,6 @@ export class PostgresNotifyTransport implements WakeUpTransport {
     this.retryTimer.unref();
   }
 
-  /** Gives the connection up: a healthy one stops listening first; a broken one is ended as it is. */
   private async dropSession(healthy: boolean): Promise<void> {
     const session = this.session;
     this.session = undefined;

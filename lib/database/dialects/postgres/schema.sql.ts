@@ -4,13 +4,10 @@ import type { SchemaStep } from '../schema-step.interface.js';
 import { qualified, quote } from './postgres-names.js';
 
 /*
- * DDL of QueueBox's tables, run by the TypeORM migration classes (never by `synchronize`, never
- * at run time). Versions only add: the statements of a shipped version never change, so that a
- * database migrated by an older release and a new one end up alike. `state` is text + CHECK, and every statement writes the states as literals, so
- * the planner can match the partial indexes, which hold only unfinished rows.
+ * DDL run by the TypeORM migration classes only. Shipped versions never change (versions only add).
+ * `state` is text + CHECK, always written as literals, so the planner matches the partial indexes.
  */
 
-/** The claim columns (docs/concepts/claims-and-leases.md), the same in both tables. */
 const CLAIM_COLUMNS = `  state            text        NOT NULL DEFAULT 'pending',
   claim_token      uuid        NULL,
   claimed_at       timestamptz NULL,
@@ -57,7 +54,6 @@ ${CLAIM_COLUMNS}
 
 export const dropOutboxTable = (t: ResolvedTableNames): string[] => [/* sql */ `DROP TABLE ${qualified(t, 'outbox')}`];
 
-/** Creates the schema when QueueBox's tables live in one of their own. */
 export const createSchema = (t: ResolvedTableNames): string[] =>
   t.schema ? [/* sql */ `CREATE SCHEMA IF NOT EXISTS ${quote(t.schema)}`] : [];
 
@@ -97,15 +93,12 @@ ${CLAIM_COLUMNS}
 
 export const dropInboxTable = (t: ResolvedTableNames): string[] => [/* sql */ `DROP TABLE ${qualified(t, 'inbox')}`];
 
-/** An index or constraint name of a table, schema-qualified where the tables have a schema. */
 const qualifiedIndex = (t: ResolvedTableNames, table: 'outbox' | 'inbox', suffix: string): string =>
   t.schema ? `${quote(t.schema)}.${quote(`${t[table]}_${suffix}`)}` : quote(`${t[table]}_${suffix}`);
 
 /**
- * The indexes of schema version 2, each named by the statement that needs it. A claim writes two
- * index entries (the primary key and `processing_ix`), a completion one or two (the primary key,
- * and `key_finished_ix` for a keyed row): every partial index holds rows of one state only, so a
- * state change adds entries only to the indexes of the new state.
+ * The indexes of schema version 2. Every partial index holds rows of one state only, so a state
+ * change adds entries only to the indexes of the new state.
  */
 const V2_INDEXES = {
   outbox: [
@@ -137,7 +130,6 @@ const V2_INDEXES = {
   ],
 } as const;
 
-/** The indexes of version 1 that version 2 replaces (the unique index on message_id included). */
 const V1_INDEXES = {
   outbox: [
     ['pending_ix', `(id) WHERE state = 'pending'`],
@@ -173,10 +165,8 @@ const dropIndexes = (
 ): string[] => indexes.map(([suffix]) => /* sql */ `DROP INDEX ${qualifiedIndex(t, table, suffix)}`);
 
 /**
- * Schema version 2: the claim engine of bounded claims (contributing/claim-sql.md) and order
- * per destination (docs/concepts/ordering.md). The inbox's key column takes the outbox's name,
- * `ordering_key`: one name for one concept. The unique index on `message_id` goes: ids are
- * random UUIDv7s, unique by construction, and no statement looks one up.
+ * Schema version 2: bounded claims (contributing/claim-sql.md). The inbox's key column is renamed
+ * `ordering_key`; the unique index on `message_id` goes (random UUIDv7s, never looked up).
  */
 export const upgradeToV2 = (t: ResolvedTableNames): string[] => [
   /* sql */ `ALTER TABLE ${qualified(t, 'outbox')} DROP CONSTRAINT ${quote(`${t.outbox}_message_id_uq`)}`,
@@ -196,12 +186,7 @@ export const downgradeFromV2 = (t: ResolvedTableNames): string[] => [
   /* sql */ `ALTER TABLE ${qualified(t, 'outbox')} ADD CONSTRAINT ${quote(`${t.outbox}_message_id_uq`)} UNIQUE (message_id)`,
 ];
 
-/**
- * The outbox indexes that schema version 3 gives a leading `destination`, as the inbox's lead with
- * `source`: a claim reads the unordered and the retried rows of each destination it has, so that
- * the rows of a destination it does not have (a rolling deploy that adds one, a destination
- * removed) cost it nothing (contributing/claim-sql.md, "Only the claimer's streams").
- */
+/** The outbox indexes version 3 leads with `destination`, so other destinations' rows cost a claim nothing. */
 const V3_INDEXES = {
   before: [
     ['unkeyed_pending_ix', `(id) WHERE state = 'pending' AND ordering_key IS NULL`],
@@ -215,7 +200,6 @@ const V3_INDEXES = {
   ],
 } as const;
 
-/** Schema version 3: the outbox claim reads per destination (V3_INDEXES). */
 export const upgradeToV3 = (t: ResolvedTableNames): string[] => [
   ...dropIndexes(t, 'outbox', V3_INDEXES.before),
   ...createIndexes(t, 'outbox', V3_INDEXES.after),
@@ -226,11 +210,7 @@ export const downgradeFromV3 = (t: ResolvedTableNames): string[] => [
   ...createIndexes(t, 'outbox', V3_INDEXES.before),
 ];
 
-/**
- * QueueBox's schema on PostgreSQL, version by version: the outbox table, the inbox table,
- * version 2 (the claim engine's indexes, one key column name) and version 3 (the outbox's
- * per-destination indexes). Shipped steps never change.
- */
+/** QueueBox's schema on PostgreSQL, version by version. Shipped steps never change. */
 export const postgresSchemaSteps = (t: ResolvedTableNames): SchemaStep[] => [
   {
     name: 'Outbox',

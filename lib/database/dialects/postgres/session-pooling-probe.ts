@@ -11,31 +11,22 @@ import * as sql from './session-probe.sql.js';
 /** Rounds of interleaved transactions; each alternates the order of the commits. */
 const ROUNDS = 4;
 
-/** The part of TypeORM's PostgreSQL driver that holds the pool (pg-pool) and its size. */
 interface PooledDriver {
   master?: { options?: { max?: number } };
 }
 
 /**
- * Finds out whether the application's connections keep their server session from one
- * transaction to the next, and whether a named prepared statement survives the move.
+ * Finds out whether the connections keep their server session across transactions, and whether a
+ * named prepared statement survives a move.
  *
- * Two connections of the pool, A and B. A prepares a statement that reads its backend's pid.
- * Then, in rounds: A and B each open a transaction (on two different backends, whatever the
- * pooler), both commit, and A runs its prepared statement again. On a direct connection, or
- * through a pooler in session mode, A's backend is A's for good: same pid every time, statement
- * known. Through a pooler that pools per transaction, the backend A gets next is the one the pool
- * hands out after both were released: the last released (LIFO, PgBouncer's default) or the first
- * (FIFO, `server_round_robin`). The rounds alternate the order of the commits, so that either
- * policy moves A in the first two rounds. On a backend that never saw it, a prepared statement
- * fails with 26000 (or 42P05), unless the pooler carries prepared statements over (PgBouncer
- * 1.21+ with `max_prepared_statements`).
+ * A prepares a statement reading its backend's pid; then, in rounds, A and B each open and commit a
+ * transaction, and A runs its statement again. Direct or session pooling: same pid, statement known.
+ * Transaction pooling: A gets the last (LIFO, PgBouncer's default) or first (FIFO) released backend;
+ * alternating the commit order moves A either way within two rounds. A moved prepared statement
+ * fails with 26000 (or 42P05) unless the pooler carries it (PgBouncer 1.21+ `max_prepared_statements`).
  *
- * WHY not LISTEN in one transaction and `pg_listening_channels()` in the next: with a quiet pool a
- * LIFO pooler hands the same backend back, and the channel is still there (seen with PgBouncer
- * 1.18 in transaction mode).
- *
- * A pool of fewer than two connections cannot be probed: QueueBox then assumes sessions last.
+ * WHY not LISTEN then `pg_listening_channels()`: a quiet LIFO pooler hands the same backend back
+ * (PgBouncer 1.18). A pool of fewer than two connections cannot be probed: sessions are assumed to last.
  */
 export async function probePostgresPooling(
   dataSource: DataSource,

@@ -32,10 +32,7 @@ export interface QueueBoxAdminModuleOptions {
   actorOf?: (request: AdminRequest) => string | undefined;
 }
 
-/**
- * What shapes the admin module itself; known before any factory runs.
- * @publicApi
- */
+/** What shapes the admin module itself; known before any factory runs. @publicApi */
 export interface QueueBoxAdminModuleExtras {
   /** The route prefix of the API and the page. Default `queuebox/admin`. */
   path?: string;
