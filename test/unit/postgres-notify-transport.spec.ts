@@ -132,4 +132,47 @@ describe('PostgresNotifyTransport', () => {
     expect(warnings.mock.calls.map((call) => String(call[0]))).toEqual([expect.stringContaining('notify.listenUrl')]);
     await transport.close();
   });
+  it('keeps listening when a health check comes while the LISTENs of a reconnect are still under way (a server recovering answers slowly)', async () => {
+    vi.useFakeTimers();
+    const runners: FakeRunner[] = [];
+    const listened = new Map<FakeRunner, Set<string>>();
+    const warnings = vi.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const dataSource = {
+      createQueryRunner: () => {
+        const runner = new FakeRunner(async (self, sql) => {
+          const channels = listened.get(self) ?? new Set<string>();
+          listened.set(self, channels);
+          const listen = /^LISTEN "([^"]+)"/.exec(sql);
+          if (listen) {
+            // The reconnected session's second LISTEN waits on the server for 3 s.
+            if (self === runners[1] && channels.size === 1) await new Promise((resolve) => setTimeout(resolve, 3_000));
+            channels.add(listen[1]);
+            return [];
+          }
+          if (sql.includes('pg_listening_channels')) return [...channels].map((channel) => ({ channel }));
+          return [];
+        });
+        runners.push(runner);
+        return runner;
+      },
+    } as unknown as DataSource;
+    const transport = new PostgresNotifyTransport(dataSource, resolveOptions({}).tables, 'replica-1', {
+      statementTimeoutMs: 30_000,
+    });
+
+    await transport.listen(() => undefined);
+    // The server restarts at 7.9 s: the session ends; the reconnect (2 s later) is still in its
+    // LISTENs when the health check runs at 10 s.
+    await vi.advanceTimersByTimeAsync(7_900);
+    runners[0].client.emit('end');
+    await vi.advanceTimersByTimeAsync(2_200);
+    // Once its LISTENs answered, the session is checked (at 20 s and 30 s) and kept.
+    await vi.advanceTimersByTimeAsync(25_000);
+    expect(runners).toHaveLength(2);
+    expect(runners[1].isReleased).toBe(false);
+    expect(warnings.mock.calls.map((call) => String(call[0]))).toEqual([
+      expect.stringContaining('LISTEN connection lost'),
+    ]);
+    await transport.close();
+  });
 });

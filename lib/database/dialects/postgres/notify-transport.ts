@@ -42,6 +42,8 @@ export class PostgresNotifyTransport implements WakeUpTransport {
   private readonly logger = new Logger('WakeUpHub');
   private readonly channels = new Map<string, QueueBoxTable>();
   private session?: ListenSession;
+  /** The session's LISTENs have all answered: only then may a health check judge its channels. */
+  private sessionListening = false;
   private retryTimer?: NodeJS.Timeout;
   private healthTimer?: NodeJS.Timeout;
   private checking = false;
@@ -113,6 +115,7 @@ export class PostgresNotifyTransport implements WakeUpTransport {
       : await openPooledSession(this.dataSource, this.deadline);
     if (this.closed) return session.close(true);
     this.session = session;
+    this.sessionListening = false;
     session.client.on('notification', (message) => {
       const table = this.channels.get(message.channel);
       if (table && message.payload !== this.instanceId) this.onWake(table);
@@ -125,6 +128,9 @@ export class PostgresNotifyTransport implements WakeUpTransport {
     session.client.on('error', lost);
     session.client.on('end', lost);
     for (const channel of this.channels.keys()) await session.query(notifySql.listen(channel));
+    // NOTE: a check sent while a LISTEN is still under way (a server recovering answers slowly)
+    // would see some channels missing and take a direct session for a pooled one.
+    if (this.session === session) this.sessionListening = true;
     this.watchHealth();
     // Anything committed while no one listened is picked up now.
     for (const table of this.channels.values()) this.onWake(table);
@@ -142,7 +148,7 @@ export class PostgresNotifyTransport implements WakeUpTransport {
    */
   private async checkHealth(): Promise<void> {
     const session = this.session;
-    if (this.closed || this.checking || !session) return;
+    if (this.closed || this.checking || !session || !this.sessionListening) return;
     this.checking = true;
     try {
       let rows: readonly DriverRow[];
@@ -193,6 +199,7 @@ export class PostgresNotifyTransport implements WakeUpTransport {
   private async dropSession(healthy: boolean): Promise<void> {
     const session = this.session;
     this.session = undefined;
+    this.sessionListening = false;
     await session?.close(healthy);
   }
 }
