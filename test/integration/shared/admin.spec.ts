@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ClaimRepository } from '../../../lib/engine/claim.repository.js';
 import { OutboxService, PullWorker, PullWorkerHost, QueueBoxAdmin, type OutboxPublisher } from '../../../lib/index.js';
-import { createTestSchema, describeWithDatabase, openDataSource, testDatabase } from '../../fixtures/database.js';
+import { createTestSchema, describeWithDatabase, testDatabase } from '../../fixtures/database.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
+import { apiOnlyApp } from '../../fixtures/api-only-app.js';
 import { RecordingPublisher } from '../../fixtures/recording-publisher.js';
 
 const MINUTE = 60_000;
@@ -23,48 +23,23 @@ function expectAgedBetween(ageSeconds: number, before: Date, after: Date): void 
 
 describeWithDatabase('QueueBoxAdmin', () => {
   describe('reports (an API-only replica: no loop runs)', () => {
-    let schema: string;
-    let app: TestApp;
-    let db: DataSource;
-    let admin: QueueBoxAdmin;
+    const env = apiOnlyApp();
     const database = () => testDatabase();
-    const outboxRow = (row: Parameters<ReturnType<typeof testDatabase>['insertOutboxRow']>[2]) =>
-      database().insertOutboxRow(db, schema, row);
-    const inboxRow = (row: Parameters<ReturnType<typeof testDatabase>['insertInboxRow']>[2]) =>
-      database().insertInboxRow(db, schema, row);
-
-    beforeAll(async () => {
-      schema = await createTestSchema();
-      db = await openDataSource(schema, 4);
-      app = await startQueueBoxApp(
-        schema,
-        {
-          workers: { enabled: false },
-          destinations: {
-            sink: { type: 'custom', publisher: RecordingPublisher },
-            other: { type: 'custom', publisher: RecordingPublisher },
-          },
-        },
-        [RecordingPublisher],
-      );
-      admin = app.app.get(QueueBoxAdmin);
-    });
-    beforeEach(() => database().truncate(db, schema, ['outbox', 'inbox']));
-    afterEach(() => vi.restoreAllMocks());
-    afterAll(async () => {
-      await app?.close();
-      await db?.destroy();
+    const { outboxRow, inboxRow } = env;
+    let admin: QueueBoxAdmin;
+    beforeAll(() => {
+      admin = env.app.app.get(QueueBoxAdmin);
     });
 
     it('shows the backlog per destination and per inbox source, aged by the database clock', async () => {
-      const before = await database().databaseNow(db);
-      await database().seedOutbox(db, schema, { key: 'a', count: 3, destination: 'sink' });
-      await database().seedOutbox(db, schema, { key: null, count: 2, destination: 'other' });
-      await database().seedInbox(db, schema, { source: 'billing', key: 'x', count: 4 });
+      const before = await database().databaseNow(env.db);
+      await database().seedOutbox(env.db, env.schema, { key: 'a', count: 3, destination: 'sink' });
+      await database().seedOutbox(env.db, env.schema, { key: null, count: 2, destination: 'other' });
+      await database().seedInbox(env.db, env.schema, { source: 'billing', key: 'x', count: 4 });
       await outboxRow({ destination: 'sink', state: 'dead', finishedAgoMs: 0 });
 
       const backlog = await admin.backlog();
-      const after = await database().databaseNow(db);
+      const after = await database().databaseNow(env.db);
       const byName = (entries: { name: string }[]) => [...entries].sort((a, b) => a.name.localeCompare(b.name));
       expect(byName(backlog.outbox)).toMatchObject([
         { name: 'other', pending: 2 },
@@ -76,10 +51,10 @@ describeWithDatabase('QueueBoxAdmin', () => {
     });
 
     it('finds the keys whose head row is retrying or dead, and only those', async () => {
-      const before = await database().databaseNow(db);
+      const before = await database().databaseNow(env.db);
       // k1: the head failed and waits for its retry; two rows wait behind it.
       const k1 = await outboxRow({ destination: 'sink', key: 'k1', attempts: 2, lastError: 'HTTP 503' });
-      await database().seedOutbox(db, schema, { key: 'k1', count: 2, destination: 'sink' });
+      await database().seedOutbox(env.db, env.schema, { key: 'k1', count: 2, destination: 'sink' });
       // k2: the oldest row died; the younger one went on without it.
       const k2 = await outboxRow({
         destination: 'sink',
@@ -91,7 +66,7 @@ describeWithDatabase('QueueBoxAdmin', () => {
       });
       await outboxRow({ destination: 'sink', key: 'k2', state: 'sent', finishedAgoMs: 0 });
       // k3: a fresh head: nothing is blocked.
-      await database().seedOutbox(db, schema, { key: 'k3', count: 2, destination: 'sink' });
+      await database().seedOutbox(env.db, env.schema, { key: 'k3', count: 2, destination: 'sink' });
       // k4: sent, then dead (the head now), then pending.
       await outboxRow({ destination: 'sink', key: 'k4', state: 'sent', finishedAgoMs: MINUTE });
       const k4 = await outboxRow({ destination: 'sink', key: 'k4', state: 'dead', finishedAgoMs: 0 });
@@ -113,7 +88,7 @@ describeWithDatabase('QueueBoxAdmin', () => {
       await inboxRow({ source: 'billing', idempotencyKey: 'i2', key: 'agg' });
 
       const blocked = await admin.blockedKeys();
-      const after = await database().databaseNow(db);
+      const after = await database().databaseNow(env.db);
       expect(
         blocked.map(({ table, stream, key, id, reason, waiting }) => ({ table, stream, key, id, reason, waiting })),
       ).toEqual([

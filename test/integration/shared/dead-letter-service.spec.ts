@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   DeadLetterNotFoundError,
   DeadLetterService,
@@ -13,43 +13,18 @@ import {
 import { createTestSchema, describeWithDatabase, openDataSource, testDatabase } from '../../fixtures/database.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
 import { startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
-import { RecordingPublisher } from '../../fixtures/recording-publisher.js';
+import { apiOnlyApp } from '../../fixtures/api-only-app.js';
 
 const MINUTE = 60_000;
 
 describeWithDatabase('DeadLetterService', () => {
   describe('both tables, on an API-only replica (no loop runs)', () => {
-    let schema: string;
-    let app: TestApp;
-    let db: DataSource;
-    let deadLetters: DeadLetterService;
+    const env = apiOnlyApp();
     const database = () => testDatabase();
-    const outboxRow = (row: Parameters<ReturnType<typeof testDatabase>['insertOutboxRow']>[2]) =>
-      database().insertOutboxRow(db, schema, row);
-    const inboxRow = (row: Parameters<ReturnType<typeof testDatabase>['insertInboxRow']>[2]) =>
-      database().insertInboxRow(db, schema, row);
-
-    beforeAll(async () => {
-      schema = await createTestSchema();
-      db = await openDataSource(schema, 4);
-      app = await startQueueBoxApp(
-        schema,
-        {
-          workers: { enabled: false },
-          destinations: {
-            sink: { type: 'custom', publisher: RecordingPublisher },
-            other: { type: 'custom', publisher: RecordingPublisher },
-          },
-        },
-        [RecordingPublisher],
-      );
-      deadLetters = app.app.get(DeadLetterService);
-    });
-    beforeEach(() => database().truncate(db, schema, ['outbox', 'inbox']));
-    afterEach(() => vi.restoreAllMocks());
-    afterAll(async () => {
-      await app?.close();
-      await db?.destroy();
+    const { outboxRow, inboxRow } = env;
+    let deadLetters: DeadLetterService;
+    beforeAll(() => {
+      deadLetters = env.app.app.get(DeadLetterService);
     });
 
     it('lists dead outbox rows by keyset pages, filtered by destination, error text and time of death', async () => {
@@ -86,7 +61,7 @@ describeWithDatabase('DeadLetterService', () => {
         lastError: 'handler failed',
         finishedAgoMs: 0,
       });
-      const now = await database().databaseNow(db);
+      const now = await database().databaseNow(env.db);
       const ago = (minutes: number) => new Date(now.getTime() - minutes * MINUTE);
       const ids = async (query: DeadLetterListQuery) =>
         (await deadLetters.list('outbox', query)).items.map((row) => row.id);
@@ -221,12 +196,12 @@ describeWithDatabase('DeadLetterService', () => {
         ids: [d1, d2],
       });
       for (const id of [d1, d2])
-        expect(await database().rowState(db, schema, id)).toMatchObject({
+        expect(await database().rowState(env.db, env.schema, id)).toMatchObject({
           state: 'pending',
           attempts: 0,
           last_error: 'HTTP 503',
         });
-      expect(await database().rowState(db, schema, p1)).toMatchObject({ state: 'pending', attempts: 0 });
+      expect(await database().rowState(env.db, env.schema, p1)).toMatchObject({ state: 'pending', attempts: 0 });
       expect(await deadLetters.rowStates('outbox', [g1, d2, '999999', d1])).toEqual([
         { id: d1, state: 'pending', attempts: 0 },
         { id: d2, state: 'pending', attempts: 0 },
@@ -241,9 +216,9 @@ describeWithDatabase('DeadLetterService', () => {
           { chunkSize: 1 },
         ),
       ).toEqual({ count: 2, chunks: 3 });
-      expect((await database().outboxRows(db, schema)).map((row) => row.id)).toEqual([d1, d2, p1, g2]);
+      expect((await database().outboxRows(env.db, env.schema)).map((row) => row.id)).toEqual([d1, d2, p1, g2]);
       expect(await deadLetters.discard('outbox', { ids: [g2, p1, g3] })).toMatchObject({ count: 1, ids: [g2] });
-      expect(await database().countByState(db, schema, 'outbox')).toEqual({ pending: 3 });
+      expect(await database().countByState(env.db, env.schema, 'outbox')).toEqual({ pending: 3 });
 
       expect(await deadLetters.replay('outbox', { ids: [] })).toEqual({ count: 0, chunks: 0, ids: [] });
 
@@ -287,7 +262,7 @@ describeWithDatabase('DeadLetterService', () => {
       await inboxRow({ source: 'billing', idempotencyKey: 'i4', state: 'processed', finishedAgoMs: 0 });
       await inboxRow({ source: 'billing', idempotencyKey: 'i5', lastError: 'HTTP 503' });
       await outboxRow({ destination: 'sink', state: 'dead', lastError: 'HTTP 503', finishedAgoMs: 0 });
-      const now = await database().databaseNow(db);
+      const now = await database().databaseNow(env.db);
       const ids = async (query: DeadLetterListQuery) =>
         (await deadLetters.list('inbox', query)).items.map((row) => row.id);
 
@@ -363,7 +338,7 @@ describeWithDatabase('DeadLetterService', () => {
         ids: [b1, b2],
       });
       for (const id of [b1, b2])
-        expect(await database().rowState(db, schema, id, 'inbox')).toMatchObject({
+        expect(await database().rowState(env.db, env.schema, id, 'inbox')).toMatchObject({
           state: 'pending',
           attempts: 0,
           last_error: 'HTTP 503',
@@ -380,16 +355,19 @@ describeWithDatabase('DeadLetterService', () => {
         count: 1,
         chunks: 2,
       });
-      expect(await database().rowState(db, schema, s2, 'inbox')).toMatchObject({ state: 'pending', attempts: 0 });
+      expect(await database().rowState(env.db, env.schema, s2, 'inbox')).toMatchObject({
+        state: 'pending',
+        attempts: 0,
+      });
       expect(await deadLetters.discard('inbox', { filter: { source: 'shop' } }, { chunkSize: 1 })).toEqual({
         count: 1,
         chunks: 2,
       });
-      expect((await database().inboxRows(db, schema)).map((row) => row.id)).toEqual([b1, b2, s2, done]);
+      expect((await database().inboxRows(env.db, env.schema)).map((row) => row.id)).toEqual([b1, b2, s2, done]);
       expect(await deadLetters.discard('inbox', { ids: [b1, done] })).toEqual({ count: 0, chunks: 1, ids: [] });
-      expect(await database().countByState(db, schema, 'inbox')).toEqual({ pending: 3, processed: 1 });
+      expect(await database().countByState(env.db, env.schema, 'inbox')).toEqual({ pending: 3, processed: 1 });
       // The other table's dead row is untouched.
-      expect(await database().rowState(db, schema, outboxDead)).toMatchObject({ state: 'dead' });
+      expect(await database().rowState(env.db, env.schema, outboxDead)).toMatchObject({ state: 'dead' });
     });
 
     it('rejects a bad replay or discard with a typed error naming the field, and changes nothing', async () => {
@@ -428,8 +406,11 @@ describeWithDatabase('DeadLetterService', () => {
         expect(error, field).toBeInstanceOf(InvalidArgumentError);
         expect(error, field).toMatchObject({ code: 'INVALID_ARGUMENT', field });
       }
-      expect(await database().rowState(db, schema, outboxDead)).toMatchObject({ state: 'dead', attempts: 1 });
-      expect(await database().rowState(db, schema, inboxDead, 'inbox')).toMatchObject({ state: 'dead', attempts: 1 });
+      expect(await database().rowState(env.db, env.schema, outboxDead)).toMatchObject({ state: 'dead', attempts: 1 });
+      expect(await database().rowState(env.db, env.schema, inboxDead, 'inbox')).toMatchObject({
+        state: 'dead',
+        attempts: 1,
+      });
     });
   });
 
