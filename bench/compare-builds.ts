@@ -52,17 +52,27 @@ const COSTS: Figure[] = [
   { key: 'walBytesPerMsg', higherIsBetter: false, unit: 'WAL bytes/msg', costPerMessage: true },
 ];
 
-function readArgs(argv: readonly string[]): { before: string; after: string; reps: number; quick: boolean } {
+function readArgs(argv: readonly string[]): {
+  before: string;
+  after: string;
+  reps: number;
+  quick: boolean;
+  only?: string;
+} {
   const value = (name: string): string | undefined =>
     argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ??
     (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : undefined);
   const before = value('before');
   const after = value('after') ?? '.';
-  if (!before) throw new Error('usage: compare-builds --before <checkout> [--after <checkout>] [--reps=N] [--quick]');
+  if (!before)
+    throw new Error(
+      'usage: compare-builds --before <checkout> [--after <checkout>] [--reps=N] [--quick] [--only=<text>]',
+    );
   const quick = argv.includes('--quick');
   const reps = Number(value('reps') ?? (quick ? 1 : 3));
   if (!Number.isInteger(reps) || reps < 1) throw new Error('--reps must be a positive integer');
-  return { before: resolve(before), after: resolve(after), reps, quick };
+  // --only=ordered: the cases whose name contains the text (to settle one flagged case with more reps).
+  return { before: resolve(before), after: resolve(after), reps, quick, only: value('only') };
 }
 
 /** Copies the compiled driver into the build's node_modules, so that its packages resolve from there. */
@@ -140,6 +150,8 @@ async function main(): Promise<void> {
       ],
     },
   ];
+  if (opts.only) scenarios.splice(0, scenarios.length, ...scenarios.filter((s) => s.name.includes(opts.only!)));
+  if (scenarios.length === 0) throw new Error(`--only=${opts.only}: no case's name contains it`);
   const server = await startBenchPostgres();
   const admin = new pg.Pool({ connectionString: server.url, max: 1 });
   const postmasterPid = process.env.QUEUEBOX_PG_URL ? undefined : await readPostmasterPid(admin);
