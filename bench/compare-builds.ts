@@ -122,7 +122,7 @@ async function main(): Promise<void> {
   const seconds = opts.quick ? 3 : 10;
   const rate = 1_000;
   const throughput: Figure = { key: 'msgsPerSecond', higherIsBetter: true, unit: 'msg/s' };
-  const scenarios: Scenario[] = [
+  const cases: Scenario[] = [
     {
       name: `drain, ${f0(rows)} rows, no keys, defaults, pool 3 (1 loop-equivalent)`,
       args: (url, b) => ['drain', url, b.root, String(rows), '0', '3'],
@@ -150,7 +150,7 @@ async function main(): Promise<void> {
       ],
     },
   ];
-  if (opts.only) scenarios.splice(0, scenarios.length, ...scenarios.filter((s) => s.name.includes(opts.only!)));
+  const scenarios = opts.only ? cases.filter((scenario) => scenario.name.includes(opts.only!)) : cases;
   if (scenarios.length === 0) throw new Error(`--only=${opts.only}: no case's name contains it`);
   const server = await startBenchPostgres();
   const admin = new pg.Pool({ connectionString: server.url, max: 1 });

@@ -45,7 +45,7 @@ export interface FaultCounters {
 export type FaultKind = 'kills' | 'stops' | 'terminations' | 'cuts' | 'restarts' | 'failovers';
 
 /** Counters that must be zero for a PASS: the checks' violations, and the replicas' liveness. */
-const VIOLATIONS = [
+export const VIOLATIONS = [
   'lost',
   'rolledBackDelivered',
   'orderViolations',
@@ -55,7 +55,7 @@ const VIOLATIONS = [
   'lateFencedWrites',
   'stolenLeases',
 ] as const;
-const LIVENESS = ['crashes', 'stalledLoops', 'notListening'] as const;
+export const LIVENESS = ['crashes', 'stalledLoops', 'notListening'] as const;
 
 export interface Verdict {
   pass: boolean;

@@ -3,6 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pgbouncerInstalled } from '../../chaos/pgbouncer.js';
+// The counters a PASS needs at 0, as the coordinator's verdict reads them (test/unit/chaos-verdict.spec.ts pins the list).
+import { LIVENESS, VIOLATIONS } from '../../chaos/verdict.js';
 
 const execute = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -55,18 +57,6 @@ async function chaos(
   console.log(run.stdout.trim());
   return { code: run.code, stderr: run.stderr, ...parseVerdict(run.stdout, run.stderr) };
 }
-
-const VIOLATIONS = [
-  'lost',
-  'rolledBackDelivered',
-  'orderViolations',
-  'doubleEffects',
-  'doubleForwards',
-  'stuck',
-  'lateFencedWrites',
-  'stolenLeases',
-];
-const LIVENESS = ['crashes', 'stalledLoops', 'notListening'];
 
 /**
  * The chaos suite (contributing/chaos.md) on a private PostgreSQL HA pair it starts, crashes and
