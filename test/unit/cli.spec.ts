@@ -233,6 +233,7 @@ describe('queuebox CLI: commands, flags and exit codes', () => {
       'QueueBoxInbox1764547200000',
       'QueueBoxSchemaV21764979200000',
       'QueueBoxSchemaV31796515200000',
+      'QueueBoxSchemaV41796558400000',
     ]);
     expect(data.migrations[0].statements[0]).toMatch(/^CREATE TABLE "queuebox_outbox_messages"/);
   });

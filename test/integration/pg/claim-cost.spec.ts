@@ -8,6 +8,16 @@ import { createTestSchema, openDataSource, testDatabase } from '../../fixtures/d
 import { waitFor } from '../../fixtures/http-receiver.js';
 import { claimOutbox, repositoryFor } from '../../fixtures/outbox-rows.js';
 
+const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
+
+/** A statement's value as a literal of EXECUTE, which takes no bound parameters (integers, flags, texts and arrays of them). */
+const literal = (value: unknown): string =>
+  typeof value === 'number' || typeof value === 'boolean'
+    ? String(value)
+    : Array.isArray(value)
+      ? escapeLiteral(`{${value.map((element) => `"${String(element)}"`).join(',')}}`)
+      : escapeLiteral(String(value));
+
 /**
  * PostgreSQL only (EXPLAIN's buffer counts): the bounded claim's cost follows its bounds, not the
  * backlog (contributing/claim-sql.md, "The claim").
@@ -39,13 +49,6 @@ describe('bounded claims: cost', () => {
         `PREPARE claim_cost (integer, integer, integer, integer, text, text, text[], boolean) AS ${statement.sql}`,
       );
       await runner.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
-      // EXECUTE takes no bound parameters: its values go as literals (integers, flags, escaped texts and arrays of them).
-      const literal = (value: unknown): string =>
-        typeof value === 'number' || typeof value === 'boolean'
-          ? String(value)
-          : Array.isArray(value)
-            ? `ARRAY[${value.map(literal).join(', ')}]::text[]`
-            : escapeLiteral(String(value));
       const [{ 'QUERY PLAN': plan }] = await runner.query(
         `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE claim_cost (${statement.params.map(literal).join(', ')})`,
       );
@@ -119,6 +122,127 @@ describe('bounded claims: cost', () => {
     // table-wide scans would read every one of them: its unordered and retried candidates, and
     // its walk over every key of every destination).
     await expectSameBuffers(strandedAhead, 500, 20_000);
+  });
+
+  /**
+   * Buffers per row of one completion with the hand-off of `rows`, as the poller runs it: the generic
+   * plan of its prepared statement, in a transaction rolled back.
+   */
+  const buffersPerCompletedRow = async (rows: readonly { id: string; token: string }[]) => {
+    const statement = dialect.completeMany('outbox', rows, 60_000, true);
+    const runner = db.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      await runner.query(`PREPARE completion_cost AS ${statement.sql}`);
+      await runner.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
+      const [{ 'QUERY PLAN': plan }] = await runner.query(
+        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE completion_cost (${statement.params.map(literal).join(', ')})`,
+      );
+      const top = (
+        plan as { Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number; 'Actual Rows': number } }[]
+      )[0].Plan;
+      // Every row is marked sent and hands its key on: the statement did its whole work.
+      expect(top['Actual Rows']).toBe(2 * rows.length);
+      return (top['Shared Hit Blocks'] + top['Shared Read Blocks']) / rows.length;
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.query('DEALLOCATE completion_cost');
+      await runner.release();
+    }
+  };
+
+  it('completes and hands off at the same cost per row when its plan was made on the statistics of an empty queue', async () => {
+    // A healthy queue: a table of finished rows, nothing pending, analyzed so (autovacuum off, so
+    // that only this test decides when statistics are taken).
+    await testDatabase().truncate(db, schema, ['outbox']);
+    await db.query(`ALTER TABLE ${outbox()} SET (autovacuum_enabled = false)`);
+    try {
+      await db.query(
+        `INSERT INTO ${outbox()} (message_id, destination, ordering_key, payload, state, finished_at, attempts)
+         SELECT gen_random_uuid(), 'd', 'k' || (g % 1000), '1', 'sent', statement_timestamp(), 1 FROM generate_series(1, 20000) AS g`,
+      );
+      await settle();
+      // Then a backlog: 200 keys of 10 rows each, the head of every key in flight.
+      await db.query(
+        `INSERT INTO ${outbox()} (message_id, destination, ordering_key, payload)
+         SELECT gen_random_uuid(), 'd', 'k' || (g % 200), '1' FROM generate_series(1, 2000) AS g`,
+      );
+      const rows = (await db.query(
+        `UPDATE ${outbox()} SET state = 'processing', claim_token = gen_random_uuid(), claimed_at = statement_timestamp(),
+           lease_expires_at = statement_timestamp() + interval '1 hour', attempts = 1
+         WHERE id IN (SELECT DISTINCT ON (ordering_key) id FROM ${outbox()} WHERE state = 'pending' ORDER BY ordering_key, id)
+         RETURNING id::text AS id, claim_token AS token`,
+      )) as [{ id: string; token: string }[], number] | { id: string; token: string }[];
+      const claims = Array.isArray(rows[0])
+        ? (rows[0] as { id: string; token: string }[])
+        : (rows as { id: string; token: string }[]);
+      expect(claims).toHaveLength(200);
+      // Planned on the empty queue's statistics, as a poller's connection would have it after an ANALYZE there.
+      const stale = await buffersPerCompletedRow(claims);
+      // Planned on statistics of this backlog.
+      await settle();
+      const fresh = await buffersPerCompletedRow(claims);
+      // Before schema version 4 and the per-row anti-join, the stale plan found each key's next row by
+      // reading the pending rows in id order and read every row in flight for each row: about 15 times
+      // the fresh plan's buffers here, and more the deeper the backlog and the more rows in flight.
+      expect(stale).toBeLessThanOrEqual(1.5 * fresh);
+    } finally {
+      await db.query(`ALTER TABLE ${outbox()} RESET (autovacuum_enabled)`);
+    }
+  });
+
+  it("reads the window's index for the window only: no other lookup of a key's rows can be planned on it", async () => {
+    await testDatabase().truncate(db, schema, ['outbox', 'inbox']);
+    const cursor = new WalkCursor();
+    const statements = {
+      outbox: dialect.claimOutbox(['d'], cursor.request(50, 60_000), { lock: false }).claim,
+      relay: dialect.claimInbox(['s'], cursor.request(50, 60_000)).claim,
+      pull: dialect.claimPull('s', cursor.request(50, 60_000), { lock: false }).claim,
+      completeMany: dialect.completeMany(
+        'outbox',
+        [
+          { id: '1', token: ZERO_UUID },
+          { id: '2', token: ZERO_UUID },
+        ],
+        60_000,
+        true,
+      ),
+      completeOne: dialect.completeMany('outbox', [{ id: '1', token: ZERO_UUID }], 60_000, true),
+      relayCompletion: dialect.completeMany(
+        'relay',
+        [
+          { id: '1', token: ZERO_UUID },
+          { id: '2', token: ZERO_UUID },
+        ],
+        60_000,
+      ),
+    };
+    const runner = db.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      // Without `key_pending_ix` (dropped in this transaction, rolled back), the cheapest plan of a
+      // lookup by key would read `keyed_pending_ix` filtered by key — as a generic plan made on the
+      // statistics of an empty queue did with the index there (docs/benchmark.md, "Soak").
+      for (const table of ['outbox', 'inbox'] as const) {
+        const index = `${testDatabase().table(schema, table).replace(/"$/, '')}_key_pending_ix"`;
+        await runner.query(`DROP INDEX ${index}`);
+      }
+      await runner.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
+      const reads: Record<string, number> = {};
+      for (const [name, statement] of Object.entries(statements)) {
+        await runner.query(`PREPARE window_reads AS ${statement.sql}`);
+        const [{ 'QUERY PLAN': plan }] = await runner.query(
+          `EXPLAIN (FORMAT JSON) EXECUTE window_reads (${statement.params.map(literal).join(', ')})`,
+        );
+        await runner.query('DEALLOCATE window_reads');
+        reads[name] = JSON.stringify(plan).split('_keyed_pending_ix"').length - 1;
+      }
+      // The claims' windows (one scan each), nothing else.
+      expect(reads).toEqual({ outbox: 1, relay: 1, pull: 1, completeMany: 0, completeOne: 0, relayCompletion: 0 });
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
   });
 
   it('plans each claim statement once per connection: after five executions, PostgreSQL runs the generic plan', async () => {

@@ -3,6 +3,7 @@ import type { ClaimComponent } from '../../sql-dialect.interface.js';
 import { CLAIMERS } from '../../../shared/queuebox.claimers.js';
 import { ASYNC_COMMIT_CTE, asyncCommitCte } from './async-commit.sql.js';
 import { DB_NOW, qualified } from './postgres-names.js';
+import { PER_ROW, WINDOW_ONLY } from './plan-fences.sql.js';
 
 /*
  * The claim, one statement for the outbox, the relay and pull workers (contributing/claim-sql.md,
@@ -146,12 +147,12 @@ function claimable(t: ResolvedTableNames, kind: ClaimComponent): string {
   const stream = CLAIMERS[kind].table.stream;
   const sameKey = (alias: string) => `${alias}.${stream} = o.${stream} AND ${alias}.ordering_key = o.ordering_key`;
   const olderPending = `NOT EXISTS (SELECT 1 FROM ${table} AS b
-                      WHERE b.state = 'pending' AND b.ordering_key IS NOT NULL AND ${sameKey('b')} AND b.id < o.id)`;
+                      WHERE b.state = 'pending' AND b.ordering_key IS NOT NULL AND ${sameKey('b')} AND b.id < o.id ${PER_ROW})`;
   if (!CLAIMERS[kind].claimsExpired) {
     const state = `o.state = 'pending' AND o.next_attempt_at <= ${DB_NOW} AND o.${stream} = ANY(${STREAMS})`;
     return `${state}
     AND (o.ordering_key IS NULL OR (${olderPending}
-      AND NOT EXISTS (SELECT 1 FROM ${table} AS p WHERE p.state = 'processing' AND ${sameKey('p')})))`;
+      AND NOT EXISTS (SELECT 1 FROM ${table} AS p WHERE p.state = 'processing' AND ${sameKey('p')} ${PER_ROW})))`;
   }
   return `o.source = ANY(${STREAMS})
     AND (   (o.state = 'pending' AND o.next_attempt_at <= ${DB_NOW})
@@ -159,14 +160,15 @@ function claimable(t: ResolvedTableNames, kind: ClaimComponent): string {
     AND (o.ordering_key IS NULL OR (${olderPending}
       AND NOT EXISTS (SELECT 1 FROM ${table} AS p
                       WHERE p.state = 'processing' AND ${sameKey('p')}
-                        AND (p.id < o.id OR (p.id <> o.id AND p.lease_expires_at > ${DB_NOW})))))`;
+                        AND (p.id < o.id OR (p.id <> o.id AND p.lease_expires_at > ${DB_NOW})) ${PER_ROW})))`;
 }
 
 export function claimStatement(t: ResolvedTableNames, kind: ClaimComponent, returning: string): string {
   const table = qualified(t, CLAIMERS[kind].table.name);
   const stream = CLAIMERS[kind].table.stream;
+  // The window alone states WINDOW_ONLY: it reads `keyed_pending_ix`, which no other lookup can.
   const windowScan = (filter = '', leading = ''): string => `SELECT x.id, x.${stream}, x.ordering_key FROM ${table} AS x
-    WHERE x.state = 'pending' AND x.ordering_key IS NOT NULL${filter} ORDER BY ${leading}x.id LIMIT ${WINDOW_ROWS}`;
+    WHERE x.state = 'pending' AND x.ordering_key IS NOT NULL AND x.${WINDOW_ONLY}${filter} ORDER BY ${leading}x.id LIMIT ${WINDOW_ROWS}`;
   // The outbox's window is the oldest keyed rows of the whole table (one range of `keyed_pending_ix`,
   // $4 rows), of which other destinations' rows are dropped: they may fill it, never make it read more.
   const together = CLAIMERS[kind].walk === 'together';

@@ -2,6 +2,7 @@ import type { ResolvedTableNames } from '../../../shared/interfaces/table-names.
 import type { ClaimComponent, QueueBoxTable } from '../../sql-dialect.interface.js';
 import { ASYNC_COMMIT_CTE, asyncCommitCte } from './async-commit.sql.js';
 import { fence } from './fence.sql.js';
+import { PER_ROW } from './plan-fences.sql.js';
 import { DB_NOW, qualified } from './postgres-names.js';
 import { CLAIMERS, QUEUEBOX_TABLES } from '../../../shared/queuebox.claimers.js';
 
@@ -68,7 +69,7 @@ handed AS (
   WHERE h.id = successor.id AND h.state = 'pending' AND h.next_attempt_at <= ${DB_NOW}
     AND NOT EXISTS (SELECT 1 FROM ${table} AS p
                     WHERE p.state = 'processing' AND p.${stream} = h.${stream} AND p.ordering_key = h.ordering_key
-                      AND p.id NOT IN (SELECT d.id FROM done AS d))
+                      AND p.id NOT IN (SELECT d.id FROM done AS d) ${PER_ROW})
   RETURNING h.id, ${others.map((column) => `h.${column}`).join(', ')}, (h.attempts = 1 AND h.last_error IS NULL AND h.id < successor.after_id) AS inverted
 )
 SELECT 'done' AS outcome, d.id, ${nulls}, NULL::boolean AS inverted FROM done AS d
@@ -107,7 +108,7 @@ handed AS (
     AND h.state = 'pending' AND h.next_attempt_at <= ${DB_NOW}
     AND NOT EXISTS (SELECT 1 FROM ${table} AS p
                     WHERE p.state = 'processing' AND p.${stream} = h.${stream} AND p.ordering_key = h.ordering_key
-                      AND p.id <> done.id)
+                      AND p.id <> done.id ${PER_ROW})
   RETURNING h.id, ${others.map((column) => `h.${column}`).join(', ')}, (h.attempts = 1 AND h.last_error IS NULL AND h.id < done.id) AS inverted
 )
 SELECT 'done' AS outcome, d.id, ${nulls}, NULL::boolean AS inverted FROM done AS d

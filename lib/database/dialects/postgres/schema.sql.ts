@@ -1,6 +1,7 @@
 import type { ResolvedTableNames } from '../../../shared/interfaces/table-names.interface.js';
 import { INBOX_COLUMNS, OUTBOX_COLUMNS } from '../schema-columns.js';
 import type { SchemaStep } from '../schema-step.interface.js';
+import { WINDOW_ONLY } from './plan-fences.sql.js';
 import { qualified, quote } from './postgres-names.js';
 
 /*
@@ -210,6 +211,31 @@ export const downgradeFromV3 = (t: ResolvedTableNames): string[] => [
   ...createIndexes(t, 'outbox', V3_INDEXES.before),
 ];
 
+/**
+ * Version 4 redefines `keyed_pending_ix` with {@link WINDOW_ONLY}, so that the claim's window alone
+ * reads it. Before it, a generic plan made while the queue was nearly empty could read that index in
+ * id order, filtered by key, to find one key's rows: a cost in proportion to the backlog.
+ */
+const V4_WINDOW_INDEXES = {
+  outbox: {
+    before: `(id) WHERE state = 'pending' AND ordering_key IS NOT NULL`,
+    after: `(id) WHERE state = 'pending' AND ordering_key IS NOT NULL AND ${WINDOW_ONLY}`,
+  },
+  inbox: {
+    before: `(source, id) WHERE state = 'pending' AND ordering_key IS NOT NULL`,
+    after: `(source, id) WHERE state = 'pending' AND ordering_key IS NOT NULL AND ${WINDOW_ONLY}`,
+  },
+} as const;
+
+const redefineWindowIndexes = (t: ResolvedTableNames, version: 'before' | 'after'): string[] =>
+  (['outbox', 'inbox'] as const).flatMap((table) => [
+    ...dropIndexes(t, table, [['keyed_pending_ix', '']]),
+    ...createIndexes(t, table, [['keyed_pending_ix', V4_WINDOW_INDEXES[table][version]]]),
+  ]);
+
+export const upgradeToV4 = (t: ResolvedTableNames): string[] => redefineWindowIndexes(t, 'after');
+export const downgradeFromV4 = (t: ResolvedTableNames): string[] => redefineWindowIndexes(t, 'before');
+
 /** QueueBox's schema on PostgreSQL, version by version. Shipped steps never change. */
 export const postgresSchemaSteps = (t: ResolvedTableNames): SchemaStep[] => [
   {
@@ -237,4 +263,6 @@ export const postgresSchemaSteps = (t: ResolvedTableNames): SchemaStep[] => [
   // The outbox's indexes only (the claim's reads per destination): named with the table when it is
   // missing; no column for the start-up check to look for once it is there.
   { name: 'SchemaV3', version: 1796515200000, up: upgradeToV3(t), down: downgradeFromV3(t), columns: { outbox: [] } },
+  // PostgreSQL only: the window's index of both tables (plans bounded whatever the statistics).
+  { name: 'SchemaV4', version: 1796558400000, up: upgradeToV4(t), down: downgradeFromV4(t), columns: { outbox: [] } },
 ];
