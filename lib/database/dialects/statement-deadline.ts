@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import type { QueryRunner } from 'typeorm';
 import { StatementTimeoutError } from '../../shared/errors/statement-timeout.error.js';
 import { statementTimedOut } from '../../shared/queuebox.messages.js';
