@@ -41,9 +41,9 @@ interface ClaimerMetrics {
   inverted(stream: string, count: number): void;
 }
 
-/** The label sets of one destination's publish metrics. */
+/** One destination's publish metrics: its duration histogram's child, its attempt counter's label sets. */
 interface PublishLabels {
-  destination: { destination: string };
+  duration: Histogram.Internal<'destination'>;
   byOutcome: Partial<Record<PublishOutcome, { destination: string; outcome: PublishOutcome }>>;
 }
 
@@ -178,14 +178,14 @@ export class QueueBoxMetrics implements OutcomeMetrics {
     const labels = this.publishLabels(destination);
     this.outboxPublished.inc((labels.byOutcome[outcome] ??= { destination, outcome }));
     if (outcome === 'dead') this.signals.deadLettered();
-    if (seconds !== undefined) this.publishDuration.observe(labels.destination, seconds);
+    if (seconds !== undefined) labels.duration.observe(seconds);
   }
 
-  /** A destination's label sets, made once (destinations are bounded): a publish allocates none. */
+  /** A destination's label sets and histogram child, made once (destinations are bounded). */
   private publishLabels(destination: string): PublishLabels {
     let labels = this.publishLabelSets.get(destination);
     if (!labels) {
-      labels = { destination: { destination }, byOutcome: {} };
+      labels = { duration: this.publishDuration.labels({ destination }), byOutcome: {} };
       this.publishLabelSets.set(destination, labels);
     }
     return labels;
