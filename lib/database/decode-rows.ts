@@ -99,7 +99,9 @@ export function claimDecoder<Row>(
           ? { stream: text(first.cursor_stream), key: text(first.cursor_key ?? '') }
           : undefined,
     };
-    return { rows: rows.filter((row) => row.id !== null && row.id !== undefined).map(decodeRow), progress };
+    const claimed: Row[] = [];
+    for (const row of rows) if (row.id !== null && row.id !== undefined) claimed.push(decodeRow(row));
+    return { rows: claimed, progress };
   };
 }
 

@@ -28,7 +28,7 @@ import { endSpanWith } from '../shared/tracing/messaging-tracer.js';
 import { abortableDelay, whenAborted } from './abortable.js';
 import { backoffDelay } from './backoff.js';
 import { type ClaimPace, FixedPace } from './claim-pace.js';
-import { ClaimOutcomes } from './claim-outcomes.js';
+import { ClaimOutcomes, type ReportedRow } from './claim-outcomes.js';
 import { type OutcomeMetrics } from './metrics/outcome-metrics.interface.js';
 import type { ClaimedRow, ClaimRole, RowFailure, RowJob } from './claim-role.interface.js';
 import { CompletionBatcher } from './completion-batcher.js';
@@ -334,25 +334,27 @@ export class ClaimWorker<Row extends ClaimedRow> {
   private track(row: Row): void {
     const lease = this.leases.add(this.claimOf(row));
     lease.detail = row;
+    // Identified once: the row's stream labels its outcome and its lease reading.
+    const identity = this.role.identify(row);
     let started = performance.now();
     const slot = this.takeSlot();
     const work = slot
       ? slot.then(() => {
           started = performance.now();
-          return this.run(row, lease, true);
+          return this.run(row, lease, true, identity);
         })
-      : this.run(row, lease, false);
-    const task = work.finally(() => {
+      : this.run(row, lease, false, identity);
+    const ended = (): void => {
       lease.release();
-      this.outcomes.leaseUsed(
-        this.role.identify(row).stream,
-        this.settings.leaseMs,
-        performance.now() - started,
-        lease.lost,
-      );
+      this.outcomes.leaseUsed(identity.stream, this.settings.leaseMs, performance.now() - started, lease.lost);
       this.inFlight.delete(task);
       this.giveSlot();
       this.notifySlotWaiters();
+    };
+    // As `finally` does, without its two extra promises a row: `run` never throws, a failure would still reject.
+    const task: Promise<void> = work.then(ended, (error: unknown) => {
+      ended();
+      throw error;
     });
     this.inFlight.add(task);
   }
@@ -362,7 +364,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
   }
 
   /** A row's work, after the max-attempts guard; never throws. */
-  private async run(row: Row, lease: Lease, waited: boolean): Promise<void> {
+  private async run(row: Row, lease: Lease, waited: boolean, identity: ReportedRow): Promise<void> {
     try {
       // Lost while it waited: the renewal reported it; nothing may be written.
       if (waited && lease.lost) return;
@@ -378,87 +380,84 @@ export class ClaimWorker<Row extends ClaimedRow> {
         return;
       }
       const span = this.role.openSpan?.(row);
-      if (!span) await this.settle(row, lease);
-      else await endSpanWith(span, () => this.settle(row, lease, span));
+      if (!span) await this.settle(row, lease, identity);
+      else await endSpanWith(span, () => this.settle(row, lease, identity, span));
     } catch (error) {
       // A database failure of an autocommit finishing write: the row stays processing and is reclaimed.
       this.logger.error(rowFinishingWriteFailed(this.settings.claimer.noun), {
-        ...this.role.identify(row).fields,
+        ...identity.fields,
         error: errorText(error),
       });
     }
   }
 
   /** Runs a row's work and writes how it ended. A failed autocommit finishing write throws (left to the reclaim). */
-  private async settle(row: Row, lease: Lease, span?: MessageSpan): Promise<SpanOutcome> {
-    const started = performance.now();
-    let seconds: number | undefined;
-    let handedOn: readonly Row[] = [];
-    let finished = false;
-    let lostAtFinish = false;
-    let finishFailed = false;
-    const job: RowJob = {
-      get signal() {
-        return lease.signal;
-      },
-      span,
-      finish: async (manager?: EntityManager) => {
-        if (finished) throw new Error(rowFinishedTwice(this.settings.claimer.noun));
-        finished = true;
-        seconds = (performance.now() - started) / 1000;
-        lease.release();
-        // Found lost by a renewal (reported then), or given up by shutdown: nothing more is written.
-        if (lease.lost) throw lease.signal.reason;
-        if (this.abandon.signal.aborted) throw this.abandon.signal.reason;
-        let lost: boolean;
-        try {
-          if (manager) {
-            const result = await this.repository.completeMany<Row>([lease.claim], this.handOffLeaseMs, { manager });
-            lost = result.lost.length > 0;
-            handedOn = result.claimed;
-          } else {
-            lost = (await this.completions.complete(lease.claim)) === 'lost';
-          }
-        } catch (error) {
-          finishFailed = !manager;
-          throw error;
-        }
-        if (!lost) return;
-        lostAtFinish = true;
-        const error = new ClaimLostError(
-          lease.claim.component,
-          lease.claim.id,
-          claimLost(lease.claim.component, lease.claim.id),
-        );
-        lease.markLost(error);
-        throw error;
-      },
-    };
+  private async settle(row: Row, lease: Lease, identity: ReportedRow, span?: MessageSpan): Promise<SpanOutcome> {
+    const job = new RowFinish<Row>(lease, span, this.finishRow);
     try {
       await (span ? span.run(() => this.role.work(row, job)) : this.role.work(row, job));
-      if (!finished) throw new Error(rowNotFinished(this.settings.claimer.noun));
+      if (!job.finished) throw new Error(rowNotFinished(this.settings.claimer.noun));
     } catch (error) {
-      seconds ??= (performance.now() - started) / 1000;
+      const seconds = (job.seconds ??= (performance.now() - job.started) / 1000);
       // A lost claim or a failed finishing write counts against the pace like a failed work (not shutdown's give-up).
-      if (lostAtFinish || (!this.abandon.signal.aborted && (lease.lost || finishFailed)))
+      if (job.lostAtFinish || (!this.abandon.signal.aborted && (lease.lost || job.finishFailed)))
         this.pace.record('failed', seconds * 1000);
-      if (lostAtFinish) {
-        this.outcomes.lost(this.role.identify(row), 'finish', undefined, seconds);
+      if (job.lostAtFinish) {
+        this.outcomes.lost(identity, 'finish', undefined, seconds);
         return 'lost';
       }
       if (lease.lost) return 'lost';
       if (this.abandon.signal.aborted) return 'abandoned';
-      if (finishFailed) throw error;
+      if (job.finishFailed) throw error;
       span?.recordError(error);
       lease.release();
       return this.fail(row, lease, this.role.failureOf?.(error) ?? { error, retryable: true }, seconds);
     }
+    const { seconds } = job;
     this.pace.record('ok', seconds === undefined ? undefined : seconds * 1000);
-    this.outcomes.ended(this.role.identify(row), 'done', seconds);
+    this.outcomes.ended(identity, 'done', seconds);
     this.role.succeeded?.(row);
-    this.takeOver(handedOn);
+    this.takeOver(job.handedOn);
     return this.settings.claimer.table.done;
   }
+
+  /**
+   * A row's fenced finishing write (`RowJob.finish`), once per worker rather than a closure per row:
+   * in the manager's transaction, else batched in autocommit. Throws when the claim is lost or
+   * shutdown gave up on the row.
+   */
+  private readonly finishRow = async (job: RowFinish<Row>, manager?: EntityManager): Promise<void> => {
+    const { lease } = job;
+    if (job.finished) throw new Error(rowFinishedTwice(this.settings.claimer.noun));
+    job.finished = true;
+    job.seconds = (performance.now() - job.started) / 1000;
+    lease.release();
+    // Found lost by a renewal (reported then), or given up by shutdown: nothing more is written.
+    if (lease.lost) throw lease.signal.reason;
+    if (this.abandon.signal.aborted) throw this.abandon.signal.reason;
+    let lost: boolean;
+    try {
+      if (manager) {
+        const result = await this.repository.completeMany<Row>([lease.claim], this.handOffLeaseMs, { manager });
+        lost = result.lost.length > 0;
+        job.handedOn = result.claimed;
+      } else {
+        lost = (await this.completions.completeIn(lease.claim)).has(lease.claim);
+      }
+    } catch (error) {
+      job.finishFailed = !manager;
+      throw error;
+    }
+    if (!lost) return;
+    job.lostAtFinish = true;
+    const error = new ClaimLostError(
+      lease.claim.component,
+      lease.claim.id,
+      claimLost(lease.claim.component, lease.claim.id),
+    );
+    lease.markLost(error);
+    throw error;
+  };
 
   /**
    * A failed work (lease already released): retried after backoff, dead when not retryable or out of
@@ -534,5 +533,37 @@ export class ClaimWorker<Row extends ClaimedRow> {
       this.slotWaiters.add(done);
       dispose = whenAborted(signal, done);
     });
+  }
+}
+
+const NO_ROWS: readonly never[] = [];
+
+/**
+ * The job of one row (`RowJob`) and what its finishing write found, in one object: a row's work
+ * then allocates no closures. `finish` runs the worker's `finishRow`.
+ */
+class RowFinish<Row> implements RowJob {
+  /** When the work started (its duration is measured from here). */
+  readonly started = performance.now();
+  finished = false;
+  lostAtFinish = false;
+  finishFailed = false;
+  /** How long the work ran, set when it finished (or failed). */
+  seconds: number | undefined;
+  /** The rows the finishing write handed on (a key's next row, in the manager's transaction). */
+  handedOn: readonly Row[] = NO_ROWS;
+
+  constructor(
+    readonly lease: Lease,
+    readonly span: MessageSpan | undefined,
+    private readonly finisher: (job: RowFinish<Row>, manager?: EntityManager) => Promise<void>,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.lease.signal;
+  }
+
+  finish(manager?: EntityManager): Promise<void> {
+    return this.finisher(this, manager);
   }
 }

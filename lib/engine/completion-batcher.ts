@@ -1,9 +1,12 @@
 import type { ClaimRepository } from './claim.repository.js';
 import type { Claim, FenceResult } from '../shared/interfaces/claim.interface.js';
 
-interface PendingCompletion {
-  claim: Claim;
-  resolve(result: FenceResult): void;
+/** The marks of one statement to come: one promise for all of them, not one per mark. */
+interface PendingBatch {
+  claims: Claim[];
+  /** Resolves to the claims of the statement that were lost; rejects when the statement failed. */
+  lost: Promise<ReadonlySet<Claim>>;
+  resolve(lost: ReadonlySet<Claim>): void;
   reject(error: unknown): void;
 }
 
@@ -19,7 +22,8 @@ export const MAX_MARK_STATEMENTS = 2;
  * running work, so the duplicate window stays one publish wide. Handed-on rows go to `onClaimed`.
  */
 export class CompletionBatcher<Row> {
-  private queue: PendingCompletion[] = [];
+  /** Batches waiting for a statement, oldest first; the last one takes new marks until full or flushed. */
+  private queue: PendingBatch[] = [];
   private scheduled = false;
   private running = 0;
 
@@ -31,10 +35,28 @@ export class CompletionBatcher<Row> {
   ) {}
 
   complete(claim: Claim): Promise<FenceResult> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ claim, resolve, reject });
-      this.schedule();
-    });
+    return this.completeIn(claim).then((lost) => (lost.has(claim) ? 'lost' : 'ok'));
+  }
+
+  /**
+   * As `complete`, for the claim workers: resolves to the claims its statement found lost (the
+   * caller looks its own up), so that a mark costs no promise of its own.
+   */
+  completeIn(claim: Claim): Promise<ReadonlySet<Claim>> {
+    let batch = this.queue.at(-1);
+    if (!batch || batch.claims.length >= MAX_BATCH) {
+      let resolve!: PendingBatch['resolve'];
+      let reject!: PendingBatch['reject'];
+      const lost = new Promise<ReadonlySet<Claim>>((yes, no) => {
+        resolve = yes;
+        reject = no;
+      });
+      batch = { claims: [], lost, resolve, reject };
+      this.queue.push(batch);
+    }
+    batch.claims.push(claim);
+    this.schedule();
+    return batch.lost;
   }
 
   /**
@@ -54,21 +76,19 @@ export class CompletionBatcher<Row> {
 
   private async flush(): Promise<void> {
     if (this.queue.length === 0 || this.running >= MAX_MARK_STATEMENTS) return;
-    const batch = this.queue.splice(0, MAX_BATCH);
+    // The oldest batch (at most MAX_BATCH marks): marks asked for from now on start a new one.
+    const batch = this.queue.shift()!;
     this.running++;
     // More than a statement's worth queued: the rest starts in the free slot, if any.
     this.schedule();
     try {
-      const result = await this.repository.completeMany<Row>(
-        batch.map((pending) => pending.claim),
-        this.handOffLeaseMs(),
-        { asyncCommit: this.asyncCommit },
-      );
-      const lost = new Set(result.lost);
-      for (const pending of batch) pending.resolve(lost.has(pending.claim) ? 'lost' : 'ok');
+      const result = await this.repository.completeMany<Row>(batch.claims, this.handOffLeaseMs(), {
+        asyncCommit: this.asyncCommit,
+      });
+      batch.resolve(new Set(result.lost));
       if (result.claimed.length > 0) this.onClaimed(result.claimed);
     } catch (error) {
-      for (const pending of batch) pending.reject(error);
+      batch.reject(error);
     }
     this.running--;
     this.schedule();

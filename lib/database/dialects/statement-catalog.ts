@@ -19,7 +19,7 @@ import { InvalidArgumentError } from '../../shared/errors/invalid-argument.error
 import { noOwnSchema, preparedStatementLost } from '../../shared/queuebox.messages.js';
 import { claimLockName, type ClaimLockTarget } from './claim-lock-names.js';
 import type { DialectName } from './dialect-registry.js';
-import { DEFAULT_STATEMENT_TIMEOUT_MS, withinDeadline } from './statement-deadline.js';
+import { DEFAULT_STATEMENT_TIMEOUT_MS, type DiscardConnection, StatementDeadlines } from './statement-deadline.js';
 import type { DialectProfile } from './dialect-profile.interface.js';
 import type { ParameterEncoders } from '../parameter-encoders.interface.js';
 import { preparedName, statementMethods, withOwnMethods, type Preparing } from './statement-methods.js';
@@ -80,6 +80,7 @@ export class StatementCatalog extends withOwnMethods<StatementMethods<Statements
   private poolingFound: ConnectionPooling = SESSION_PER_CONNECTION;
   private readonly logger = new Logger('QueueBox');
   private readonly statementTimeoutMs: number;
+  private readonly deadlines: StatementDeadlines;
 
   constructor(
     readonly profile: DialectProfile<DialectName>,
@@ -119,6 +120,7 @@ export class StatementCatalog extends withOwnMethods<StatementMethods<Statements
         string
       >);
     this.statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+    this.deadlines = new StatementDeadlines(this.statementTimeoutMs);
   }
 
   get type(): DialectName {
@@ -180,8 +182,14 @@ export class StatementCatalog extends withOwnMethods<StatementMethods<Statements
     return this.bounded(runner, () => this.profile.execute(runner, { ...statement, name: undefined }));
   }
 
-  bounded<T>(runner: QueryRunner, work: () => Promise<T>): Promise<T> {
-    return withinDeadline(runner, this.statementTimeoutMs, this.profile.discardConnection, work);
+  /** `withinDeadline`, on the catalog's one deadline timer. */
+  async bounded<T>(runner: QueryRunner, work: () => Promise<T>): Promise<T> {
+    const discard: DiscardConnection | undefined = this.profile.discardConnection;
+    if (!discard) return work();
+    // The deadline is the database's answer, not the wait for a pooled connection: a runner given
+    // up while the pool was still connecting it would get its connection later, and keep it.
+    if (!runner.isReleased) await runner.connect();
+    return this.deadlines.run((running) => discard(runner, running), work);
   }
 
   classifyError(error: unknown): DatabaseErrorKind | undefined {

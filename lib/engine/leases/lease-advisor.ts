@@ -43,7 +43,10 @@ interface StreamState {
 @Injectable()
 export class LeaseAdvisor {
   private readonly logger = new Logger(LeaseAdvisor.name);
-  private readonly streams = new Map<string, StreamState>();
+  /** Every stream's state, in the order first seen. */
+  private readonly streams: StreamState[] = [];
+  /** The same states by component, then stream: a row's lookup builds no key string. */
+  private readonly byComponent = new Map<ClaimComponent, Map<string, StreamState>>();
 
   constructor(
     @InjectMetric(LEASE_UTILIZATION_RATIO) private readonly utilization: Histogram<Labels>,
@@ -82,7 +85,7 @@ export class LeaseAdvisor {
 
   /** The advice in force, one per component and stream that has some. */
   get advice(): LeaseAdvice[] {
-    return [...this.streams.values()].flatMap((state) => (state.advice ? [state.advice] : []));
+    return this.streams.flatMap((state) => (state.advice ? [state.advice] : []));
   }
 
   private evaluate(component: ClaimComponent, stream: string, leaseMs: number, state: StreamState): void {
@@ -107,8 +110,9 @@ export class LeaseAdvisor {
   }
 
   private state(component: ClaimComponent, stream: string): StreamState {
-    const key = `${component}\u0000${stream}`;
-    let state = this.streams.get(key);
+    let streams = this.byComponent.get(component);
+    if (!streams) this.byComponent.set(component, (streams = new Map()));
+    let state = streams.get(stream);
     if (!state) {
       const labels = labelsOf(component, stream);
       state = {
@@ -118,7 +122,8 @@ export class LeaseAdvisor {
         loggedAt: -Infinity,
         unevaluated: 0,
       };
-      this.streams.set(key, state);
+      streams.set(stream, state);
+      this.streams.push(state);
       this.advised.set(labels, 0);
     }
     return state;

@@ -41,11 +41,18 @@ interface ClaimerMetrics {
   inverted(stream: string, count: number): void;
 }
 
+/** One destination's publish metrics: its duration histogram's child, its attempt counter's label sets. */
+interface PublishLabels {
+  duration: Histogram.Internal<'destination'>;
+  byOutcome: Partial<Record<PublishOutcome, { destination: string; outcome: PublishOutcome }>>;
+}
+
 /** Intent-named recording of QueueBox's metrics, so loops never touch label names. */
 @Injectable()
 export class QueueBoxMetrics implements OutcomeMetrics {
   /** What health thresholds read: the last backlog samples and recent dead letters. */
   readonly signals = new HealthSignals();
+  private readonly publishLabelSets = new Map<string, PublishLabels>();
   /**
    * Each claimer's metrics: publish attempts by destination (with the publish's duration), relay
    * forwards and failures by source, pull outcomes by source (the handler's duration for the rows
@@ -168,9 +175,20 @@ export class QueueBoxMetrics implements OutcomeMetrics {
   }
 
   outboxPublishAttempt(destination: string, outcome: PublishOutcome, seconds?: number): void {
-    this.outboxPublished.inc({ destination, outcome });
+    const labels = this.publishLabels(destination);
+    this.outboxPublished.inc((labels.byOutcome[outcome] ??= { destination, outcome }));
     if (outcome === 'dead') this.signals.deadLettered();
-    if (seconds !== undefined) this.publishDuration.observe({ destination }, seconds);
+    if (seconds !== undefined) labels.duration.observe(seconds);
+  }
+
+  /** A destination's label sets and histogram child, made once (destinations are bounded). */
+  private publishLabels(destination: string): PublishLabels {
+    let labels = this.publishLabelSets.get(destination);
+    if (!labels) {
+      labels = { duration: this.publishDuration.labels({ destination }), byOutcome: {} };
+      this.publishLabelSets.set(destination, labels);
+    }
+    return labels;
   }
 
   outboxBacklogSample(destination: string, pending: number, oldestAgeSeconds: number): void {

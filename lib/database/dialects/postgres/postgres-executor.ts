@@ -7,7 +7,7 @@ import type { DriverRow } from '../../statement-results.js';
 
 /** The part of a node-postgres client a prepared statement needs. */
 interface PreparingClient {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: DriverRow[] }>;
+  query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: DriverRow[] }>;
 }
 
 /**
@@ -24,5 +24,6 @@ export async function executeOnPostgres(runner: QueryRunner, statement: SqlState
   if (runner.isReleased) throw new InvalidArgumentError('manager', releasedRunner());
   if (!statement.name) return runQuery(runner, statement);
   const client = (await runner.connect()) as PreparingClient;
-  return (await client.query({ name: statement.name, text: statement.sql, values: [...statement.params] })).rows;
+  // node-postgres only reads the values (it copies the config itself): no copy of the list here.
+  return (await client.query({ name: statement.name, text: statement.sql, values: statement.params })).rows;
 }
