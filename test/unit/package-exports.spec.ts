@@ -24,7 +24,7 @@ describe.skipIf(!built)('built package', { timeout: 60_000 }, () => {
         console.log([typeof q.QueueBoxModule, typeof q.OutboxService, typeof q.QueueBoxAdmin, m.QueueBoxPostgresMigrations.length, typeof t.QueueBoxHealthIndicator, typeof k.drain, typeof k.RecordingPublisher, typeof c.runConformance, typeof e.QueueBoxEventEmitterModule, typeof q.QueueBoxEvents].join(',')); })`,
       'module',
     );
-    expect(out).toBe('function,function,function,4,function,function,function,function,function,function');
+    expect(out).toBe('function,function,function,5,function,function,function,function,function,function');
   });
 
   it('loads with require', () => {
@@ -34,7 +34,7 @@ describe.skipIf(!built)('built package', { timeout: 60_000 }, () => {
        console.log([typeof q.QueueBoxModule, typeof q.ClaimLostError, m.QueueBoxPostgresMigrations.length, typeof t.QueueBoxHealthModule, typeof k.QueueBoxTestingModule, typeof k.startEmbeddedPostgres, typeof c.formatConformanceReport, e.QUEUEBOX_EVENT_PREFIX].join(','));`,
       'commonjs',
     );
-    expect(out).toBe('function,function,4,function,function,function,function,queuebox.');
+    expect(out).toBe('function,function,5,function,function,function,function,queuebox.');
   });
 
   it('publishes no internal members in its types (emit, the lease advisor’s feed) and no bridge from queuebox/event-emitter', () => {

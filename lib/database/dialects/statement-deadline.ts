@@ -7,6 +7,15 @@ export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 /** Ends a runner's connection so the pool drops it; `pending` lets the dialect cancel it on the server first. */
 export type DiscardConnection = (runner: QueryRunner, pending?: Promise<unknown>) => void;
 
+/** `work()`, a synchronous throw turned into a rejection (the caller's deadline then ends at once). */
+function start<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return work();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
 /**
  * Runs `work` with a deadline: past `timeoutMs`, `expire(running)` is called and the caller gets
  * `StatementTimeoutError` at once, whatever `work` does later.
@@ -16,12 +25,7 @@ export function beforeDeadline<T>(
   expire: (running: Promise<T>) => void,
   work: () => Promise<T>,
 ): Promise<T> {
-  let running: Promise<T>;
-  try {
-    running = work();
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  const running = start(work);
   // One promise and one timer a statement (no race of two promises): statements run by the thousand a second.
   return new Promise<T>((resolve, reject) => {
     let expired = false;
@@ -90,12 +94,7 @@ export class StatementDeadlines {
 
   /** As `beforeDeadline`: past `timeoutMs`, `expire(running)`, and the caller gets `StatementTimeoutError`. */
   run<T>(expire: (running: Promise<T>) => void, work: () => Promise<T>): Promise<T> {
-    let running: Promise<T>;
-    try {
-      running = work();
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    const running = start(work);
     return new Promise<T>((resolve, reject) => {
       const { timeoutMs } = this;
       const entry: Watched = {
