@@ -39,3 +39,37 @@ export const INBOX_COLUMNS: readonly string[] = [
   'finished_at',
   'last_error',
 ];
+
+/** What the outbox claim and its hand-off return of each claimed row, on every database (its decoder reads them). */
+export const OUTBOX_CLAIM_COLUMNS = [
+  'id',
+  'message_id',
+  'destination',
+  'ordering_key',
+  'headers',
+  'payload',
+  'claim_token',
+  'attempts',
+] as const;
+
+/** What the relay and pull claims and their hand-off return of each claimed inbox row, on every database. */
+export const INBOX_CLAIM_COLUMNS = [
+  'id',
+  'source',
+  'idempotency_key',
+  'ordering_key',
+  'headers',
+  'payload',
+  'claim_token',
+  'attempts',
+  'received_at',
+] as const;
+
+/** A column a claim returns. */
+export type ClaimedRowColumn = (typeof OUTBOX_CLAIM_COLUMNS)[number] | (typeof INBOX_CLAIM_COLUMNS)[number];
+
+/** The columns a claim returns, by the table it claims from (the inbox's for the relay and pull). */
+export const CLAIMED_ROW_COLUMNS: Record<'outbox' | 'inbox', readonly ClaimedRowColumn[]> = {
+  outbox: OUTBOX_CLAIM_COLUMNS,
+  inbox: INBOX_CLAIM_COLUMNS,
+};

@@ -1,6 +1,7 @@
 import type { ResolvedTableNames } from '../../../shared/interfaces/table-names.interface.js';
-import type { ClaimComponent, QueueBoxTable } from '../../sql-dialect.interface.js';
+import type { ClaimComponent } from '../../sql-dialect.interface.js';
 import { CLAIMERS } from '../../../shared/queuebox.claimers.js';
+import { CLAIMED_ROW_COLUMNS, type ClaimedRowColumn } from '../schema-columns.js';
 import {
   DB_NOW,
   KEY_COLLATION,
@@ -36,32 +37,7 @@ import {
 
 const streamsTable = (kind: ClaimComponent): string => `@${CLAIMERS[kind].table.streams}`;
 
-export const OUTBOX_CLAIM_COLUMNS = [
-  'id',
-  'message_id',
-  'destination',
-  'ordering_key',
-  'headers',
-  'payload',
-  'claim_token',
-  'attempts',
-] as const;
-
-export const INBOX_CLAIM_COLUMNS = [
-  'id',
-  'source',
-  'idempotency_key',
-  'ordering_key',
-  'headers',
-  'payload',
-  'claim_token',
-  'attempts',
-  'received_at',
-] as const;
-
-type ClaimColumn = (typeof OUTBOX_CLAIM_COLUMNS)[number] | (typeof INBOX_CLAIM_COLUMNS)[number];
-
-const COLUMN_TYPES: Record<ClaimColumn, { stored: string; out: string }> = {
+const COLUMN_TYPES: Record<ClaimedRowColumn, { stored: string; out: string }> = {
   id: { stored: 'bigint NOT NULL PRIMARY KEY', out: 'bigint' },
   message_id: { stored: 'uniqueidentifier NOT NULL', out: 'char(36)' },
   destination: { stored: `${KEY_TYPE} NOT NULL`, out: 'nvarchar(200)' },
@@ -75,12 +51,8 @@ const COLUMN_TYPES: Record<ClaimColumn, { stored: string; out: string }> = {
   received_at: { stored: 'datetime2(3) NOT NULL', out: 'datetimeoffset(3)' },
 };
 
-const CLAIM_COLUMNS: Record<QueueBoxTable, readonly ClaimColumn[]> = {
-  outbox: OUTBOX_CLAIM_COLUMNS,
-  inbox: INBOX_CLAIM_COLUMNS,
-};
-
-export const claimColumns = (kind: ClaimComponent): readonly ClaimColumn[] => CLAIM_COLUMNS[CLAIMERS[kind].table.name];
+export const claimColumns = (kind: ClaimComponent): readonly ClaimedRowColumn[] =>
+  CLAIMED_ROW_COLUMNS[CLAIMERS[kind].table.name];
 
 /** A table variable for claimed rows: claim columns and `first_try` (the only kind an inversion counts). */
 export const claimedTable = (name: string, kind: ClaimComponent): string =>

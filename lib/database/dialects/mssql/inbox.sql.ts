@@ -2,8 +2,6 @@ import type { ResolvedTableNames } from '../../../shared/interfaces/table-names.
 import { claimStatement } from './claim.sql.js';
 import { DB_NOW, READ_COMMITTED, SKIP_HINTS, qualified } from './mssql-names.js';
 
-export { INBOX_CLAIM_COLUMNS } from './claim.sql.js';
-
 /**
  * @0 source, @1 idempotency key, @2 key or NULL (nvarchar(200)), @3 headers (JSON text), @4
  * payload. Stores a received message once: the ON CONFLICT DO NOTHING of PostgreSQL as one

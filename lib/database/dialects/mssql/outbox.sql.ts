@@ -2,8 +2,6 @@ import type { ResolvedTableNames } from '../../../shared/interfaces/table-names.
 import { claimStatement } from './claim.sql.js';
 import { DB_NOW, READ_COMMITTED, SKIP_HINTS, guidOut, qualified } from './mssql-names.js';
 
-export { OUTBOX_CLAIM_COLUMNS } from './claim.sql.js';
-
 /**
  * @0 message id (uniqueidentifier), @1 destination, @2 key or NULL (nvarchar(200)), @3 headers
  * (JSON text), @4 payload (nvarchar(max)). The form of most enqueues: one message, due at once

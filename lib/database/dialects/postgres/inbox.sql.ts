@@ -1,19 +1,7 @@
 import type { ResolvedTableNames } from '../../../shared/interfaces/table-names.interface.js';
 import { claimStatement, invertedColumn } from './claim.sql.js';
+import { INBOX_CLAIM_COLUMNS } from '../schema-columns.js';
 import { DB_NOW, qualified } from './postgres-names.js';
-
-/** What the relay and pull claims and the hand-off return of each claimed inbox row. */
-export const INBOX_CLAIM_COLUMNS = [
-  'id',
-  'source',
-  'idempotency_key',
-  'ordering_key',
-  'headers',
-  'payload',
-  'claim_token',
-  'attempts',
-  'received_at',
-] as const;
 
 /**
  * $1 source, $2 idempotency key, $3 aggregate key, $4 headers (JSON), $5 payload. Stores a

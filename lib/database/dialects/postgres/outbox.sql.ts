@@ -1,5 +1,6 @@
 import type { ResolvedTableNames } from '../../../shared/interfaces/table-names.interface.js';
 import { claimStatement, invertedColumn } from './claim.sql.js';
+import { OUTBOX_CLAIM_COLUMNS } from '../schema-columns.js';
 import { DB_NOW, qualified } from './postgres-names.js';
 
 /**
@@ -35,18 +36,6 @@ export const withCommitNotify = (insert: string, last: number): string => /* sql
 WITH inserted AS (${insert.trim()}),
 woken AS (SELECT pg_notify($${last + 1}, $${last + 2}))
 SELECT inserted.id, inserted.message_id FROM inserted CROSS JOIN woken`;
-
-/** What the outbox claim and the hand-off return of each claimed row. */
-export const OUTBOX_CLAIM_COLUMNS = [
-  'id',
-  'message_id',
-  'destination',
-  'ordering_key',
-  'headers',
-  'payload',
-  'claim_token',
-  'attempts',
-] as const;
 
 /**
  * The outbox claim (claim.sql.ts): autocommit, FOR UPDATE SKIP LOCKED on the candidates, no claim

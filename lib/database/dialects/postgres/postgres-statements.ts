@@ -1,5 +1,5 @@
 import type { DialectTexts } from '../dialect-texts.interface.js';
-import type { ClaimComponent, QueueBoxTable } from '../../sql-dialect.interface.js';
+import type { ClaimComponent } from '../../sql-dialect.interface.js';
 import * as blocked from './blocked-keys.sql.js';
 import * as atRisk from './claims-at-risk.sql.js';
 import * as clock from './clock.sql.js';
@@ -15,13 +15,9 @@ import * as rows from './row-states.sql.js';
 import * as schemaLifecycle from './schema-lifecycle.sql.js';
 import * as tableColumns from './table-columns.sql.js';
 import { CLAIMERS } from '../../../shared/queuebox.claimers.js';
+import { CLAIMED_ROW_COLUMNS } from '../schema-columns.js';
 
-/** The columns a claim returns, by the table it claims from (the inbox's for the relay and pull). */
-const CLAIM_COLUMNS: Record<QueueBoxTable, readonly string[]> = {
-  outbox: outbox.OUTBOX_CLAIM_COLUMNS,
-  inbox: inbox.INBOX_CLAIM_COLUMNS,
-};
-const claimColumnsOf = (kind: ClaimComponent): readonly string[] => CLAIM_COLUMNS[CLAIMERS[kind].table.name];
+const claimColumnsOf = (kind: ClaimComponent): readonly string[] => CLAIMED_ROW_COLUMNS[CLAIMERS[kind].table.name];
 
 /** Every PostgreSQL text (`$n` placeholders), by its statement's key: the mirrored *.sql.ts files. */
 export const postgresTexts: DialectTexts = {

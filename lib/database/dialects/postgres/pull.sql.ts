@@ -1,6 +1,6 @@
 import type { ResolvedTableNames } from '../../../shared/interfaces/table-names.interface.js';
 import { claimStatement, invertedColumn } from './claim.sql.js';
-import { INBOX_CLAIM_COLUMNS } from './inbox.sql.js';
+import { INBOX_CLAIM_COLUMNS } from '../schema-columns.js';
 
 /**
  * The pull claim (claim.sql.ts) of one source ($7 holds it): a `pending` row that is due, or a
