@@ -442,7 +442,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
         lost = result.lost.length > 0;
         job.handedOn = result.claimed;
       } else {
-        lost = (await this.completions.completeIn(lease.claim)).has(lease.claim);
+        lost = (await this.completions.complete(lease.claim)).has(lease.claim);
       }
     } catch (error) {
       job.finishFailed = !manager;

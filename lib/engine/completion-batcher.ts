@@ -1,5 +1,5 @@
 import type { ClaimRepository } from './claim.repository.js';
-import type { Claim, FenceResult } from '../shared/interfaces/claim.interface.js';
+import type { Claim } from '../shared/interfaces/claim.interface.js';
 
 /** The marks of one statement to come: one promise for all of them, not one per mark. */
 interface PendingBatch {
@@ -34,15 +34,12 @@ export class CompletionBatcher<Row> {
     private readonly asyncCommit = false,
   ) {}
 
-  complete(claim: Claim): Promise<FenceResult> {
-    return this.completeIn(claim).then((lost) => (lost.has(claim) ? 'lost' : 'ok'));
-  }
-
   /**
-   * As `complete`, for the claim workers: resolves to the claims its statement found lost (the
-   * caller looks its own up), so that a mark costs no promise of its own.
+   * Marks `claim` finished in the next statement. Resolves to the claims that statement found lost
+   * (the caller looks its own up), so that a mark costs no promise of its own; rejects when the
+   * statement failed.
    */
-  completeIn(claim: Claim): Promise<ReadonlySet<Claim>> {
+  complete(claim: Claim): Promise<ReadonlySet<Claim>> {
     let batch = this.queue.at(-1);
     if (!batch || batch.claims.length >= MAX_BATCH) {
       let resolve!: PendingBatch['resolve'];

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { Claim } from '../../lib/shared/interfaces/claim.interface.js';
+import type { Claim, FenceResult } from '../../lib/shared/interfaces/claim.interface.js';
 import type { ClaimRepository } from '../../lib/engine/claim.repository.js';
 import { CompletionBatcher, MAX_MARK_STATEMENTS } from '../../lib/engine/completion-batcher.js';
 
@@ -24,21 +24,25 @@ function fakeRepository() {
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A mark's outcome: whether its statement found its claim lost. */
+const complete = <Row>(batcher: CompletionBatcher<Row>, c: Claim): Promise<FenceResult> =>
+  batcher.complete(c).then((lost) => (lost.has(c) ? 'lost' : 'ok'));
+
 describe('CompletionBatcher', () => {
   it('marks the completions of one turn in one statement, those that arrive meanwhile in a second at once, and the rest when one ends', async () => {
     const { repository, statements } = fakeRepository();
     const batcher = new CompletionBatcher(repository, () => 60_000, vi.fn());
     const ids = () => statements.map((s) => s.claims.map((c) => c.id));
-    const first = [1, 2, 3].map((id) => batcher.complete(claim(id)));
+    const first = [1, 2, 3].map((id) => complete(batcher, claim(id)));
     await turn();
     expect(ids()).toEqual([['1', '2', '3']]);
-    const second = [4, 5].map((id) => batcher.complete(claim(id)));
+    const second = [4, 5].map((id) => complete(batcher, claim(id)));
     await turn();
     expect(ids()).toEqual([
       ['1', '2', '3'],
       ['4', '5'],
     ]);
-    const third = batcher.complete(claim(6));
+    const third = complete(batcher, claim(6));
     await turn();
     // Both slots busy (MAX_MARK_STATEMENTS): the third waits for one of them to end.
     expect(statements).toHaveLength(MAX_MARK_STATEMENTS);
@@ -56,19 +60,19 @@ describe('CompletionBatcher', () => {
     const onClaimed = vi.fn();
     let leaseMs: number | undefined = 60_000;
     const batcher = new CompletionBatcher(repository, () => leaseMs, onClaimed);
-    const a = batcher.complete(claim(1));
+    const a = complete(batcher, claim(1));
     await turn();
     expect(statements[0].handOffLeaseMs).toBe(60_000);
     statements[0].answer({ lost: [], claimed: [] });
     await a;
     expect(onClaimed).not.toHaveBeenCalled();
-    const b = batcher.complete(claim(2));
+    const b = complete(batcher, claim(2));
     await turn();
     statements[1].answer({ lost: [], claimed: [{ id: '3' }] });
     await b;
     expect(onClaimed).toHaveBeenCalledWith([{ id: '3' }]);
     leaseMs = undefined;
-    const c = batcher.complete(claim(4));
+    const c = complete(batcher, claim(4));
     await turn();
     expect(statements[2].handOffLeaseMs).toBeUndefined();
     statements[2].answer({ lost: [], claimed: [] });
@@ -78,11 +82,11 @@ describe('CompletionBatcher', () => {
   it('a failed statement rejects every completion it carried, and the next statement still runs', async () => {
     const { repository, statements } = fakeRepository();
     const batcher = new CompletionBatcher(repository, () => 60_000, vi.fn());
-    const failed = [1, 2].map((id) => batcher.complete(claim(id)).catch((error: Error) => error.message));
+    const failed = [1, 2].map((id) => complete(batcher, claim(id)).catch((error: Error) => error.message));
     await turn();
     statements[0].fail(new Error('connection lost'));
     expect(await Promise.all(failed)).toEqual(['connection lost', 'connection lost']);
-    const next = batcher.complete(claim(3));
+    const next = complete(batcher, claim(3));
     await turn();
     statements[1].answer({ lost: [], claimed: [] });
     expect(await next).toBe('ok');
@@ -91,7 +95,7 @@ describe('CompletionBatcher', () => {
   it('splits a large queue into statements of at most 500 rows', async () => {
     const { repository, statements } = fakeRepository();
     const batcher = new CompletionBatcher(repository, () => 60_000, vi.fn());
-    const all = Array.from({ length: 1_200 }, (_, id) => batcher.complete(claim(id)));
+    const all = Array.from({ length: 1_200 }, (_, id) => complete(batcher, claim(id)));
     await turn();
     statements[0].answer({ lost: [], claimed: [] });
     await turn();

@@ -167,15 +167,13 @@ describe('bounded claims: cost', () => {
         `INSERT INTO ${outbox()} (message_id, destination, ordering_key, payload)
          SELECT gen_random_uuid(), 'd', 'k' || (g % 200), '1' FROM generate_series(1, 2000) AS g`,
       );
-      const rows = (await db.query(
+      // TypeORM answers an UPDATE … RETURNING on PostgreSQL with [rows, affected].
+      const [claims] = (await db.query(
         `UPDATE ${outbox()} SET state = 'processing', claim_token = gen_random_uuid(), claimed_at = statement_timestamp(),
            lease_expires_at = statement_timestamp() + interval '1 hour', attempts = 1
          WHERE id IN (SELECT DISTINCT ON (ordering_key) id FROM ${outbox()} WHERE state = 'pending' ORDER BY ordering_key, id)
          RETURNING id::text AS id, claim_token AS token`,
-      )) as [{ id: string; token: string }[], number] | { id: string; token: string }[];
-      const claims = Array.isArray(rows[0])
-        ? (rows[0] as { id: string; token: string }[])
-        : (rows as { id: string; token: string }[]);
+      )) as [{ id: string; token: string }[], number];
       expect(claims).toHaveLength(200);
       // Planned on the empty queue's statistics, as a poller's connection would have it after an ANALYZE there.
       const stale = await buffersPerCompletedRow(claims);

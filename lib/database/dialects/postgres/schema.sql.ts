@@ -227,14 +227,14 @@ const V4_WINDOW_INDEXES = {
   },
 } as const;
 
-const redefineWindowIndexes = (t: ResolvedTableNames, version: 'before' | 'after'): string[] =>
+const redefineWindowIndexes = (t: ResolvedTableNames, from: 'before' | 'after', to: 'before' | 'after'): string[] =>
   (['outbox', 'inbox'] as const).flatMap((table) => [
-    ...dropIndexes(t, table, [['keyed_pending_ix', '']]),
-    ...createIndexes(t, table, [['keyed_pending_ix', V4_WINDOW_INDEXES[table][version]]]),
+    ...dropIndexes(t, table, [['keyed_pending_ix', V4_WINDOW_INDEXES[table][from]]]),
+    ...createIndexes(t, table, [['keyed_pending_ix', V4_WINDOW_INDEXES[table][to]]]),
   ]);
 
-export const upgradeToV4 = (t: ResolvedTableNames): string[] => redefineWindowIndexes(t, 'after');
-export const downgradeFromV4 = (t: ResolvedTableNames): string[] => redefineWindowIndexes(t, 'before');
+export const upgradeToV4 = (t: ResolvedTableNames): string[] => redefineWindowIndexes(t, 'before', 'after');
+export const downgradeFromV4 = (t: ResolvedTableNames): string[] => redefineWindowIndexes(t, 'after', 'before');
 
 /** QueueBox's schema on PostgreSQL, version by version. Shipped steps never change. */
 export const postgresSchemaSteps = (t: ResolvedTableNames): SchemaStep[] => [
