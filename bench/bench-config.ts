@@ -83,7 +83,7 @@ function peersConfig(quick: boolean, reps: number): PeersConfig {
     slotsPerLoop: HAND_WRITTEN_BATCH,
     ordered: intList('QUEUEBOX_BENCH_ORDERED_KEYS', [100, 10, 1]).map((keys) => ({
       keys,
-      rows: ORDERED_ROWS_BY_KEYS.get(keys) ?? 10_000,
+      rows: int('QUEUEBOX_BENCH_ORDERED_ROWS', 0) || (ORDERED_ROWS_BY_KEYS.get(keys) ?? 10_000),
     })),
     orderedLoops: 10,
     runCapMs: int('QUEUEBOX_BENCH_RUN_CAP_MS', 90_000),

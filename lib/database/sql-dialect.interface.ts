@@ -1,4 +1,5 @@
-import type { DataSource, QueryRunner } from 'typeorm';
+import type { DataSource } from 'typeorm';
+import type { StatementConnection } from './statement-connection.js';
 import type { ResolvedTableNames } from '../shared/interfaces/table-names.interface.js';
 import type { CommitWakeUp, WakeUpTransport } from '../shared/interfaces/wake-up-transport.interface.js';
 import type { ConnectionPooling } from './connection-pooling.js';
@@ -81,11 +82,13 @@ export interface SqlDialect extends StatementMethods<Statements> {
   readonly isolationSticks: boolean;
 
   /** Runs one statement within `statementTimeoutMs` (else `StatementTimeoutError`); the driver's rows. */
-  execute(runner: QueryRunner, statement: SqlStatement): Promise<DriverRow[]>;
+  execute(runner: StatementConnection, statement: SqlStatement): Promise<DriverRow[]>;
   /** Runs `work` on `runner`'s connection within `statementTimeoutMs`: a transaction's BEGIN or COMMIT. */
-  bounded<T>(runner: QueryRunner, work: () => Promise<T>): Promise<T>;
+  bounded<T>(runner: StatementConnection, work: () => Promise<T>): Promise<T>;
   classifyError(error: unknown): DatabaseErrorKind | undefined;
-  discardConnection(runner: QueryRunner): void;
+  discardConnection(runner: StatementConnection): void;
+  /** A connection for one autocommit statement: the dialect's own where it has one, else TypeORM's query runner. */
+  autocommitConnection(dataSource: DataSource): StatementConnection;
   /** The cross-replica wake-up transport, or undefined when replicas poll. */
   createWakeUpTransport(dataSource: DataSource, instanceId: string, listenUrl?: string): WakeUpTransport | undefined;
   /** What the connections keep across transactions (connection-pooling.ts), found by `probePooling`. */

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { IsolationLevel, SqlDialect, SqlStatement } from './sql-dialect.interface.js';
+import type { StatementConnection } from './statement-connection.js';
 import { QUEUEBOX_DATA_SOURCE, QUEUEBOX_SQL_DIALECT } from '../shared/queuebox.constants.js';
 
 export interface TransactionScope {
@@ -24,7 +25,11 @@ export class StatementRunner {
     // statement silently leaving the caller's transaction.
     const joined = manager?.queryRunner;
     if (joined) return this.on(joined, statement);
-    const runner = this.dataSource.createQueryRunner();
+    // A named (prepared) statement never passes through TypeORM's runner (the dialect's executor
+    // gives it to the driver's client), so the dialect's own pooled connection serves it.
+    const runner = statement.name
+      ? this.dialect.autocommitConnection(this.dataSource)
+      : this.dataSource.createQueryRunner();
     try {
       return await this.on(runner, statement);
     } catch (error) {
@@ -71,7 +76,7 @@ export class StatementRunner {
    * A connection refused as read-only (after a failover, connections opened to the demoted primary
    * stay there) is ended, so the pool never hands it out again. Never a caller's transaction.
    */
-  private dropIfReadOnly(runner: QueryRunner, error: unknown): void {
+  private dropIfReadOnly(runner: StatementConnection, error: unknown): void {
     if (this.dialect.classifyError(error) === 'read-only') this.dialect.discardConnection(runner);
   }
 
@@ -82,7 +87,7 @@ export class StatementRunner {
     return undefined;
   }
 
-  private async on<Result>(runner: QueryRunner, statement: SqlStatement<Result>): Promise<Result> {
+  private async on<Result>(runner: StatementConnection, statement: SqlStatement<Result>): Promise<Result> {
     return statement.decode(await this.dialect.execute(runner, statement));
   }
 }

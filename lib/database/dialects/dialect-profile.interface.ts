@@ -1,4 +1,4 @@
-import type { DataSource, DataSourceOptions, QueryRunner } from 'typeorm';
+import type { DataSource, DataSourceOptions } from 'typeorm';
 import type { WakeUpTransport } from '../../shared/interfaces/wake-up-transport.interface.js';
 import type { ResolvedTableNames } from '../../shared/interfaces/table-names.interface.js';
 import type { DiscardConnection } from './statement-deadline.js';
@@ -8,6 +8,7 @@ import type { ParameterEncoders } from '../parameter-encoders.interface.js';
 import type { SqlStatement } from '../sql-dialect.interface.js';
 import type { DatabaseErrorKind, DatabaseFacts, DriverRow } from '../statement-results.js';
 import type { ConnectionPooling } from '../connection-pooling.js';
+import type { StatementConnection } from '../statement-connection.js';
 
 /*
  * What one database is to QueueBox: its SQL texts, how it binds values, what it can do. Nothing
@@ -121,13 +122,15 @@ export interface DialectProfile<Name extends string = string> {
     defaultMigrations: string;
   };
 
-  execute(runner: QueryRunner, statement: SqlStatement): Promise<DriverRow[]>;
+  execute(runner: StatementConnection, statement: SqlStatement): Promise<DriverRow[]>;
+  /** A connection for one autocommit statement without TypeORM's query runner; undefined: the runner is used. */
+  autocommitConnection?(dataSource: DataSource): StatementConnection | undefined;
   /**
    * Ends a connection at once, without a round trip, so its pending statement fails and the pool
    * drops it (past `statementTimeoutMs`, or refused as read-only). Undefined: the driver bounds its
    * requests itself (SQL Server's `requestTimeout`).
    */
-  discardConnection?(runner: QueryRunner): void;
+  discardConnection?(runner: StatementConnection): void;
   classifyError(error: unknown): DatabaseErrorKind | undefined;
   /** Whether connections keep their session and prepared statements across transactions. Undefined: they do. */
   probePooling?(dataSource: DataSource, deadline: StatementDeadline): Promise<ConnectionPooling>;

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { DataSource, QueryRunner } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { type ConnectionPooling, SESSION_PER_CONNECTION } from '../connection-pooling.js';
 import {
   claimDecoder,
@@ -42,6 +42,7 @@ import type {
   DriverRow,
   InsertedOutboxRow,
 } from '../statement-results.js';
+import type { StatementConnection } from '../statement-connection.js';
 
 const decodeClaimedOutbox = claimDecoder(decodeOutboxRow);
 const decodeClaimedInbox = claimDecoder(decodeInboxRow);
@@ -143,7 +144,7 @@ export class StatementCatalog extends withOwnMethods<StatementMethods<Statements
     return this.profile.isolationSticks;
   }
 
-  execute(runner: QueryRunner, statement: SqlStatement): Promise<DriverRow[]> {
+  execute(runner: StatementConnection, statement: SqlStatement): Promise<DriverRow[]> {
     const running = this.bounded(runner, () => this.profile.execute(runner, statement));
     return statement.name ? running.catch((error: unknown) => this.unprepared(runner, statement, error)) : running;
   }
@@ -171,7 +172,7 @@ export class StatementCatalog extends withOwnMethods<StatementMethods<Statements
    * connections are pooled per transaction whatever the start-up probe saw. Every hot statement runs
    * unnamed from now on (said once). Outside a transaction it runs again; inside one the error stands.
    */
-  private unprepared(runner: QueryRunner, statement: SqlStatement, error: unknown): Promise<DriverRow[]> {
+  private unprepared(runner: StatementConnection, statement: SqlStatement, error: unknown): Promise<DriverRow[]> {
     if (this.profile.classifyError(error) !== 'prepared-statement-lost') throw error;
     if (this.preparing.prepared) {
       this.preparing.prepared = false;
@@ -183,7 +184,7 @@ export class StatementCatalog extends withOwnMethods<StatementMethods<Statements
   }
 
   /** `withinDeadline`, on the catalog's one deadline timer. */
-  async bounded<T>(runner: QueryRunner, work: () => Promise<T>): Promise<T> {
+  async bounded<T>(runner: StatementConnection, work: () => Promise<T>): Promise<T> {
     const discard: DiscardConnection | undefined = this.profile.discardConnection;
     if (!discard) return work();
     // The deadline is the database's answer, not the wait for a pooled connection: a runner given
@@ -196,8 +197,12 @@ export class StatementCatalog extends withOwnMethods<StatementMethods<Statements
     return this.profile.classifyError(error);
   }
 
-  discardConnection(runner: QueryRunner): void {
+  discardConnection(runner: StatementConnection): void {
     this.profile.discardConnection?.(runner);
+  }
+
+  autocommitConnection(dataSource: DataSource): StatementConnection {
+    return this.profile.autocommitConnection?.(dataSource) ?? dataSource.createQueryRunner();
   }
 
   createWakeUpTransport(dataSource: DataSource, instanceId: string, listenUrl?: string): WakeUpTransport | undefined {

@@ -1,11 +1,11 @@
-import type { QueryRunner } from 'typeorm';
+import type { StatementConnection } from '../statement-connection.js';
 import { StatementTimeoutError } from '../../shared/errors/statement-timeout.error.js';
 import { statementTimedOut } from '../../shared/queuebox.messages.js';
 
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 
 /** Ends a runner's connection so the pool drops it; `pending` lets the dialect cancel it on the server first. */
-export type DiscardConnection = (runner: QueryRunner, pending?: Promise<unknown>) => void;
+export type DiscardConnection = (runner: StatementConnection, pending?: Promise<unknown>) => void;
 
 /** `work()`, a synchronous throw turned into a rejection (the caller's deadline then ends at once). */
 function start<T>(work: () => Promise<T>): Promise<T> {
@@ -56,7 +56,7 @@ export function beforeDeadline<T>(
  * Not node-postgres' `query_timeout`: it leaves the query active on a connection returned to the pool.
  */
 export async function withinDeadline<T>(
-  runner: QueryRunner,
+  runner: StatementConnection,
   timeoutMs: number,
   discard: DiscardConnection | undefined,
   work: () => Promise<T>,

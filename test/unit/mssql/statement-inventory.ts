@@ -48,6 +48,7 @@ export const methodsWithoutStatements = new Set([
   'stopPreparing',
   'unprepared',
   'discardConnection',
+  'autocommitConnection',
   'createWakeUpTransport',
   'plan',
   'lock',

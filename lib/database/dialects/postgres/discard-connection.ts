@@ -1,4 +1,4 @@
-import type { QueryRunner } from 'typeorm';
+import type { StatementConnection } from '../../statement-connection.js';
 import { type CancellableClient, sendCancelRequest } from './cancel-request.js';
 
 interface SocketOwner extends CancellableClient {
@@ -26,7 +26,7 @@ export const CANCEL_WAIT_MS = 2_000;
  * backend still lived. The runner itself is released at once. Without `pending` (a read-only server)
  * the connection is destroyed at once.
  */
-export function discardPostgresConnection(runner: QueryRunner, pending?: Promise<unknown>): void {
+export function discardPostgresConnection(runner: StatementConnection, pending?: Promise<unknown>): void {
   const client = (runner as unknown as { databaseConnection?: SocketOwner }).databaseConnection;
   if (!client) return;
   const internals = runner as unknown as PostgresRunnerInternals;

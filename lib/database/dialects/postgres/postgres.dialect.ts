@@ -7,6 +7,7 @@ import { classifyPostgresError } from './postgres-errors.js';
 import { executeOnPostgres } from './postgres-executor.js';
 import { postgresEncoders } from './postgres-parameters.js';
 import { postgresTexts } from './postgres-statements.js';
+import { PooledStatementConnection } from './pooled-statement-connection.js';
 import { postgresSchemaSteps } from './schema.sql.js';
 import { probePostgresPooling } from './session-pooling-probe.js';
 
@@ -75,6 +76,10 @@ export const postgresDialect: DialectProfile<'postgres'> = {
     },
   },
   execute: executeOnPostgres,
+  autocommitConnection: (dataSource) => {
+    const pool = PooledStatementConnection.poolOf(dataSource);
+    return pool && new PooledStatementConnection(pool);
+  },
   discardConnection: discardPostgresConnection,
   classifyError: classifyPostgresError,
   probePooling: probePostgresPooling,
