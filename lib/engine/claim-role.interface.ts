@@ -43,7 +43,12 @@ export interface ClaimRole<Row extends ClaimedRow> {
   claim(request: ClaimRequest): Promise<ClaimResult<Row>>;
   /** Does a row's work and calls `job.finish` when it succeeded; a thrown error is a failed work. */
   work(row: Row, job: RowJob): Promise<void>;
-  /** The row's stream (destination or source) and the fields that name it in log lines. */
+  /**
+   * The row's stream (destination or source): the label of its outcome and its lease reading. A
+   * string, no object: asked for on every row, where `identify` is asked for on rare paths only.
+   */
+  stream(row: Row): string;
+  /** The row's stream (`stream(row)`) and the fields that name it in log lines. */
   identify(row: Row): ReportedRow;
   describe(): string;
   /** How a failed work is written: retried (the default) or dead now, after at least a delay. */

@@ -100,8 +100,12 @@ class TestWorker implements ClaimRole<ClaimedRow> {
     this.worker.wake();
   }
 
+  stream(row: ClaimedRow): string {
+    return `row ${row.id}`;
+  }
+
   identify(row: ClaimedRow): ReportedRow {
-    return { id: row.id, stream: `row ${row.id}`, fields: { rowId: row.id } };
+    return { id: row.id, stream: this.stream(row), fields: { rowId: row.id } };
   }
 
   describe(): string {

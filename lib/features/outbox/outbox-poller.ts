@@ -116,11 +116,15 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
     });
   }
 
-  identify(row: ClaimedOutboxRow): ReportedRow {
+  stream(row: ClaimedOutboxRow): string {
     // The stream labels metrics: bounded, as sources are (`_other` for a destination not configured here).
+    return this.labels.of(row.destination);
+  }
+
+  identify(row: ClaimedOutboxRow): ReportedRow {
     return {
       id: row.id,
-      stream: this.labels.of(row.destination),
+      stream: this.stream(row),
       fields: { messageId: row.messageId, rowId: row.id, destination: row.destination },
     };
   }
