@@ -368,7 +368,21 @@ export class ClaimWorker<Row extends ClaimedRow> {
         const job = new RowFinish<Row>(lease, span, this.finishRow);
         let failed: SpanOutcome | undefined;
         try {
-          await (span ? span.run(() => this.role.work(row, job)) : this.role.work(row, job));
+          if (span) await span.run(() => this.workInSpan(row, job));
+          else if (!this.role.finishAfterWork) await this.role.work(row, job);
+          else {
+            // `workInSpan` without its frame: the work, then the batched finishing write (`finishBatched`).
+            await this.role.work(row, job);
+            this.startFinish(job);
+            let lost: ReadonlySet<Claim>;
+            try {
+              lost = await this.completions.complete(lease.claim);
+            } catch (error) {
+              job.finishFailed = true;
+              throw error;
+            }
+            if (lost.has(lease.claim)) this.lostAtFinish(job);
+          }
           if (!job.finished) throw new Error(rowNotFinished(this.settings.claimer.noun));
         } catch (error) {
           // A failed autocommit finishing write throws on from here (left to the reclaim).
@@ -395,6 +409,12 @@ export class ClaimWorker<Row extends ClaimedRow> {
       this.giveSlot();
       this.notifySlotWaiters();
     }
+  }
+
+  /** The row's work in its span's context, and the finishing write after it when the worker writes it. */
+  private async workInSpan(row: Row, job: RowFinish<Row>): Promise<void> {
+    await this.role.work(row, job);
+    if (this.role.finishAfterWork) await job.finish();
   }
 
   /** Whether the row is not to be worked: lost while it waited, given back by shutdown, or out of attempts. */
