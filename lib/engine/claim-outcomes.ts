@@ -44,9 +44,9 @@ export class ClaimOutcomes {
     return [...this.lostClaims];
   }
 
-  /** A row ended with `outcome`; `seconds`: how long its work ran, when it ran. */
-  ended(row: ReportedRow, outcome: Exclude<RowOutcome, 'lost'>, seconds?: number): void {
-    this.metrics?.rowEnded(this.claimer.component, row.stream, outcome, seconds);
+  /** A row of `stream` ended with `outcome`; `seconds`: how long its work ran, when it ran. */
+  ended(stream: string, outcome: Exclude<RowOutcome, 'lost'>, seconds?: number): void {
+    this.metrics?.rowEnded(this.claimer.component, stream, outcome, seconds);
   }
 
   /**

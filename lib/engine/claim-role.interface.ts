@@ -41,9 +41,23 @@ export interface RowJob {
 /** What a claim worker is for: how it claims, what a row's work is. The worker owns everything else. */
 export interface ClaimRole<Row extends ClaimedRow> {
   claim(request: ClaimRequest): Promise<ClaimResult<Row>>;
-  /** Does a row's work and calls `job.finish` when it succeeded; a thrown error is a failed work. */
+  /**
+   * Does a row's work and calls `job.finish` when it succeeded (unless `finishAfterWork`); a thrown
+   * error is a failed work.
+   */
   work(row: Row, job: RowJob): Promise<void>;
-  /** The row's stream (destination or source) and the fields that name it in log lines. */
+  /**
+   * The worker writes the row's finishing write itself, batched in autocommit, once `work`
+   * resolved (as `job.finish()` would), and `work` never calls `job.finish`: a row then costs no
+   * async frame of the role's or of the finishing write's.
+   */
+  readonly finishAfterWork?: boolean;
+  /**
+   * The row's stream (destination or source): the label of its outcome and its lease reading. A
+   * string, no object: asked for on every row, where `identify` is asked for on rare paths only.
+   */
+  stream(row: Row): string;
+  /** The row's stream (`stream(row)`) and the fields that name it in log lines. */
   identify(row: Row): ReportedRow;
   describe(): string;
   /** How a failed work is written: retried (the default) or dead now, after at least a delay. */

@@ -24,11 +24,10 @@ import {
 } from '../shared/queuebox.messages.js';
 import type { SpanOutcome } from '../shared/tracing/messaging-attributes.js';
 import type { MessageSpan } from '../shared/tracing/message-span.interface.js';
-import { endSpanWith } from '../shared/tracing/messaging-tracer.js';
 import { abortableDelay, whenAborted } from './abortable.js';
 import { backoffDelay } from './backoff.js';
 import { type ClaimPace, FixedPace } from './claim-pace.js';
-import { ClaimOutcomes, type ReportedRow } from './claim-outcomes.js';
+import { ClaimOutcomes } from './claim-outcomes.js';
 import { type OutcomeMetrics } from './metrics/outcome-metrics.interface.js';
 import type { ClaimedRow, ClaimRole, RowFailure, RowJob } from './claim-role.interface.js';
 import { CompletionBatcher } from './completion-batcher.js';
@@ -92,7 +91,10 @@ export class ClaimWorker<Row extends ClaimedRow> {
   private readonly abandon = new AbortController();
   private readonly leases: LeaseGroup;
   private readonly completions: CompletionBatcher<Row>;
-  private readonly inFlight = new Set<Promise<void>>();
+  /** Rows tracked and not yet ended (running or waiting for a slot). */
+  private inFlight = 0;
+  /** Called when `inFlight` falls to zero (shutdown waits for it). */
+  private onDrained?: () => void;
   /** Slots the claims in flight may fill: they count as taken until those claims return. */
   private reserved = 0;
   /** Rows whose work runs now (at most `concurrency`); the rest of `inFlight` waits in `waiting`. */
@@ -162,7 +164,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
       lastTickAt: Number.isFinite(latest) ? new Date(latest) : undefined,
       lastError,
       consecutiveErrors: Math.max(...this.lanes.map((lane) => lane.consecutiveErrors)),
-      inFlight: this.inFlight.size,
+      inFlight: this.inFlight,
       concurrency: this.pace.concurrency,
       batchSize: this.pace.batchSize,
       lostClaims: this.outcomes.recentLosses,
@@ -205,16 +207,17 @@ export class ClaimWorker<Row extends ClaimedRow> {
     await Promise.all(this.lanes.map((lane) => lane.stop()));
     if (releasing) this.startWaiting();
     const waited = new AbortController();
-    const drained = Promise.allSettled(this.inFlight).then(() => true);
+    const drained = new Promise<boolean>((resolve) => (this.onDrained = () => resolve(true)));
     const timedOut = abortableDelay(this.settings.shutdownTimeoutMs, waited.signal).then(() => false);
-    const inTime = this.inFlight.size === 0 || (await Promise.race([drained, timedOut]));
+    const inTime = this.inFlight === 0 || (await Promise.race([drained, timedOut]));
     waited.abort();
+    this.onDrained = undefined;
     if (inTime) {
       await this.leases.stop();
       this.logger.log('stopped: nothing left in flight');
       return;
     }
-    this.logger.warn(shutdownLeftRows(this.inFlight.size, this.settings.shutdownTimeoutMs));
+    this.logger.warn(shutdownLeftRows(this.inFlight, this.settings.shutdownTimeoutMs));
     const reason = new Error(shutdownReason());
     this.abandon.abort(reason);
     this.leases.cancelAll(reason);
@@ -261,7 +264,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
     const { batchSize, concurrency } = this.pace;
     const { leaseMs } = this.settings;
     const ahead = this.settings.claimAhead;
-    const taken = this.inFlight.size + this.reserved;
+    const taken = this.inFlight + this.reserved;
     const free = concurrency + ahead - taken;
     // While busy, claim whole batches (a claim per freed slot costs a statement per row); idle
     // workers claim at once, so latency does not suffer.
@@ -282,7 +285,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
     }
     const { rows, progress, skipped } = result;
     this.takeOver(rows);
-    this.pace.claimed(wanted, rows.length, this.inFlight.size + this.reserved);
+    this.pace.claimed(wanted, rows.length, this.inFlight + this.reserved);
     if (rows.length < wanted) this.notifySlotWaiters();
     this.idle = rows.length === 0;
     if (skipped === 'contended') this.logger.warn(claimContended(this.settings.name));
@@ -325,6 +328,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
   }
 
   private takeOver(rows: readonly Row[]): void {
+    if (rows.length === 0) return;
     const inverted = rows.filter((row) => row.inverted);
     if (inverted.length > 0)
       this.outcomes.inverted(inverted.map((row) => ({ ...this.role.identify(row), key: row.key })));
@@ -334,91 +338,134 @@ export class ClaimWorker<Row extends ClaimedRow> {
   private track(row: Row): void {
     const lease = this.leases.add(this.claimOf(row));
     lease.detail = row;
-    // Identified once: the row's stream labels its outcome and its lease reading.
-    const identity = this.role.identify(row);
-    let started = performance.now();
-    const slot = this.takeSlot();
-    const work = slot
-      ? slot.then(() => {
-          started = performance.now();
-          return this.run(row, lease, true, identity);
-        })
-      : this.run(row, lease, false, identity);
-    const ended = (): void => {
-      lease.release();
-      this.outcomes.leaseUsed(identity.stream, this.settings.leaseMs, performance.now() - started, lease.lost);
-      this.inFlight.delete(task);
-      this.giveSlot();
-      this.notifySlotWaiters();
-    };
-    // As `finally` does, without its two extra promises a row: `run` never throws, a failure would still reject.
-    const task: Promise<void> = work.then(ended, (error: unknown) => {
-      ended();
-      throw error;
-    });
-    this.inFlight.add(task);
+    this.inFlight++;
+    void this.run(row, lease, this.takeSlot());
   }
 
   private claimOf(row: Row): Claim {
     return { component: this.settings.claimer.component, id: row.id, token: row.token, leaseMs: this.settings.leaseMs };
   }
 
-  /** A row's work, after the max-attempts guard; never throws. */
-  private async run(row: Row, lease: Lease, waited: boolean, identity: ReportedRow): Promise<void> {
+  /**
+   * A row's whole life in the worker, in one async frame (no closure or promise besides it: this is
+   * the engine's cost per row): its slot, the max-attempts guard, its work and the write of how it
+   * ended (inside its span, when one records), then its lease reading and its slot given back.
+   * Rare paths live in their own methods, so that the frame stays small. Never throws.
+   */
+  private async run(row: Row, lease: Lease, slot: Promise<void> | undefined): Promise<void> {
+    let started = performance.now();
+    let span: MessageSpan | undefined;
+    // Asked once: the row's stream labels its outcome and its lease reading.
+    const stream = this.role.stream(row);
     try {
-      // Lost while it waited: the renewal reported it; nothing may be written.
-      if (waited && lease.lost) return;
-      if (waited && this.stopping && this.settings.claimer.shutdown === 'release') {
-        lease.release();
-        await this.fail(row, lease, { error: new Error(shutdownReason()), retryable: true });
-        return;
+      if (slot) {
+        await slot;
+        started = performance.now();
       }
-      if (row.attempts > this.settings.maxAttempts) {
-        // Claimed more often than allowed without an outcome (its workers crashed or lost it).
-        lease.release();
-        await this.fail(row, lease, { error: new Error(maxAttemptsWithoutOutcome()), retryable: false });
-        return;
+      if (this.refused(row, lease, slot !== undefined)) await this.refuse(row, lease, slot !== undefined);
+      else {
+        span = this.role.openSpan?.(row);
+        const job = new RowFinish<Row>(lease, span, this.finishRow);
+        let failed: SpanOutcome | undefined;
+        try {
+          if (span) await span.run(() => this.workInSpan(row, job));
+          else if (!this.role.finishAfterWork) await this.role.work(row, job);
+          else {
+            // `workInSpan` without its frame: the work, then the batched finishing write (`finishBatched`).
+            await this.role.work(row, job);
+            this.startFinish(job);
+            let lost: ReadonlySet<Claim>;
+            try {
+              lost = await this.completions.complete(lease.claim);
+            } catch (error) {
+              job.finishFailed = true;
+              throw error;
+            }
+            if (lost.has(lease.claim)) this.lostAtFinish(job);
+          }
+          if (!job.finished) throw new Error(rowNotFinished(this.settings.claimer.noun));
+        } catch (error) {
+          // A failed autocommit finishing write throws on from here (left to the reclaim).
+          failed = await this.workFailed(row, job, error);
+        }
+        const outcome = failed ?? this.succeeded(row, job, stream);
+        span?.end(outcome);
       }
-      const span = this.role.openSpan?.(row);
-      if (!span) await this.settle(row, lease, identity);
-      else await endSpanWith(span, () => this.settle(row, lease, identity, span));
     } catch (error) {
+      // As `endSpanWith`: the span records the error and ends failed.
+      if (span) {
+        span.recordError(error);
+        span.end('failed');
+      }
       // A database failure of an autocommit finishing write: the row stays processing and is reclaimed.
       this.logger.error(rowFinishingWriteFailed(this.settings.claimer.noun), {
-        ...identity.fields,
+        ...this.role.identify(row).fields,
         error: errorText(error),
       });
+    } finally {
+      lease.release();
+      this.outcomes.leaseUsed(stream, this.settings.leaseMs, performance.now() - started, lease.lost);
+      if (--this.inFlight === 0) this.onDrained?.();
+      this.giveSlot();
+      this.notifySlotWaiters();
     }
   }
 
-  /** Runs a row's work and writes how it ended. A failed autocommit finishing write throws (left to the reclaim). */
-  private async settle(row: Row, lease: Lease, identity: ReportedRow, span?: MessageSpan): Promise<SpanOutcome> {
-    const job = new RowFinish<Row>(lease, span, this.finishRow);
-    try {
-      await (span ? span.run(() => this.role.work(row, job)) : this.role.work(row, job));
-      if (!job.finished) throw new Error(rowNotFinished(this.settings.claimer.noun));
-    } catch (error) {
-      const seconds = (job.seconds ??= (performance.now() - job.started) / 1000);
-      // A lost claim or a failed finishing write counts against the pace like a failed work (not shutdown's give-up).
-      if (job.lostAtFinish || (!this.abandon.signal.aborted && (lease.lost || job.finishFailed)))
-        this.pace.record('failed', seconds * 1000);
-      if (job.lostAtFinish) {
-        this.outcomes.lost(identity, 'finish', undefined, seconds);
-        return 'lost';
-      }
-      if (lease.lost) return 'lost';
-      if (this.abandon.signal.aborted) return 'abandoned';
-      if (job.finishFailed) throw error;
-      span?.recordError(error);
-      lease.release();
-      return this.fail(row, lease, this.role.failureOf?.(error) ?? { error, retryable: true }, seconds);
+  /** The row's work in its span's context, and the finishing write after it when the worker writes it. */
+  private async workInSpan(row: Row, job: RowFinish<Row>): Promise<void> {
+    await this.role.work(row, job);
+    if (this.role.finishAfterWork) await job.finish();
+  }
+
+  /** Whether the row is not to be worked: lost while it waited, given back by shutdown, or out of attempts. */
+  private refused(row: Row, lease: Lease, waited: boolean): boolean {
+    return (waited && (lease.lost || this.releasing)) || row.attempts > this.settings.maxAttempts;
+  }
+
+  /** What `refused` found, written (nothing, for a claim lost while it waited: the renewal reported it). */
+  private async refuse(row: Row, lease: Lease, waited: boolean): Promise<void> {
+    if (waited && lease.lost) return;
+    lease.release();
+    if (waited && this.releasing) {
+      await this.fail(row, lease, { error: new Error(shutdownReason()), retryable: true });
+      return;
     }
+    // Claimed more often than allowed without an outcome (its workers crashed or lost it).
+    await this.fail(row, lease, { error: new Error(maxAttemptsWithoutOutcome()), retryable: false });
+  }
+
+  /** Shutting down, with the claimer's rows given back rather than waited for. */
+  private get releasing(): boolean {
+    return this.stopping && this.settings.claimer.shutdown === 'release';
+  }
+
+  /** The row's work succeeded and its finishing write went through. */
+  private succeeded(row: Row, job: RowFinish<Row>, stream: string): SpanOutcome {
     const { seconds } = job;
     this.pace.record('ok', seconds === undefined ? undefined : seconds * 1000);
-    this.outcomes.ended(identity, 'done', seconds);
+    this.outcomes.ended(stream, 'done', seconds);
     this.role.succeeded?.(row);
     this.takeOver(job.handedOn);
     return this.settings.claimer.table.done;
+  }
+
+  /** A row's work threw (or its finishing write did): how that is reported and written. */
+  private workFailed(row: Row, job: RowFinish<Row>, error: unknown): Promise<SpanOutcome> | SpanOutcome {
+    const { lease, span } = job;
+    const seconds = (job.seconds ??= (performance.now() - job.started) / 1000);
+    // A lost claim or a failed finishing write counts against the pace like a failed work (not shutdown's give-up).
+    if (job.lostAtFinish || (!this.abandon.signal.aborted && (lease.lost || job.finishFailed)))
+      this.pace.record('failed', seconds * 1000);
+    if (job.lostAtFinish) {
+      this.outcomes.lost(this.role.identify(row), 'finish', undefined, seconds);
+      return 'lost';
+    }
+    if (lease.lost) return 'lost';
+    if (this.abandon.signal.aborted) return 'abandoned';
+    if (job.finishFailed) throw error;
+    span?.recordError(error);
+    lease.release();
+    return this.fail(row, lease, this.role.failureOf?.(error) ?? { error, retryable: true }, seconds);
   }
 
   /**
@@ -426,7 +473,17 @@ export class ClaimWorker<Row extends ClaimedRow> {
    * in the manager's transaction, else batched in autocommit. Throws when the claim is lost or
    * shutdown gave up on the row.
    */
-  private readonly finishRow = async (job: RowFinish<Row>, manager?: EntityManager): Promise<void> => {
+  private readonly finishRow = (job: RowFinish<Row>, manager?: EntityManager): Promise<void> => {
+    try {
+      this.startFinish(job);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return manager ? this.finishInTransaction(job, manager) : this.finishBatched(job);
+  };
+
+  /** Ends the row's work and its lease; throws when nothing may be written. */
+  private startFinish(job: RowFinish<Row>): void {
     const { lease } = job;
     if (job.finished) throw new Error(rowFinishedTwice(this.settings.claimer.noun));
     job.finished = true;
@@ -435,20 +492,31 @@ export class ClaimWorker<Row extends ClaimedRow> {
     // Found lost by a renewal (reported then), or given up by shutdown: nothing more is written.
     if (lease.lost) throw lease.signal.reason;
     if (this.abandon.signal.aborted) throw this.abandon.signal.reason;
-    let lost: boolean;
+  }
+
+  /** The finishing write batched with other rows' in autocommit; a failed statement throws with `finishFailed`. */
+  private async finishBatched(job: RowFinish<Row>): Promise<void> {
+    const { claim } = job.lease;
+    let lost: ReadonlySet<Claim>;
     try {
-      if (manager) {
-        const result = await this.repository.completeMany<Row>([lease.claim], this.handOffLeaseMs, { manager });
-        lost = result.lost.length > 0;
-        job.handedOn = result.claimed;
-      } else {
-        lost = (await this.completions.complete(lease.claim)).has(lease.claim);
-      }
+      lost = await this.completions.complete(claim);
     } catch (error) {
-      job.finishFailed = !manager;
+      job.finishFailed = true;
       throw error;
     }
-    if (!lost) return;
+    if (lost.has(claim)) this.lostAtFinish(job);
+  }
+
+  /** The finishing write in the caller's transaction (its failure is the transaction's). */
+  private async finishInTransaction(job: RowFinish<Row>, manager: EntityManager): Promise<void> {
+    const result = await this.repository.completeMany<Row>([job.lease.claim], this.handOffLeaseMs, { manager });
+    job.handedOn = result.claimed;
+    if (result.lost.length > 0) this.lostAtFinish(job);
+  }
+
+  /** The finishing write found the claim lost: the lease is marked lost and the work sees `ClaimLostError`. */
+  private lostAtFinish(job: RowFinish<Row>): never {
+    const { lease } = job;
     job.lostAtFinish = true;
     const error = new ClaimLostError(
       lease.claim.component,
@@ -457,7 +525,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
     );
     lease.markLost(error);
     throw error;
-  };
+  }
 
   /**
    * A failed work (lease already released): retried after backoff, dead when not retryable or out of
@@ -484,7 +552,7 @@ export class ClaimWorker<Row extends ClaimedRow> {
       return 'lost';
     }
     if (releasing) return 'released';
-    this.outcomes.ended(identity, dead ? 'dead' : 'retried', seconds);
+    this.outcomes.ended(identity.stream, dead ? 'dead' : 'retried', seconds);
     const fields = { ...identity.fields, attempt: row.attempts, error };
     if (!dead) {
       this.logger.warn(`${this.settings.claimer.noun} failed; retrying`, fields);

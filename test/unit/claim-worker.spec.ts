@@ -35,6 +35,10 @@ class TestWorker implements ClaimRole<ClaimedRow> {
   private reclaims = 0;
   /** The reclaim step of tick number `blockAt` waits for `gate`. */
   reclaimBlock?: { blockAt: number; gate: Promise<void> };
+  /** The worker writes the finishing write once the work resolved (the work does not call `finish`). */
+  finishAfterWork = false;
+  /** Every completion statement fails with it while set (the database down). */
+  completeError?: Error;
 
   constructor(
     settings: Partial<ClaimWorkerSettings>,
@@ -45,6 +49,7 @@ class TestWorker implements ClaimRole<ClaimedRow> {
     const repository = {
       renewMany: async () => [],
       completeMany: async (claims: Claim[]) => {
+        if (this.completeError) throw this.completeError;
         const lost = claims.filter((claim) => losesAtFinish.has(Number(claim.id)));
         completed.push(...claims.filter((claim) => !lost.includes(claim)).map((claim) => Number(claim.id)));
         return { lost, claimed: [] };
@@ -100,8 +105,12 @@ class TestWorker implements ClaimRole<ClaimedRow> {
     this.worker.wake();
   }
 
+  stream(row: ClaimedRow): string {
+    return `row ${row.id}`;
+  }
+
   identify(row: ClaimedRow): ReportedRow {
-    return { id: row.id, stream: `row ${row.id}`, fields: { rowId: row.id } };
+    return { id: row.id, stream: this.stream(row), fields: { rowId: row.id } };
   }
 
   describe(): string {
@@ -157,7 +166,7 @@ class TestWorker implements ClaimRole<ClaimedRow> {
     if (failure) throw failure.error;
     job.signal.addEventListener('abort', () => this.abandoned.push(id));
     await new Promise<void>((resolve) => this.finish.set(id, resolve));
-    await job.finish();
+    if (!this.finishAfterWork) await job.finish();
   }
 
   failureOf(error: unknown): RowFailure {
@@ -486,6 +495,50 @@ describe('ClaimWorker', () => {
     ]);
     expect(worker.retried).toEqual([]);
     expect(worker.status.lostClaims).toEqual([{ id: '1', during: 'finish', at: expect.any(Date) }]);
+    await worker.stop();
+  });
+
+  it('with a role whose rows the worker finishes, the worker marks a row once its work resolved; a lost mark is reported once, as lost', async () => {
+    const pace = new ManualPace(3, 3);
+    const worker = new TestWorker({ batchSize: 3, concurrency: 3, pace }, 3);
+    worker.finishAfterWork = true;
+    worker.losesAtFinish.add(1);
+    worker.failing.set(2, { error: new Error('publish failed'), retryable: true });
+    worker.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(worker.retried).toEqual([[2, 1_000]]);
+    expect(worker.completed).toEqual([]);
+    worker.done(0, 1);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(worker.completed).toEqual([0]);
+    expect(worker.outcomes).toEqual([
+      ['row 2', 'retried'],
+      ['row 0', 'done'],
+      ['row 1', 'lost'],
+    ]);
+    expect(pace.outcomes).toEqual(['failed', 'ok', 'failed']);
+    expect(worker.status.lostClaims).toEqual([{ id: '1', during: 'finish', at: expect.any(Date) }]);
+    expect(worker.status.inFlight).toBe(0);
+    await worker.stop();
+  });
+
+  it('with a role whose rows the worker finishes, a failed mark statement is logged and leaves the row to the reclaim', async () => {
+    const errors = vi.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const worker = new TestWorker({ batchSize: 1, concurrency: 1 }, 1);
+    worker.finishAfterWork = true;
+    worker.completeError = new Error('connection terminated');
+    worker.start();
+    await vi.advanceTimersByTimeAsync(0);
+    worker.done(0);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(worker.completed).toEqual([]);
+    expect(worker.retried).toEqual([]);
+    expect(worker.outcomes).toEqual([]);
+    expect(errors).toHaveBeenCalledWith(
+      expect.stringContaining('finishing write'),
+      expect.objectContaining({ rowId: '0', error: expect.stringContaining('connection terminated') }),
+    );
+    expect(worker.status.inFlight).toBe(0);
     await worker.stop();
   });
 

@@ -141,9 +141,13 @@ export class InboxRelay
     return this.repository.claimInbox(this.sources, request);
   }
 
-  identify(row: ClaimedInboxRow): ReportedRow {
+  stream(row: ClaimedInboxRow): string {
     // The relay claims only its routed sources: a bounded label set.
-    return { id: row.id, stream: row.source, fields: { rowId: row.id, source: row.source } };
+    return row.source;
+  }
+
+  identify(row: ClaimedInboxRow): ReportedRow {
+    return { id: row.id, stream: this.stream(row), fields: { rowId: row.id, source: row.source } };
   }
 
   openSpan(row: ClaimedInboxRow): MessageSpan | undefined {

@@ -116,11 +116,15 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
     });
   }
 
-  identify(row: ClaimedOutboxRow): ReportedRow {
+  stream(row: ClaimedOutboxRow): string {
     // The stream labels metrics: bounded, as sources are (`_other` for a destination not configured here).
+    return this.labels.of(row.destination);
+  }
+
+  identify(row: ClaimedOutboxRow): ReportedRow {
     return {
       id: row.id,
-      stream: this.labels.of(row.destination),
+      stream: this.stream(row),
       fields: { messageId: row.messageId, rowId: row.id, destination: row.destination },
     };
   }
@@ -130,23 +134,32 @@ export class OutboxPoller implements ClaimRole<ClaimedOutboxRow>, OnApplicationB
     return messagingTracer()?.send(row.destination, row.messageId, row.attempts, row.headers);
   }
 
+  /** The worker marks a published row `sent` (batched) once `work` resolved. */
+  readonly finishAfterWork = true;
+
   /**
-   * Publishes one claimed row, then marks it `sent` (batched). A publish whose mark loses the claim is
-   * published again by the new owner, with the same message id.
+   * Publishes one claimed row; the worker then marks it `sent` (batched). A publish whose mark loses
+   * the claim is published again by the new owner, with the same message id. Not async, so that a
+   * row costs no frame here; it answers as an async function would (a throw is a rejection).
    */
-  async work(row: ClaimedOutboxRow, job: RowJob): Promise<void> {
-    const message = toOutboxMessage(row);
-    const publisher = this.publishers.get(message.destination);
-    if (!publisher) throw new DestinationNotHereError(destinationNotHere(message.destination));
-    // The receiver continues the send span's context, not the stored creation context.
-    const sent = job.span ? { ...message, headers: job.span.inject({ ...message.headers }) } : message;
-    // The signal is made only when the publisher reads it.
-    await publisher.publish(sent, {
-      get signal() {
-        return job.signal;
-      },
-    });
-    await job.finish();
+  work(row: ClaimedOutboxRow, job: RowJob): Promise<void> {
+    try {
+      const message = toOutboxMessage(row);
+      const publisher = this.publishers.get(message.destination);
+      if (!publisher) throw new DestinationNotHereError(destinationNotHere(message.destination));
+      // The receiver continues the send span's context, not the stored creation context.
+      const sent = job.span ? { ...message, headers: job.span.inject({ ...message.headers }) } : message;
+      // The signal is made only when the publisher reads it. `Promise.resolve` returns a native promise as is.
+      return Promise.resolve(
+        publisher.publish(sent, {
+          get signal() {
+            return job.signal;
+          },
+        }),
+      );
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   failureOf(error: unknown): RowFailure {

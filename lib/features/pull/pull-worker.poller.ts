@@ -105,8 +105,12 @@ export class PullWorkerPoller implements ClaimRole<ClaimedInboxRow> {
     return this.deps.repository.claimPull(this.options.source, request, { lock: this.options.claimLock });
   }
 
+  stream(): string {
+    return this.deps.label;
+  }
+
   identify(row: ClaimedInboxRow): ReportedRow {
-    return { id: row.id, stream: this.deps.label, fields: { rowId: row.id, source: row.source } };
+    return { id: row.id, stream: this.stream(), fields: { rowId: row.id, source: row.source } };
   }
 
   openSpan(row: ClaimedInboxRow): MessageSpan | undefined {

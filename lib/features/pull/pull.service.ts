@@ -171,7 +171,7 @@ export class PullService {
       this.outcomes.leaseUsed(row.stream, claim.leaseMs, performance.now() - started, result === 'lost');
     }
     if (result === 'ok') {
-      this.outcomes.ended(row, ends!);
+      this.outcomes.ended(row.stream, ends!);
       return;
     }
     this.outcomes.lost(row, write);
