@@ -35,7 +35,12 @@ import { isQueueBoxTable } from '../shared/queuebox.claimers.js';
 
 const text = (value: unknown): string => String(value);
 const nullableText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
-const uuid = (value: unknown): string => String(value).toLowerCase();
+/** Upper-case letters, which only tedious sends: node-postgres's lower-case uuids are kept as they came (no new string per row). */
+const UPPER_CASE = /[A-Z]/;
+export const uuid = (value: unknown): string => {
+  const given = String(value);
+  return UPPER_CASE.test(given) ? given.toLowerCase() : given;
+};
 const int = (value: unknown): number => Number(value);
 const bool = (value: unknown): boolean => value === true || value === 1 || value === '1';
 const date = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)));
