@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { OutboxService, StatementTimeoutError } from '../../../lib/index.js';
 import { createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';
+import { backendsWaitingOnLock } from '../../fixtures/backends.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
 import { APP_POOL_SIZE as POOL_SIZE, startQueueBoxApp, type TestApp } from '../../fixtures/queuebox-app.js';
 
@@ -84,15 +85,7 @@ describe('a locked database: statements past their deadline end on the server to
     expect(most).toBeLessThanOrEqual(POOL_SIZE);
     // The abandoned statements ended on the server: no backend of the app still waits on the lock.
     await waitFor(
-      async () =>
-        Number(
-          (
-            (await observer.query(
-              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
-              [APPLICATION_NAME],
-            )) as { n: number }[]
-          )[0].n,
-        ) === 0,
+      async () => (await backendsWaitingOnLock(observer, APPLICATION_NAME)) === 0,
       20_000,
       'no backend of the app waiting on the lock',
     );

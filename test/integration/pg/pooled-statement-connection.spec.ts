@@ -8,6 +8,7 @@ import { PooledStatementConnection } from '../../../lib/database/dialects/postgr
 import { StatementRunner } from '../../../lib/database/statement-runner.js';
 import { WalkCursor } from '../../../lib/engine/walk-cursor.js';
 import { createTestSchema, openDataSource, testDatabase } from '../../fixtures/database.js';
+import { backendsWaitingOnLock } from '../../fixtures/backends.js';
 import { waitFor } from '../../fixtures/http-receiver.js';
 
 const APPLICATION_NAME = 'queuebox-pooled-connection';
@@ -72,15 +73,7 @@ describe('PostgreSQL: the pooled connection of a prepared autocommit statement',
       await expect(claim(runner, dialect)).rejects.toBeInstanceOf(StatementTimeoutError);
       // The backend stopped waiting on the lock (cancelled), and the pool forgot the connection.
       await waitFor(
-        async () =>
-          Number(
-            (
-              (await observer.query(
-                `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
-                [APPLICATION_NAME],
-              )) as { n: number }[]
-            )[0].n,
-          ) === 0,
+        async () => (await backendsWaitingOnLock(observer, APPLICATION_NAME)) === 0,
         10_000,
         'no backend of the pool waiting on the lock',
       );
