@@ -329,9 +329,9 @@ export class ClaimWorker<Row extends ClaimedRow> {
 
   private takeOver(rows: readonly Row[]): void {
     if (rows.length === 0) return;
-    const inverted = rows.filter((row) => row.inverted);
-    if (inverted.length > 0)
-      this.outcomes.inverted(inverted.map((row) => ({ ...this.role.identify(row), key: row.key })));
+    // Asked with a module function first: a key's hand-off takes one row a message, rarely inverted.
+    if (rows.some(isInverted))
+      this.outcomes.inverted(rows.filter(isInverted).map((row) => ({ ...this.role.identify(row), key: row.key })));
     for (const row of rows) this.track(row);
   }
 
@@ -605,6 +605,8 @@ export class ClaimWorker<Row extends ClaimedRow> {
 }
 
 const NO_ROWS: readonly never[] = [];
+
+const isInverted = (row: ClaimedRow): boolean => row.inverted === true;
 
 /**
  * The job of one row (`RowJob`) and what its finishing write found, in one object: a row's work

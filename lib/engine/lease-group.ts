@@ -88,9 +88,14 @@ export class LeaseGroup {
     return lease;
   }
 
+  /**
+   * NOTE: the renewal timer stays set when the last lease goes: a key's hand-off keeps one row in
+   * flight at a time, and clearing the timer for each row and setting it for the next cost two
+   * timer-list operations a message. A timer set for an earlier lease fires sooner than a third of
+   * a later one's lease, never later; finding no lease, it renews nothing and lapses.
+   */
   remove(lease: Lease): void {
     if (this.leases.get(lease.claim.id) === lease) this.leases.delete(lease.claim.id);
-    if (this.leases.size === 0) this.unschedule();
   }
 
   cancelAll(reason: unknown): void {
@@ -112,6 +117,7 @@ export class LeaseGroup {
     this.timer = setTimeout(
       () => {
         this.timer = undefined;
+        if (this.leases.size === 0) return;
         this.renewing = this.renewAll().finally(() => {
           this.renewing = undefined;
           if (this.leases.size > 0) this.schedule();

@@ -56,6 +56,25 @@ describe('LeaseGroup', () => {
     await leases.stop();
   });
 
+  it('keeps its timer when it empties: a later lease is renewed within a third of its lease, and no lease means no statement', async () => {
+    const { leases, renewals } = group();
+    const first = leases.add(claim('1'));
+    await vi.advanceTimersByTimeAsync(LEASE_MS / 6);
+    first.release();
+    await vi.advanceTimersByTimeAsync(LEASE_MS / 30);
+    const second = leases.add(claim('2'));
+    // Due at a third of the first lease: sooner than a third of the second one's, never later.
+    await vi.advanceTimersByTimeAsync(LEASE_MS / 3 - LEASE_MS / 6 - LEASE_MS / 30);
+    expect(renewals.map((r) => r.ids)).toEqual([['2']]);
+    renewals[0].answer([]);
+    await vi.advanceTimersByTimeAsync(0);
+    second.release();
+    leases.add(claim('3')).release();
+    await vi.advanceTimersByTimeAsync(LEASE_MS);
+    expect(renewals).toHaveLength(1);
+    await leases.stop();
+  });
+
   it('a claim the renewal found lost: its signal aborts with ClaimLostError, it is reported once and renewed no more', async () => {
     const { leases, renewals, lost } = group();
     const one = leases.add(claim('1'));

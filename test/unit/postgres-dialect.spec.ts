@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fence } from '../../lib/database/dialects/postgres/fence.sql.js';
 import { wakeChannel } from '../../lib/database/dialects/postgres/notify-transport.js';
 import { postgresDialect } from '../../lib/database/dialects/postgres/postgres.dialect.js';
+import { postgresEncoders } from '../../lib/database/dialects/postgres/postgres-parameters.js';
 import { createInboxTable, createOutboxTable, upgradeToV2 } from '../../lib/database/dialects/postgres/schema.sql.js';
 import { WalkCursor } from '../../lib/engine/walk-cursor.js';
 import type { ClaimPlan, QueueBoxTable } from '../../lib/database/sql-dialect.interface.js';
@@ -44,11 +45,21 @@ describe('PostgreSQL dialect', () => {
       // Many rows: each fenced by its own token; one row: the one-row form, the same fence and parameters.
       expect(complete(rows).sql).toContain(fence('m', 'c.id', 'c.token'));
       expect(complete([row]).sql).toContain(fence('m', '($1::bigint[])[1]', '($2::uuid[])[1]'));
-      expect(complete([row]).params).toEqual(
-        complete([row, row]).params.map((param, i) => (i < 2 ? (param as unknown[]).slice(0, 1) : param)),
-      );
+      expect(complete([row]).params.slice(0, 2)).toEqual([`{${row.id}}`, `{${row.token}}`]);
+      expect(complete([row]).params.slice(2)).toEqual(complete(rows).params.slice(2));
+      expect(complete(rows).params.slice(0, 2)).toEqual([`{7,8}`, `{${row.token},${rows[1].token}}`]);
     }
     expect(dialect.renewMany(table, [row], 1_000).sql).toContain(fence('m', 'c.id', 'c.token'));
+  });
+
+  it('binds lists of ids and UUIDs as array literals, and any other list as an array node-postgres escapes', () => {
+    expect(postgresEncoders.ids(['1', '22', '9223372036854775807'])).toBe('{1,22,9223372036854775807}');
+    expect(postgresEncoders.uuids([row.token])).toBe(`{${row.token}}`);
+    expect(postgresEncoders.ids([])).toBe('{}');
+    // An element that is not an id's or a UUID's text would change the array's meaning unquoted.
+    for (const odd of ['1,2', '"1"', 'NULL', '', '{1}', '1 ', 'a\\b'])
+      expect(postgresEncoders.ids(['1', odd]), odd).toEqual(['1', odd]);
+    expect(postgresEncoders.keys(['a,b'])).toEqual(['a,b']);
   });
 
   it('claims with literal states only, so that the planner can use the partial indexes', () => {
