@@ -65,11 +65,14 @@ export class CompletionBatcher<Row> {
     if (this.scheduled || this.running >= MAX_MARK_STATEMENTS || this.queue.length === 0) return;
     this.scheduled = true;
     // setImmediate: the other completions of this turn join the statement instead of the next one.
-    setImmediate(() => {
-      this.scheduled = false;
-      void this.flush();
-    });
+    setImmediate(this.scheduledFlush);
   }
+
+  /** The scheduled flush, made once: a key's hand-off schedules one a message. */
+  private readonly scheduledFlush = (): void => {
+    this.scheduled = false;
+    void this.flush();
+  };
 
   private async flush(): Promise<void> {
     if (this.queue.length === 0 || this.running >= MAX_MARK_STATEMENTS) return;
