@@ -10,10 +10,9 @@
  *   npm run build && tsc -p bench/tsconfig.json
  *   node bench/dist/bench/compare-builds.js --before /work/wt-at-b40e704 --after . [--reps=3] [--quick] [--rows=N]
  *
- * `--rows` sets the rows of the two unkeyed drains (default 20,000). A drain's figures include the
- * process's warm-up (the JIT compiling the path, a pace starting small): about 150 ms of node CPU,
- * 7–8 µs a message at 20,000 rows and under 2 at 100,000, which is nearer the cost a long-running
- * service pays per message.
+ * `--rows` sets the rows of the two unkeyed drains (default 20,000). A drain's figures carry a
+ * fixed cost of about 200 ms of node CPU per run: 10 µs a message at 20,000 rows, 2 at 100,000,
+ * which is nearer the cost a long-running service pays per message.
  *
  * Each build is a checkout with its own `npm ci` and `npm run build` (its dist and node_modules
  * are used). Asserts nothing.
