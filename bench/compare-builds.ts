@@ -11,7 +11,7 @@
  *   node bench/dist/bench/compare-builds.js --before /work/wt-at-b40e704 --after . [--reps=3] [--quick] [--rows=N]
  *
  * `--rows` sets the rows of the two unkeyed drains (default 20,000). A drain's figures carry a
- * fixed cost of about 200 ms of node CPU per run: 10 µs a message at 20,000 rows, 2 at 100,000,
+ * fixed cost of 170–200 ms of node CPU per run: 8–10 µs a message at 20,000 rows, 2 at 100,000,
  * which is nearer the cost a long-running service pays per message.
  *
  * Each build is a checkout with its own `npm ci` and `npm run build` (its dist and node_modules
