@@ -32,8 +32,10 @@ describe('PostgreSQL: the pooled connection of a prepared autocommit statement',
   let observer: DataSource;
   const pool = (): PoolCounts => PooledStatementConnection.poolOf(dataSource) as unknown as PoolCounts;
   const tables = () => resolveOptions({ schema }).tables;
+  const claimStatement = (dialect: ReturnType<typeof resolveDialect>) =>
+    dialect.claimOutbox(['d'], new WalkCursor().request(10, 30_000), { lock: false }).claim;
   const claim = (runner: StatementRunner, dialect: ReturnType<typeof resolveDialect>) =>
-    runner.run(dialect.claimOutbox(['d'], new WalkCursor().request(10, 30_000), { lock: false }).claim);
+    runner.run(claimStatement(dialect));
 
   beforeAll(async () => {
     schema = await createTestSchema();
@@ -49,7 +51,7 @@ describe('PostgreSQL: the pooled connection of a prepared autocommit statement',
   it("runs without a TypeORM query runner and gives its connection back to the DataSource's pool", async () => {
     const dialect = resolveDialect(dataSource, tables());
     const runner = new StatementRunner(dataSource, dialect);
-    const statement = dialect.claimOutbox(['d'], new WalkCursor().request(10, 30_000), { lock: false }).claim;
+    const statement = claimStatement(dialect);
     expect(statement.name).toBeDefined();
     const runners = vi.spyOn(dataSource, 'createQueryRunner');
     try {
